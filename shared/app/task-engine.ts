@@ -1,0 +1,211 @@
+/**
+ * The task engine: read the head, let the domain decide, write conditionally;
+ * when another writer won, re-decide on the head that won (never overwrite).
+ */
+import {
+  ConflictError,
+  DuplicateMessageError,
+  TaskNotFoundError,
+  ValidationError,
+} from '../domain/errors.ts';
+import {
+  assertWithin,
+  type EventDraft,
+  MAX_EVENT_BYTES,
+  MAX_METADATA_BYTES,
+  MAX_STATUS_MESSAGE_BYTES,
+  type Message,
+  messageSchema,
+  parseEventDraft,
+  type TaskEvent,
+  type TaskHead,
+  type TaskProtocol,
+  type TaskRole,
+} from '../domain/task.ts';
+import { allowedSources, decide } from '../domain/transitions.ts';
+import {
+  type Clock,
+  type IdGenerator,
+  type OutboxItem,
+  StaleHeadError,
+  systemClock,
+  type TaskRef,
+  type TaskStore,
+} from './ports.ts';
+
+export interface CreateTaskInput {
+  tenant: string;
+  owner: string;
+  contextId?: string;
+  role?: TaskRole;
+  protocol?: TaskProtocol;
+  /** Inbound tasks start pending (awaiting the executor's validation); outbound ones idle. */
+  initialState?: 'pending' | 'idle';
+  /** The requester's first message, recorded as event 1. */
+  message?: Message;
+  deadlineAt?: string;
+  metadata?: Record<string, unknown>;
+  /** De-duplicate on this sender's message id. */
+  dedupScope?: string;
+}
+
+export interface ApplyOptions {
+  /** De-duplicate on this sender's message id (taken from draft.message). */
+  dedupScope?: string;
+  outbox?: OutboxItem[];
+  maxAttempts?: number;
+}
+
+export interface ApplyResult {
+  head: TaskHead;
+  /** Undefined when the draft was a duplicate that had already been applied. */
+  event?: TaskEvent;
+  duplicate: boolean;
+}
+
+export const randomIds: IdGenerator = {
+  taskId: () => crypto.randomUUID(),
+  contextId: () => crypto.randomUUID(),
+  messageId: () => crypto.randomUUID(),
+};
+
+const TENANT_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export class TaskEngine {
+  constructor(
+    readonly store: TaskStore,
+    private readonly clock: Clock = systemClock,
+    private readonly ids: IdGenerator = randomIds,
+    private readonly defaultMaxAttempts = 25,
+  ) {}
+
+  async create(input: CreateTaskInput): Promise<{ head: TaskHead; duplicate: boolean }> {
+    if (!TENANT_PATTERN.test(input.tenant))
+      throw new ValidationError('tenant must match [A-Za-z0-9._:-]{1,128}', 'tenant');
+    if (input.message) {
+      const parsed = messageSchema.safeParse(input.message);
+      if (!parsed.success)
+        throw new ValidationError(`Invalid message: ${parsed.error.issues[0]?.message}`, 'message');
+      assertWithin('message', input.message, MAX_EVENT_BYTES);
+    }
+    if (input.metadata) assertWithin('metadata', input.metadata, MAX_METADATA_BYTES);
+    const now = this.clock.now().toISOString();
+    const taskId = this.ids.taskId();
+    const state = input.initialState ?? 'pending';
+    const head: TaskHead = {
+      taskId,
+      tenant: input.tenant,
+      owner: input.owner,
+      contextId: input.contextId ?? this.ids.contextId(),
+      state,
+      version: 1,
+      role: input.role ?? 'executor',
+      protocol: input.protocol ?? 'a2a',
+      createdAt: now,
+      statusAt: now,
+      ...(input.deadlineAt ? { deadlineAt: input.deadlineAt } : {}),
+      ...(input.metadata ? { metadata: input.metadata } : {}),
+    };
+    const created: TaskEvent = {
+      taskId,
+      tenant: head.tenant,
+      version: 1,
+      type: 'created',
+      from: null,
+      to: state,
+      at: now,
+      ...(input.message ? { message: { ...input.message, taskId, contextId: head.contextId } } : {}),
+    };
+    const dedup =
+      input.dedupScope && input.message
+        ? { tenant: input.tenant, scope: input.dedupScope, messageId: input.message.messageId }
+        : undefined;
+    try {
+      await this.store.create(head, [created], dedup);
+      return { head, duplicate: false };
+    } catch (e) {
+      if (!(e instanceof DuplicateMessageError)) throw e;
+      const existing = await this.store.getHead({ tenant: input.tenant, taskId: e.taskId });
+      if (!existing) throw new TaskNotFoundError(e.taskId);
+      return { head: existing, duplicate: true };
+    }
+  }
+
+  /** Apply one event to a task, re-deciding on conflict until it lands, is refused, or attempts run out. */
+  async apply(ref: TaskRef, input: EventDraft | unknown, options: ApplyOptions = {}): Promise<ApplyResult> {
+    const draft = parseEventDraft(input);
+    if (draft.message?.role === 'agent')
+      assertWithin('status message', draft.message, MAX_STATUS_MESSAGE_BYTES);
+    const maxAttempts = options.maxAttempts ?? this.defaultMaxAttempts;
+    const dedup =
+      options.dedupScope && draft.message
+        ? { tenant: ref.tenant, scope: options.dedupScope, messageId: draft.message.messageId }
+        : undefined;
+
+    let head = await this.store.getHead(ref);
+    for (let attempt = 1; ; attempt++) {
+      if (!head) throw new TaskNotFoundError(ref.taskId);
+      const to = decide(ref.taskId, head.state, draft.type);
+      const at = this.timestampAfter(head.statusAt);
+      const event: TaskEvent = {
+        taskId: head.taskId,
+        tenant: head.tenant,
+        version: head.version + 1,
+        type: draft.type,
+        from: head.state,
+        to,
+        at,
+        ...(draft.message
+          ? { message: { ...draft.message, taskId: head.taskId, contextId: head.contextId } }
+          : {}),
+        ...(draft.artifact ? { artifact: draft.artifact } : {}),
+        ...(draft.progress !== undefined ? { progress: draft.progress } : {}),
+        ...(draft.reason ? { reason: draft.reason } : {}),
+        ...(draft.data ? { data: draft.data } : {}),
+      };
+      const next = this.nextHead(head, event);
+      try {
+        await this.store.append({
+          seen: head,
+          next,
+          event,
+          allowedFrom: allowedSources(draft.type),
+          ...(dedup ? { dedup } : {}),
+          ...(options.outbox ? { outbox: options.outbox } : {}),
+        });
+        return { head: next, event, duplicate: false };
+      } catch (e) {
+        if (e instanceof DuplicateMessageError) {
+          const current = await this.store.getHead(ref);
+          if (!current) throw new TaskNotFoundError(ref.taskId);
+          return { head: current, duplicate: true };
+        }
+        if (!(e instanceof StaleHeadError)) throw e;
+        if (attempt >= maxAttempts) throw new ConflictError(ref.taskId, attempt);
+        // back off a little once contention is obvious, so writers stop colliding in lockstep
+        if (attempt > 2) await sleep(Math.random() * Math.min(50, 2 * attempt));
+        head = e.current && e.current.tenant === ref.tenant ? e.current : await this.store.getHead(ref);
+      }
+    }
+  }
+
+  private nextHead(head: TaskHead, event: TaskEvent): TaskHead {
+    const stateChanged = event.to !== head.state;
+    const agentMessage = event.message?.role === 'agent' ? event.message : undefined;
+    const statusChanged = stateChanged || agentMessage !== undefined || event.progress !== undefined;
+    const next: TaskHead = { ...head, state: event.to, version: event.version };
+    if (statusChanged) next.statusAt = event.at;
+    if (agentMessage) next.statusMessage = agentMessage;
+    else if (stateChanged) delete next.statusMessage;
+    if (event.progress !== undefined) next.progress = event.progress;
+    return next;
+  }
+
+  /** Event times never go backwards within a task, even if Lambdas' clocks disagree slightly. */
+  private timestampAfter(previous: string): string {
+    const now = this.clock.now().getTime();
+    return new Date(Math.max(now, Date.parse(previous))).toISOString();
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

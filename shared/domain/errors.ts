@@ -1,0 +1,94 @@
+/**
+ * Typed domain errors. Each carries a stable `code` so protocol codecs can map
+ * it to a JSON-RPC code, an HTTP status or a p2p:nack code without string
+ * matching on messages.
+ */
+import type { SynapseState } from './states.ts';
+
+export type DomainErrorCode =
+  | 'task_not_found'
+  | 'task_not_cancelable'
+  | 'invalid_transition'
+  | 'conflict'
+  | 'duplicate'
+  | 'validation'
+  | 'payload_too_large';
+
+export abstract class DomainError extends Error {
+  abstract readonly code: DomainErrorCode;
+  override get name(): string {
+    return this.constructor.name;
+  }
+}
+
+export class TaskNotFoundError extends DomainError {
+  readonly code = 'task_not_found';
+  constructor(readonly taskId: string) {
+    super(`Task not found: ${taskId}`);
+  }
+}
+
+export class InvalidTransitionError extends DomainError {
+  readonly code: DomainErrorCode = 'invalid_transition';
+  constructor(
+    readonly taskId: string,
+    readonly state: SynapseState,
+    readonly event: string,
+    message?: string,
+  ) {
+    super(message ?? `Event "${event}" is not allowed in state "${state}" (task ${taskId})`);
+  }
+}
+
+/** Cancel on a task that has already finished. */
+export class TaskNotCancelableError extends InvalidTransitionError {
+  override readonly code = 'task_not_cancelable';
+  constructor(taskId: string, state: SynapseState) {
+    super(taskId, state, 'cancel', `Task ${taskId} is ${state} and cannot be canceled`);
+  }
+}
+
+/** Another writer changed the task between our read and our conditional write, too often to retry. */
+export class ConflictError extends DomainError {
+  readonly code = 'conflict';
+  constructor(
+    readonly taskId: string,
+    readonly attempts: number,
+  ) {
+    super(`Task ${taskId} was modified concurrently; gave up after ${attempts} attempt(s)`);
+  }
+}
+
+/** The inbound message id was already applied; `taskId` is where it went. */
+export class DuplicateMessageError extends DomainError {
+  readonly code = 'duplicate';
+  constructor(
+    readonly messageId: string,
+    readonly taskId: string,
+  ) {
+    super(`Message ${messageId} was already applied to task ${taskId}`);
+  }
+}
+
+export class ValidationError extends DomainError {
+  readonly code: DomainErrorCode = 'validation';
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+export class PayloadTooLargeError extends ValidationError {
+  override readonly code = 'payload_too_large';
+  constructor(
+    readonly what: string,
+    readonly sizeBytes: number,
+    readonly limitBytes: number,
+  ) {
+    super(`${what} is ${sizeBytes} bytes; the limit is ${limitBytes} bytes`, what);
+  }
+}
+
+export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;

@@ -1,0 +1,185 @@
+/**
+ * The protocol-neutral task model: head (small, bounded), events (one per
+ * transition, append-only) and the content they carry. Content types follow
+ * the A2A v1.0 data model, which both protocol codecs translate to and from.
+ */
+import { z } from 'zod';
+import { PayloadTooLargeError, ValidationError } from './errors.ts';
+import { SYNAPSE_STATES, type SynapseState } from './states.ts';
+import { TRANSITION_EVENTS, type TransitionEvent } from './transitions.ts';
+
+/** DynamoDB items may reach 400 KB; we stay far below so attributes and keys always fit. */
+export const MAX_EVENT_BYTES = 64 * 1024;
+/** The head copies the latest status message for cheap reads; it must stay small. */
+export const MAX_STATUS_MESSAGE_BYTES = 8 * 1024;
+export const MAX_METADATA_BYTES = 4 * 1024;
+
+const metadata = z.record(z.string(), z.unknown());
+
+export const partSchema = z
+  .object({
+    text: z.string().optional(),
+    raw: z.string().optional(),
+    url: z.string().optional(),
+    data: z.unknown().optional(),
+    mediaType: z.string().optional(),
+    filename: z.string().optional(),
+    metadata: metadata.optional(),
+  })
+  .strict()
+  .refine(
+    (p) => [p.text, p.raw, p.url, p.data].filter((v) => v !== undefined).length === 1,
+    'a part must have exactly one of text, raw, url, data',
+  );
+export type Part = z.infer<typeof partSchema>;
+
+export const messageSchema = z
+  .object({
+    messageId: z.string().min(1).max(256),
+    role: z.enum(['user', 'agent']),
+    parts: z.array(partSchema).min(1),
+    contextId: z.string().optional(),
+    taskId: z.string().optional(),
+    metadata: metadata.optional(),
+    extensions: z.array(z.string()).optional(),
+    referenceTaskIds: z.array(z.string()).optional(),
+  })
+  .strict();
+export type Message = z.infer<typeof messageSchema>;
+
+export const artifactSchema = z
+  .object({
+    artifactId: z.string().min(1).max(256),
+    name: z.string().optional(),
+    description: z.string().optional(),
+    parts: z.array(partSchema).min(1),
+    metadata: metadata.optional(),
+    extensions: z.array(z.string()).optional(),
+  })
+  .strict();
+export type Artifact = z.infer<typeof artifactSchema>;
+
+export const artifactChunkSchema = z
+  .object({ artifact: artifactSchema, append: z.boolean().optional(), lastChunk: z.boolean().optional() })
+  .strict();
+export type ArtifactChunk = z.infer<typeof artifactChunkSchema>;
+
+export const reasonSchema = z
+  .object({ code: z.string().min(1).max(128), message: z.string().max(4096), details: metadata.optional() })
+  .strict();
+export type Reason = z.infer<typeof reasonSchema>;
+
+/** What a caller asks to record with a transition. At most one of message / artifact (see store key design). */
+export const eventDraftSchema = z
+  .object({
+    type: z.enum(TRANSITION_EVENTS),
+    message: messageSchema.optional(),
+    artifact: artifactChunkSchema.optional(),
+    progress: z.number().min(0).max(100).optional(),
+    reason: reasonSchema.optional(),
+    data: metadata.optional(),
+  })
+  .strict()
+  .refine((e) => !(e.message && e.artifact), 'an event carries a message or an artifact, not both')
+  .refine((e) => e.type !== 'artifact' || e.artifact !== undefined, 'an artifact event needs an artifact');
+export type EventDraft = z.infer<typeof eventDraftSchema>;
+
+export type EventType = TransitionEvent | 'created';
+
+/** One stored event: the log entry a transition appends. */
+export interface TaskEvent {
+  taskId: string;
+  tenant: string;
+  version: number;
+  type: EventType;
+  from: SynapseState | null;
+  to: SynapseState;
+  at: string;
+  message?: Message;
+  artifact?: ArtifactChunk;
+  progress?: number;
+  reason?: Reason;
+  data?: Record<string, unknown>;
+}
+
+export type TaskRole = 'executor' | 'requester';
+export type TaskProtocol = 'a2a' | 'synapse';
+
+/** The head: everything needed to decide a transition and render a task's status. Bounded. */
+export interface TaskHead {
+  taskId: string;
+  tenant: string;
+  owner: string;
+  contextId: string;
+  state: SynapseState;
+  version: number;
+  role: TaskRole;
+  protocol: TaskProtocol;
+  createdAt: string;
+  /** Timestamp of the last status change (state, status message or progress). */
+  statusAt: string;
+  statusMessage?: Message;
+  progress?: number;
+  deadlineAt?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface TaskView {
+  head: TaskHead;
+  /** Oldest first; at most historyLength entries when one was asked for. */
+  history: Message[];
+  artifacts: Artifact[];
+}
+
+export const isStoredState = (value: unknown): value is SynapseState =>
+  typeof value === 'string' && (SYNAPSE_STATES as readonly string[]).includes(value);
+
+export const byteLength = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+
+export const assertWithin = (what: string, value: unknown, limit: number): void => {
+  const size = byteLength(value);
+  if (size > limit) throw new PayloadTooLargeError(what, size, limit);
+};
+
+/** Parse untrusted event input into a draft, or throw a typed validation error naming the field. */
+export const parseEventDraft = (input: unknown): EventDraft => {
+  const result = eventDraftSchema.safeParse(input);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = issue?.path.join('.') || undefined;
+    throw new ValidationError(
+      `Invalid event: ${field ? `${field}: ` : ''}${issue?.message ?? 'malformed'}`,
+      field,
+    );
+  }
+  assertWithin('event', result.data, MAX_EVENT_BYTES);
+  return result.data;
+};
+
+/**
+ * Reduce artifact chunks, in event order, to the artifacts a task holds:
+ * append adds parts to the artifact with the same id, otherwise the chunk
+ * replaces it. Order of first appearance is kept.
+ */
+export const reduceArtifacts = (chunks: readonly ArtifactChunk[]): Artifact[] => {
+  const byId = new Map<string, Artifact>();
+  for (const { artifact, append } of chunks) {
+    const existing = byId.get(artifact.artifactId);
+    if (append && existing) {
+      byId.set(artifact.artifactId, {
+        ...existing,
+        ...artifact,
+        parts: [...existing.parts, ...artifact.parts],
+        metadata:
+          existing.metadata || artifact.metadata ? { ...existing.metadata, ...artifact.metadata } : undefined,
+      });
+    } else {
+      // Map.set on an existing key keeps its position: a replaced artifact stays where it first appeared.
+      byId.set(artifact.artifactId, artifact);
+    }
+  }
+  return [...byId.values()].map((a) => (a.metadata === undefined ? omitUndefined(a) : a));
+};
+
+const omitUndefined = <T extends object>(o: T): T =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
