@@ -69,6 +69,7 @@ export const randomIds: IdGenerator = {
   messageId: () => crypto.randomUUID(),
 };
 
+const INITIAL_STATES: readonly string[] = ['pending', 'idle'];
 const TENANT_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export class TaskEngine {
@@ -89,6 +90,9 @@ export class TaskEngine {
       assertWithin('message', input.message, MAX_EVENT_BYTES);
     }
     if (input.metadata) assertWithin('metadata', input.metadata, MAX_METADATA_BYTES);
+    if (input.initialState !== undefined && !INITIAL_STATES.includes(input.initialState)) {
+      throw new ValidationError(`A task starts as ${INITIAL_STATES.join(' or ')}, not "${input.initialState}"`, 'state');
+    }
     const now = this.clock.now().toISOString();
     const taskId = this.ids.taskId();
     const state = input.initialState ?? 'pending';

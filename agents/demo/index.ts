@@ -1,0 +1,149 @@
+/**
+ * The demo agent: one command per path of the agent handler API.
+ *   <any text>   echo it back as an artifact, completed
+ *   slow N       progress every second for N seconds, then completed (honours cancel);
+ *                `slow` without N asks how long first (validation asks for a missing field)
+ *   ask          asks a question (input required); completes with the answer
+ *   approve      waits for a human decision; approved → completed, rejected → rejected
+ *   fail         failed
+ *   reject       rejected at validation
+ */
+import {
+  type AgentHandler,
+  askForInput,
+  askHuman,
+  complete,
+  type ExecutionContext,
+  fail,
+  type Outcome,
+  reject,
+  type TaskInput,
+  textPart,
+  type Validation,
+} from '../../shared/agent/api.ts';
+
+const MAX_SLOW_SECONDS = 600;
+
+const command = (text: string): { name: string; arg: string } => {
+  const [name = '', ...rest] = text.trim().split(/\s+/);
+  return { name: name.toLowerCase(), arg: rest.join(' ') };
+};
+
+const seconds = (arg: string): number | undefined => {
+  const n = Number(arg);
+  return Number.isInteger(n) && n >= 1 && n <= MAX_SLOW_SECONDS ? n : undefined;
+};
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+const slow = async (ctx: ExecutionContext, total: number): Promise<Outcome> => {
+  for (let s = 1; s <= total; s++) {
+    await sleep(1000, ctx.signal);
+    // progress() throws once the task is canceled, which ends the run
+    await ctx.progress(Math.round((s / total) * 100), `${s}/${total} s`);
+  }
+  return complete(`Done after ${total} s`);
+};
+
+export const demoAgent: AgentHandler = {
+  describe: () => ({
+    name: 'Synapse demo agent',
+    description: 'Echoes text and demonstrates progress, questions, human decisions, failure and rejection.',
+    version: '1.0.0',
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [
+      {
+        id: 'echo',
+        name: 'Echo',
+        description: 'Returns the text it was sent as an artifact.',
+        tags: ['demo', 'echo'],
+        examples: ['hello'],
+      },
+      {
+        id: 'slow',
+        name: 'Slow task',
+        description: 'Reports progress every second for N seconds, then completes. Can be canceled.',
+        tags: ['demo', 'progress', 'cancel'],
+        examples: ['slow 5'],
+      },
+      {
+        id: 'ask',
+        name: 'Ask',
+        description: 'Asks a question and completes with the answer.',
+        tags: ['demo', 'input-required'],
+        examples: ['ask'],
+      },
+      {
+        id: 'approve',
+        name: 'Approval',
+        description: 'Waits for a human to approve or reject.',
+        tags: ['demo', 'human-in-the-loop'],
+        examples: ['approve'],
+      },
+      {
+        id: 'outcomes',
+        name: 'Failure and rejection',
+        description: '`fail` fails the task; `reject` is rejected at validation.',
+        tags: ['demo'],
+        examples: ['fail', 'reject'],
+      },
+    ],
+  }),
+
+  validate(task: TaskInput): Validation {
+    const { name, arg } = command(task.text);
+    if (name === 'reject')
+      return { decision: 'reject', code: 'capability_lacking', message: 'Rejected on request' };
+    if (name === 'slow' && seconds(arg) === undefined) {
+      return {
+        decision: 'need_info',
+        question: `How many seconds should I work (1-${MAX_SLOW_SECONDS})?`,
+        missingFields: [{ field: 'seconds', reason: 'slow needs a duration', suggestedValue: 5 }],
+      };
+    }
+    return { decision: 'accept' };
+  },
+
+  async execute(ctx: ExecutionContext): Promise<Outcome> {
+    const { name, arg } = command(ctx.task.text);
+    const resumption = ctx.resumption;
+    switch (name) {
+      case 'slow': {
+        const total = seconds(arg) ?? (resumption?.kind === 'info' ? seconds(resumption.text) : undefined);
+        if (total === undefined)
+          return askForInput(`Please answer with a number of seconds (1-${MAX_SLOW_SECONDS}).`);
+        return slow(ctx, total);
+      }
+      case 'ask':
+        if (resumption?.kind === 'info') return complete(`You answered: ${resumption.text}`);
+        return askForInput('What is your answer?');
+      case 'approve':
+        if (resumption?.kind === 'human_decision') {
+          return resumption.approved
+            ? complete(`Approved${resumption.notes ? `: ${resumption.notes}` : ''}`)
+            : reject(
+                `A human rejected the request${resumption.notes ? `: ${resumption.notes}` : ''}`,
+                'human_rejected',
+              );
+        }
+        return askHuman('Approve this request? Reply "approve" or "reject".', [
+          { value: 'approve', confidence: 0.5 },
+          { value: 'reject', confidence: 0.5 },
+        ]);
+      case 'fail':
+        return fail('Failed on request', 'execution_failed');
+      default:
+        return complete('Echoed', [{ name: 'echo', parts: [textPart(ctx.task.text)], lastChunk: true }]);
+    }
+  },
+};
+
+export default demoAgent;

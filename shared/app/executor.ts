@@ -1,0 +1,242 @@
+/**
+ * Runs the agent for one executor message: validate a new task, claim it
+ * with a conditional transition (so a redelivered message never runs a task
+ * twice), execute, and record everything the agent reports through the engine.
+ */
+import type {
+  AgentHandler,
+  ArtifactInput,
+  ExecutionContext,
+  Outcome,
+  Resumption,
+  TaskInput,
+  Validation,
+} from '../agent/api.ts';
+import { textOf } from '../agent/api.ts';
+import { ConflictError, InvalidTransitionError } from '../domain/errors.ts';
+import { isTerminal } from '../domain/states.ts';
+import type { EventDraft, Message, TaskHead } from '../domain/task.ts';
+import type { ExecutorRun, IdGenerator, TaskRef } from './ports.ts';
+import { randomIds, type TaskEngine } from './task-engine.ts';
+
+export type RunResult = 'completed' | 'waiting' | 'finished' | 'stopped' | 'skipped';
+
+const RESUMABLE = new Set(['info_provided', 'human_approved', 'human_rejected']);
+
+/** The task was canceled or finished elsewhere while the agent was running. */
+class TaskStoppedError extends Error {}
+
+/** Lost a race that another executor (or a cancel) won: nothing to do. */
+const lostRace = (e: unknown): boolean => e instanceof InvalidTransitionError || e instanceof ConflictError;
+
+export class TaskExecutor {
+  constructor(
+    private readonly engine: TaskEngine,
+    private readonly agent: AgentHandler,
+    private readonly ids: IdGenerator = randomIds,
+  ) {}
+
+  async run(run: ExecutorRun): Promise<RunResult> {
+    const ref: TaskRef = { tenant: run.tenant, taskId: run.taskId };
+    let head = await this.engine.store.getHead(ref);
+    if (!head || isTerminal(head.state)) return 'skipped';
+
+    if (head.state === 'pending') {
+      const validation = (await this.agent.validate?.(await this.input(ref))) ?? { decision: 'accept' };
+      const next = await this.recordValidation(ref, validation);
+      if (!next) return 'skipped';
+      if (next.state !== 'confirmed') return next.state === 'info_needed' ? 'waiting' : 'finished';
+      head = next;
+    }
+
+    let resumption: Resumption | undefined;
+    if (head.state === 'confirmed') {
+      if (!(await this.claim(ref, { type: 'start' }))) return 'skipped';
+    } else if (RESUMABLE.has(head.state)) {
+      resumption = await this.resumptionOf(ref, head);
+      if (!(await this.claim(ref, { type: 'resume' }))) return 'skipped';
+    } else {
+      // executing (someone holds it) or waiting for the requester: not ours to run
+      return 'skipped';
+    }
+    return this.execute(ref, await this.input(ref), resumption);
+  }
+
+  private async recordValidation(ref: TaskRef, v: Validation): Promise<TaskHead | undefined> {
+    const draft: EventDraft =
+      v.decision === 'accept'
+        ? { type: 'confirm' }
+        : v.decision === 'reject'
+          ? {
+              type: 'reject',
+              message: this.agentMessage(v.message),
+              reason: { code: v.code ?? 'capability_lacking', message: v.message },
+            }
+          : {
+              type: 'need_info',
+              message: this.agentMessage(v.question),
+              data: { missingFields: v.missingFields ?? [] },
+            };
+    try {
+      return (await this.engine.apply(ref, draft)).head;
+    } catch (e) {
+      if (lostRace(e)) return undefined;
+      throw e;
+    }
+  }
+
+  private async claim(ref: TaskRef, draft: EventDraft): Promise<boolean> {
+    try {
+      await this.engine.apply(ref, draft, { maxAttempts: 1 });
+      return true;
+    } catch (e) {
+      if (lostRace(e)) return false;
+      throw e;
+    }
+  }
+
+  private async execute(ref: TaskRef, task: TaskInput, resumption?: Resumption): Promise<RunResult> {
+    const abort = new AbortController();
+    const record = async (draft: EventDraft) => {
+      try {
+        await this.engine.apply(ref, draft);
+      } catch (e) {
+        if (e instanceof InvalidTransitionError) {
+          abort.abort();
+          throw new TaskStoppedError(e.message);
+        }
+        throw e;
+      }
+    };
+    const ctx: ExecutionContext = {
+      task,
+      ...(resumption ? { resumption } : {}),
+      signal: abort.signal,
+      status: (text) => record({ type: 'status_update', message: this.agentMessage(text) }),
+      progress: (percent, text) =>
+        record({
+          type: 'status_update',
+          progress: percent,
+          ...(text ? { message: this.agentMessage(text) } : {}),
+        }),
+      artifact: async (a) => {
+        const chunk = this.chunk(a);
+        await record({ type: 'artifact', artifact: chunk });
+        return chunk.artifact.artifactId;
+      },
+    };
+
+    try {
+      let outcome: Outcome;
+      try {
+        outcome = await this.agent.execute(ctx);
+      } catch (e) {
+        if (e instanceof TaskStoppedError) return 'stopped';
+        const message = e instanceof Error ? e.message : String(e);
+        outcome = { kind: 'failed', code: 'execution_failed', message };
+      }
+      for (const draft of this.outcomeDrafts(outcome)) await record(draft);
+      return outcome.kind === 'input_required' || outcome.kind === 'human_decision' ? 'waiting' : 'completed';
+    } catch (e) {
+      if (e instanceof TaskStoppedError) return 'stopped';
+      throw e;
+    }
+  }
+
+  private outcomeDrafts(outcome: Outcome): EventDraft[] {
+    switch (outcome.kind) {
+      case 'completed':
+        return [
+          ...(outcome.artifacts ?? []).map((a) => ({ type: 'artifact' as const, artifact: this.chunk(a) })),
+          { type: 'complete', ...(outcome.text ? { message: this.agentMessage(outcome.text) } : {}) },
+        ];
+      case 'failed':
+        return [
+          {
+            type: 'fail',
+            message: this.agentMessage(outcome.message),
+            reason: {
+              code: outcome.code ?? 'execution_failed',
+              message: outcome.message,
+              ...(outcome.recoverable !== undefined ? { details: { recoverable: outcome.recoverable } } : {}),
+            },
+          },
+        ];
+      case 'input_required':
+        return [
+          {
+            type: 'need_info',
+            message: this.agentMessage(outcome.question),
+            data: { missingFields: outcome.missingFields ?? [] },
+          },
+        ];
+      case 'human_decision':
+        return [
+          {
+            type: 'need_human',
+            message: this.agentMessage(outcome.question),
+            data: { options: outcome.options ?? [] },
+          },
+        ];
+      case 'rejected':
+        return [
+          {
+            type: 'reject',
+            message: this.agentMessage(outcome.message),
+            reason: { code: outcome.code ?? 'rejected', message: outcome.message },
+          },
+        ];
+    }
+  }
+
+  private async input(ref: TaskRef): Promise<TaskInput> {
+    const view = await this.engine.store.read(ref, {});
+    if (!view) throw new Error(`task ${ref.taskId} vanished`);
+    const request = view.history.find((m) => m.role === 'user') ?? this.agentMessage('');
+    return {
+      taskId: view.head.taskId,
+      contextId: view.head.contextId,
+      request,
+      history: view.history,
+      text: textOf(request),
+    };
+  }
+
+  /** The event that moved the task into a resumable state says why we run again. */
+  private async resumptionOf(ref: TaskRef, head: TaskHead): Promise<Resumption | undefined> {
+    const [event] = await this.engine.store.events(ref, head.version - 1, 1);
+    if (!event) return undefined;
+    const text = textOf(event.message);
+    if (event.type === 'info_provided' && event.message)
+      return { kind: 'info', message: event.message, text };
+    if (event.type === 'human_approve' || event.type === 'human_reject') {
+      const notes = typeof event.data?.notes === 'string' ? event.data.notes : undefined;
+      return {
+        kind: 'human_decision',
+        approved: event.type === 'human_approve',
+        text,
+        ...(event.message ? { message: event.message } : {}),
+        ...(notes ? { notes } : {}),
+      };
+    }
+    return undefined;
+  }
+
+  private chunk(a: ArtifactInput) {
+    return {
+      artifact: {
+        artifactId: a.artifactId ?? this.ids.messageId(),
+        ...(a.name ? { name: a.name } : {}),
+        ...(a.description ? { description: a.description } : {}),
+        parts: a.parts,
+        ...(a.metadata ? { metadata: a.metadata } : {}),
+      },
+      ...(a.append !== undefined ? { append: a.append } : {}),
+      ...(a.lastChunk !== undefined ? { lastChunk: a.lastChunk } : {}),
+    };
+  }
+
+  private agentMessage(text: string): Message {
+    return { messageId: this.ids.messageId(), role: 'agent', parts: [{ text, mediaType: 'text/plain' }] };
+  }
+}

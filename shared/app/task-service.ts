@@ -1,0 +1,169 @@
+/**
+ * Use cases a requester drives (the A2A server and, later, Synapse inbound):
+ * submit a task, continue it with a message, cancel it, read and list tasks,
+ * and wait for a task to settle. Every read and write is scoped to the
+ * caller (tenant + owner); another caller's task is "not found".
+ */
+import { textOf } from '../agent/api.ts';
+import {
+  InvalidTransitionError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  ValidationError,
+} from '../domain/errors.ts';
+import { isInterrupted, isTerminal } from '../domain/states.ts';
+import type { Message, TaskHead, TaskView } from '../domain/task.ts';
+import type { ExecutorQueue, ListTasksPage, ListTasksQuery, ReadOptions, TaskRef } from './ports.ts';
+import type { TaskEngine } from './task-engine.ts';
+
+export interface Caller {
+  tenant: string;
+  /** The authenticated principal; message ids are de-duplicated per owner. */
+  owner: string;
+}
+
+export interface SubmitResult {
+  head: TaskHead;
+  duplicate: boolean;
+}
+
+const APPROVE = /^(approve|approved|yes|y|ok|accept)$/i;
+const REJECT = /^(reject|rejected|no|n|deny|decline)$/i;
+
+/** Reads a human decision from a message: a data part {decision, notes?} or the text approve / reject. */
+export const decisionOf = (message: Message): { approved: boolean; notes?: string } | undefined => {
+  for (const part of message.parts) {
+    const data = part.data as { decision?: unknown; notes?: unknown } | undefined;
+    if (data && typeof data === 'object' && typeof data.decision === 'string') {
+      const notes = typeof data.notes === 'string' ? { notes: data.notes } : {};
+      if (APPROVE.test(data.decision)) return { approved: true, ...notes };
+      if (REJECT.test(data.decision)) return { approved: false, ...notes };
+    }
+  }
+  const [first = '', ...rest] = textOf(message).trim().split(/\s+/);
+  const notes = rest.length ? { notes: rest.join(' ') } : {};
+  if (APPROVE.test(first)) return { approved: true, ...notes };
+  if (REJECT.test(first)) return { approved: false, ...notes };
+  return undefined;
+};
+
+export class TaskService {
+  constructor(
+    private readonly engine: TaskEngine,
+    private readonly executor: ExecutorQueue,
+  ) {}
+
+  /** Creates a task from the requester's first message and hands it to the executor. */
+  async submit(caller: Caller, message: Message, contextId?: string): Promise<SubmitResult> {
+    const result = await this.engine.create({
+      tenant: caller.tenant,
+      owner: caller.owner,
+      ...(contextId ? { contextId } : {}),
+      message,
+      dedupScope: caller.owner,
+    });
+    if (!result.duplicate)
+      await this.executor.enqueue({ ...this.ref(result.head), version: result.head.version });
+    return result;
+  }
+
+  /**
+   * A message on an existing task: the answer to a question, or a human decision.
+   * Anything else is refused; a message to a finished task is an invalid transition.
+   */
+  async continueTask(caller: Caller, taskId: string, message: Message): Promise<SubmitResult> {
+    const head = await this.owned(caller, taskId);
+    const ref = this.ref(head);
+    let applied: { head: TaskHead; duplicate: boolean };
+    if (head.state === 'info_needed') {
+      applied = await this.engine.apply(
+        ref,
+        { type: 'info_provided', message },
+        { dedupScope: caller.owner },
+      );
+    } else if (head.state === 'need_human' || head.state === 'human_deciding') {
+      const decision = decisionOf(message);
+      if (!decision) {
+        throw new ValidationError(
+          'This task waits for a human decision: reply "approve" or "reject" (optionally followed by notes), ' +
+            'or send a data part {"decision": "approve" | "reject", "notes"?: string}',
+          'message.parts',
+        );
+      }
+      applied = await this.engine.apply(
+        ref,
+        {
+          type: decision.approved ? 'human_approve' : 'human_reject',
+          message,
+          ...(decision.notes ? { data: { notes: decision.notes } } : {}),
+        },
+        { dedupScope: caller.owner },
+      );
+    } else {
+      const duplicateOf = await this.engine.store.findDedup({
+        tenant: caller.tenant,
+        scope: caller.owner,
+        messageId: message.messageId,
+      });
+      if (duplicateOf === taskId) return { head, duplicate: true };
+      throw new InvalidTransitionError(
+        taskId,
+        head.state,
+        'message',
+        isTerminal(head.state)
+          ? `Task ${taskId} is ${head.state}; a finished task accepts no messages (start a new task in its context)`
+          : `Task ${taskId} is ${head.state} and is not waiting for input`,
+      );
+    }
+    if (!applied.duplicate) await this.executor.enqueue({ ...ref, version: applied.head.version });
+    return applied;
+  }
+
+  /** Cancel wins only through a conditional transition; canceling a canceled task returns it. */
+  async cancel(caller: Caller, taskId: string): Promise<TaskHead> {
+    const head = await this.owned(caller, taskId);
+    try {
+      return (await this.engine.apply(this.ref(head), { type: 'cancel' })).head;
+    } catch (e) {
+      if (e instanceof TaskNotCancelableError && e.state === 'cancelled') {
+        return (await this.engine.store.getHead(this.ref(head))) ?? head;
+      }
+      throw e;
+    }
+  }
+
+  async read(caller: Caller, taskId: string, options: ReadOptions): Promise<TaskView> {
+    const view = await this.engine.store.read({ tenant: caller.tenant, taskId }, options);
+    if (!view || view.head.owner !== caller.owner) throw new TaskNotFoundError(taskId);
+    return view;
+  }
+
+  list(caller: Caller, query: Omit<ListTasksQuery, 'tenant' | 'owner'>): Promise<ListTasksPage> {
+    return this.engine.store.list({ ...query, tenant: caller.tenant, owner: caller.owner });
+  }
+
+  /**
+   * Polls the store until the task is terminal or interrupted (waiting for the requester),
+   * or the time budget runs out; reading the store makes it work whichever Lambda runs the agent.
+   */
+  async waitUntilSettled(caller: Caller, taskId: string, budgetMs: number, pollMs = 100): Promise<TaskHead> {
+    const ref = { tenant: caller.tenant, taskId };
+    const until = Date.now() + budgetMs;
+    for (;;) {
+      const head = await this.engine.store.getHead(ref);
+      if (!head) throw new TaskNotFoundError(taskId);
+      if (isTerminal(head.state) || isInterrupted(head.state) || Date.now() >= until) return head;
+      await new Promise((r) => setTimeout(r, Math.min(pollMs, Math.max(0, until - Date.now()))));
+    }
+  }
+
+  private async owned(caller: Caller, taskId: string): Promise<TaskHead> {
+    const head = await this.engine.store.getHead({ tenant: caller.tenant, taskId });
+    if (!head || head.owner !== caller.owner) throw new TaskNotFoundError(taskId);
+    return head;
+  }
+
+  private ref(head: TaskHead): TaskRef {
+    return { tenant: head.tenant, taskId: head.taskId };
+  }
+}

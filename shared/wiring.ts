@@ -1,0 +1,38 @@
+/**
+ * Composition root for the Lambda handlers: builds adapters from the
+ * environment once per container (module scope) and hands out use cases.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoTaskStore } from './adapters/dynamodb/task-store.ts';
+import { SqsExecutorQueue } from './adapters/sqs/executor-queue.ts';
+import { EXECUTOR_QUEUE } from './adapters/sqs/queues.ts';
+import type { ExecutorQueue } from './app/ports.ts';
+import { TaskEngine } from './app/task-engine.ts';
+import { TaskService } from './app/task-service.ts';
+
+const required = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`Environment variable ${name} is not set`);
+  return value;
+};
+
+let engine: TaskEngine | undefined;
+let executorQueue: ExecutorQueue | undefined;
+
+export const taskEngine = (): TaskEngine => {
+  engine ??= new TaskEngine(
+    new DynamoTaskStore(new DynamoDBClient({}), { tableName: required('TABLE_NAME') }),
+  );
+  return engine;
+};
+
+export const executorQueueFromEnv = (): ExecutorQueue => {
+  executorQueue ??= new SqsExecutorQueue(new SQSClient({}), required(EXECUTOR_QUEUE.urlEnv));
+  return executorQueue;
+};
+
+export const taskService = (): TaskService => new TaskService(taskEngine(), executorQueueFromEnv());
+
+/** Tenant of unauthenticated callers until authentication lands. */
+export const defaultCaller = () => ({ tenant: process.env.DEFAULT_TENANT ?? 'default', owner: 'anonymous' });
