@@ -7,6 +7,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { z } from 'zod';
 import { loadAgent } from '../shared/agent/load.ts';
 import { TaskExecutor } from '../shared/app/executor.ts';
+import { logger, withObservability } from '../shared/observability/index.ts';
 import { taskEngine } from '../shared/wiring.ts';
 
 const runSchema = z.object({
@@ -23,14 +24,14 @@ const parseJson = (body: string): unknown => {
   }
 };
 
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+export const executorHandler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const executor = new TaskExecutor(taskEngine(), await loadAgent());
   const results = await Promise.allSettled(
     event.Records.map(async (record) => {
       const parsed = runSchema.safeParse(parseJson(record.body));
       // a malformed message will never succeed: drop it (log) rather than loop it into the DLQ
       if (!parsed.success) {
-        console.error(JSON.stringify({ message: 'dropping malformed executor message', body: record.body }));
+        logger.error('dropping malformed executor message', { body: record.body.slice(0, 1000) });
         return;
       }
       await executor.run(parsed.data);
@@ -42,3 +43,5 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
     ),
   };
 };
+
+export const handler = withObservability(executorHandler, { functionName: 'executor' });

@@ -80,6 +80,9 @@ export const startDynamoLocal = async (options: DynamoLocalOptions = {}): Promis
   child.stderr?.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);
   });
+  // the child must not keep our event loop alive: whoever started it decides when the process ends
+  child.unref();
+  (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
 
@@ -87,6 +90,8 @@ export const startDynamoLocal = async (options: DynamoLocalOptions = {}): Promis
   const stop = async () => {
     process.removeListener('exit', killOnExit);
     if (child.exitCode !== null || child.signalCode !== null) return;
+    // ref again while we wait: an unref'd child lets the process end mid-stop and leave Java behind
+    child.ref();
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
       child.kill('SIGTERM');

@@ -68,6 +68,8 @@ export interface TaskStore {
   /** Events with version > afterVersion, oldest first. */
   events(ref: TaskRef, afterVersion: number, limit?: number): Promise<TaskEvent[]>;
   list(query: ListTasksQuery): Promise<ListTasksPage>;
+  /** Live tasks whose deadline is at or before `now`, across all deadline shards. */
+  dueDeadlines(now: string, limitPerShard: number): Promise<TaskRef[]>;
   /** The task a message id was applied to, if any. */
   findDedup(key: DedupKey): Promise<string | undefined>;
 }

@@ -54,6 +54,8 @@ export interface ApplyOptions {
   dedupScope?: string;
   outbox?: OutboxItem[];
   maxAttempts?: number;
+  /** A head the caller has just read: saves the first read (a lost race re-reads as usual). */
+  seen?: TaskHead;
 }
 
 export interface ApplyResult {
@@ -72,13 +74,36 @@ export const randomIds: IdGenerator = {
 const INITIAL_STATES: readonly string[] = ['pending', 'idle'];
 const TENANT_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** Told what the engine did, for metrics; the engine itself knows nothing of CloudWatch. */
+export interface EngineObserver {
+  created(head: TaskHead): void;
+  transitioned(event: TaskEvent): void;
+  conflictLost(ref: TaskRef): void;
+}
+
+export interface TaskEngineOptions {
+  clock?: Clock;
+  ids?: IdGenerator;
+  /** Conditional-write attempts before a ConflictError (default 25). */
+  maxAttempts?: number;
+  observer?: EngineObserver;
+}
+
 export class TaskEngine {
+  private readonly clock: Clock;
+  private readonly ids: IdGenerator;
+  private readonly defaultMaxAttempts: number;
+  private readonly observer: EngineObserver | undefined;
+
   constructor(
     readonly store: TaskStore,
-    private readonly clock: Clock = systemClock,
-    private readonly ids: IdGenerator = randomIds,
-    private readonly defaultMaxAttempts = 25,
-  ) {}
+    options: TaskEngineOptions = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.ids = options.ids ?? randomIds;
+    this.defaultMaxAttempts = options.maxAttempts ?? 25;
+    this.observer = options.observer;
+  }
 
   async create(input: CreateTaskInput): Promise<{ head: TaskHead; duplicate: boolean }> {
     if (!TENANT_PATTERN.test(input.tenant))
@@ -91,7 +116,10 @@ export class TaskEngine {
     }
     if (input.metadata) assertWithin('metadata', input.metadata, MAX_METADATA_BYTES);
     if (input.initialState !== undefined && !INITIAL_STATES.includes(input.initialState)) {
-      throw new ValidationError(`A task starts as ${INITIAL_STATES.join(' or ')}, not "${input.initialState}"`, 'state');
+      throw new ValidationError(
+        `A task starts as ${INITIAL_STATES.join(' or ')}, not "${input.initialState}"`,
+        'state',
+      );
     }
     const now = this.clock.now().toISOString();
     const taskId = this.ids.taskId();
@@ -126,6 +154,7 @@ export class TaskEngine {
         : undefined;
     try {
       await this.store.create(head, [created], dedup);
+      this.observer?.created(head);
       return { head, duplicate: false };
     } catch (e) {
       if (!(e instanceof DuplicateMessageError)) throw e;
@@ -146,7 +175,7 @@ export class TaskEngine {
         ? { tenant: ref.tenant, scope: options.dedupScope, messageId: draft.message.messageId }
         : undefined;
 
-    let head = await this.store.getHead(ref);
+    let head = options.seen ?? (await this.store.getHead(ref));
     for (let attempt = 1; ; attempt++) {
       if (!head) throw new TaskNotFoundError(ref.taskId);
       const to = decide(ref.taskId, head.state, draft.type);
@@ -177,6 +206,7 @@ export class TaskEngine {
           ...(dedup ? { dedup } : {}),
           ...(options.outbox ? { outbox: options.outbox } : {}),
         });
+        this.observer?.transitioned(event);
         return { head: next, event, duplicate: false };
       } catch (e) {
         if (e instanceof DuplicateMessageError) {
@@ -185,6 +215,7 @@ export class TaskEngine {
           return { head: current, duplicate: true };
         }
         if (!(e instanceof StaleHeadError)) throw e;
+        this.observer?.conflictLost(ref);
         if (attempt >= maxAttempts) throw new ConflictError(ref.taskId, attempt);
         // back off a little once contention is obvious, so writers stop colliding in lockstep
         if (attempt > 2) await sleep(Math.random() * Math.min(50, 2 * attempt));

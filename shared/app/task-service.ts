@@ -71,8 +71,19 @@ export class TaskService {
    * A message on an existing task: the answer to a question, or a human decision.
    * Anything else is refused; a message to a finished task is an invalid transition.
    */
-  async continueTask(caller: Caller, taskId: string, message: Message): Promise<SubmitResult> {
+  async continueTask(
+    caller: Caller,
+    taskId: string,
+    message: Message,
+    contextId?: string,
+  ): Promise<SubmitResult> {
     const head = await this.owned(caller, taskId);
+    if (contextId !== undefined && contextId !== head.contextId) {
+      throw new ValidationError(
+        `message.contextId ${contextId} does not match the context ${head.contextId} of task ${taskId}`,
+        'message.contextId',
+      );
+    }
     const ref = this.ref(head);
     let applied: { head: TaskHead; duplicate: boolean };
     if (head.state === 'info_needed') {
@@ -128,6 +139,23 @@ export class TaskService {
       if (e instanceof TaskNotCancelableError && e.state === 'cancelled') {
         return (await this.engine.store.getHead(this.ref(head))) ?? head;
       }
+      throw e;
+    }
+  }
+
+  /** Cancel and return the whole task: the read (head, history, artifacts) and the write are one round trip each. */
+  async cancelAndRead(
+    caller: Caller,
+    taskId: string,
+    options: ReadOptions = { includeArtifacts: true },
+  ): Promise<TaskView> {
+    const view = await this.read(caller, taskId, options);
+    try {
+      const { head } = await this.engine.apply(this.ref(view.head), { type: 'cancel' }, { seen: view.head });
+      return { ...view, head };
+    } catch (e) {
+      if (e instanceof TaskNotCancelableError && e.state === 'cancelled')
+        return this.read(caller, taskId, options);
       throw e;
     }
   }

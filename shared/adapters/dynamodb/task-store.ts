@@ -50,6 +50,7 @@ import {
   statusSk,
   taskPk,
 } from './keys.ts';
+import { DEADLINE_SHARDS } from './table.ts';
 
 export interface DynamoTaskStoreOptions {
   tableName: string;
@@ -275,6 +276,24 @@ export class DynamoTaskStore implements TaskStore {
         ? encodePageToken({ pk: last.pk, sk: last.sk, [partitionName]: partition, statusSk: last.statusSk })
         : '';
     return { heads: heads.map((i) => pick<TaskHead>(i, HEAD_FIELDS)), nextPageToken, totalSize };
+  }
+
+  async dueDeadlines(now: string, limitPerShard: number): Promise<TaskRef[]> {
+    const shards = await Promise.all(
+      Array.from({ length: DEADLINE_SHARDS }, (_, shard) =>
+        this.queryAll(
+          {
+            TableName: this.table,
+            IndexName: 'byDeadline',
+            KeyConditionExpression: 'dlPk = :pk AND dlSk <= :now',
+            // '#' sorts before any id character, so `<now>#~` includes every task due at `now`
+            ExpressionAttributeValues: { ':pk': deadlinePk(shard), ':now': `${now}#~` },
+          },
+          limitPerShard,
+        ),
+      ),
+    );
+    return shards.flat().map((i) => ({ tenant: i.tenant as string, taskId: i.taskId as string }));
   }
 
   async findDedup(key: DedupKey): Promise<string | undefined> {

@@ -1,0 +1,29 @@
+/**
+ * A2A JSON-RPC endpoint (POST /a2a/jsonrpc): hands the request to the
+ * A2AJsonRpc use case; this file only adapts API Gateway's event.
+ */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { A2AJsonRpc } from '../shared/app/a2a-jsonrpc.ts';
+import { withObservability } from '../shared/observability/index.ts';
+import { callerOf, lowerCaseHeaders, taskService } from '../shared/wiring.ts';
+
+/** API Gateway REST APIs give up after 29 s: a blocking send answers with the current task before that. */
+const MAX_BLOCKING_MS = Number(process.env.BLOCKING_WAIT_MS ?? 25_000);
+
+const rpc = () => new A2AJsonRpc(taskService());
+
+export const jsonRpcHandler = async (
+  event: APIGatewayProxyEvent,
+  context: Context,
+): Promise<APIGatewayProxyResult> => {
+  const body =
+    event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  return rpc().handle({
+    body,
+    headers: lowerCaseHeaders(event.headers),
+    caller: callerOf(event),
+    blockingBudgetMs: Math.max(0, Math.min(MAX_BLOCKING_MS, context.getRemainingTimeInMillis() - 2_000)),
+  });
+};
+
+export const handler = withObservability(jsonRpcHandler, { functionName: 'jsonrpc' });

@@ -1,0 +1,17 @@
+/**
+ * Sweeper: run by an EventBridge schedule every minute; expires live tasks
+ * whose deadline has passed.
+ */
+import type { ScheduledEvent } from 'aws-lambda';
+import { type SweepResult, sweepExpiredTasks } from '../shared/app/expiry.ts';
+import { countMetric, logger, MetricName, withObservability } from '../shared/observability/index.ts';
+import { taskEngine } from '../shared/wiring.ts';
+
+export const sweeperHandler = async (_event: ScheduledEvent): Promise<SweepResult> => {
+  const result = await sweepExpiredTasks(taskEngine());
+  if (result.expired) countMetric(MetricName.TasksExpired, result.expired);
+  logger.info('sweep finished', { ...result });
+  return result;
+};
+
+export const handler = withObservability(sweeperHandler, { functionName: 'sweeper' });

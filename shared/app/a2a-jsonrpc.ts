@@ -1,0 +1,190 @@
+/**
+ * One A2A JSON-RPC request, end to end: pick the codec from A2A-Version,
+ * parse the envelope and params, run the operation on the task service,
+ * encode the result or the error. The same operations serve every version;
+ * codecs only translate shapes.
+ */
+import { type SynapseState, synapseStatesFor } from '../domain/states.ts';
+import type { TaskView } from '../domain/task.ts';
+import {
+  type A2ACodec,
+  A2AProtocolError,
+  type CancelTaskCommand,
+  errorCodecFor,
+  failure,
+  type GetTaskCommand,
+  httpStatusOf,
+  type JsonRpcId,
+  type ListTasksCommand,
+  parseEnvelope,
+  parseRequest,
+  type SendMessageCommand,
+  selectCodec,
+  success,
+  toProtocolError,
+} from '../protocol/a2a/index.ts';
+import type { Caller, TaskService } from './task-service.ts';
+
+export const MAX_REQUEST_BYTES = 1024 * 1024;
+
+export interface RpcRequest {
+  body: string | undefined | null;
+  /** Lower-cased header names. */
+  headers: Record<string, string | undefined>;
+  caller: Caller;
+  /** How long a blocking SendMessage may wait for the task to settle. */
+  blockingBudgetMs: number;
+}
+
+export interface RpcResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+const reply = (
+  id: JsonRpcId,
+  outcome: { result: unknown } | { error: A2AProtocolError; codec: A2ACodec },
+) => {
+  if ('result' in outcome) {
+    return { statusCode: 200, headers: JSON_HEADERS, body: JSON.stringify(success(id, outcome.result)) };
+  }
+  return {
+    statusCode: httpStatusOf(outcome.error.code),
+    headers: JSON_HEADERS,
+    body: JSON.stringify(failure(id, outcome.codec.encodeError(outcome.error))),
+  };
+};
+
+export class A2AJsonRpc {
+  constructor(private readonly tasks: TaskService) {}
+
+  async handle(request: RpcRequest): Promise<RpcResponse> {
+    const versionHeader = request.headers['a2a-version'];
+    let codec: A2ACodec;
+    try {
+      codec = selectCodec(versionHeader);
+    } catch (e) {
+      return reply(null, { error: toProtocolError(e), codec: errorCodecFor(versionHeader) });
+    }
+    const size = Buffer.byteLength(request.body ?? '', 'utf8');
+    if (size > MAX_REQUEST_BYTES) {
+      const error = A2AProtocolError.invalidRequest(
+        `Request body is ${size} bytes; the limit is ${MAX_REQUEST_BYTES} bytes`,
+      );
+      return { ...reply(null, { error, codec }), statusCode: 413 };
+    }
+    const envelope = parseEnvelope(request.body);
+    if (!envelope.ok) return reply(envelope.id, { error: envelope.error, codec });
+    try {
+      const parsed = parseRequest(codec, envelope.method, envelope.params);
+      const result = await this.run(codec, parsed, request);
+      return reply(envelope.id, { result });
+    } catch (e) {
+      return reply(envelope.id, { error: toProtocolError(e), codec });
+    }
+  }
+
+  private run(
+    codec: A2ACodec,
+    parsed: ReturnType<typeof parseRequest>,
+    request: RpcRequest,
+  ): Promise<unknown> {
+    switch (parsed.operation) {
+      case 'SendMessage':
+        return this.sendMessage(codec, parsed.command, request);
+      case 'GetTask':
+        return this.getTask(codec, parsed.command, request.caller);
+      case 'ListTasks':
+        return this.listTasks(codec, parsed.command, request.caller);
+      case 'CancelTask':
+        return this.cancelTask(codec, parsed.command, request.caller);
+    }
+  }
+
+  private async sendMessage(codec: A2ACodec, cmd: SendMessageCommand, request: RpcRequest): Promise<unknown> {
+    const { caller } = request;
+    const submitted = cmd.taskId
+      ? await this.tasks.continueTask(caller, cmd.taskId, cmd.message, cmd.contextId)
+      : await this.tasks.submit(caller, cmd.message, cmd.contextId);
+    const encode = {
+      includeArtifacts: true,
+      ...(cmd.historyLength !== undefined ? { historyLength: cmd.historyLength } : {}),
+    };
+    const taskId = submitted.head.taskId;
+    if (cmd.returnImmediately) {
+      // a fresh task holds exactly what we just wrote: answer without reading it back
+      const view: TaskView =
+        !submitted.duplicate && !cmd.taskId
+          ? {
+              head: submitted.head,
+              history: [{ ...cmd.message, taskId, contextId: submitted.head.contextId }],
+              artifacts: [],
+            }
+          : await this.tasks.read(caller, taskId, {
+              includeArtifacts: true,
+              ...historyOption(cmd.historyLength),
+            });
+      return codec.encodeSendResult(view, encode);
+    }
+    await this.tasks.waitUntilSettled(caller, taskId, request.blockingBudgetMs);
+    const view = await this.tasks.read(caller, taskId, {
+      includeArtifacts: true,
+      ...historyOption(cmd.historyLength),
+    });
+    return codec.encodeSendResult(view, encode);
+  }
+
+  private async getTask(codec: A2ACodec, cmd: GetTaskCommand, caller: Caller): Promise<unknown> {
+    const view = await this.tasks.read(caller, cmd.id, {
+      includeArtifacts: true,
+      ...historyOption(cmd.historyLength),
+    });
+    return codec.encodeGetResult(view, {
+      includeArtifacts: true,
+      ...(cmd.historyLength !== undefined ? { historyLength: cmd.historyLength } : {}),
+    });
+  }
+
+  private async cancelTask(codec: A2ACodec, cmd: CancelTaskCommand, caller: Caller): Promise<unknown> {
+    const view = await this.tasks.cancelAndRead(caller, cmd.id);
+    return codec.encodeCancelResult(view, { includeArtifacts: true });
+  }
+
+  private async listTasks(codec: A2ACodec, cmd: ListTasksCommand, caller: Caller): Promise<unknown> {
+    // history in a listing only when asked for: it costs a query per task
+    const historyLength = cmd.historyLength ?? 0;
+    const encode = { includeArtifacts: cmd.includeArtifacts, historyLength };
+    const states: SynapseState[] | undefined = cmd.status ? synapseStatesFor(cmd.status) : undefined;
+    if (states && states.length === 0) {
+      return codec.encodeListResult(
+        { tasks: [], nextPageToken: '', pageSize: cmd.pageSize, totalSize: 0 },
+        encode,
+      );
+    }
+    const page = await this.tasks.list(caller, {
+      pageSize: cmd.pageSize,
+      ...(cmd.contextId ? { contextId: cmd.contextId } : {}),
+      ...(states ? { states } : {}),
+      ...(cmd.statusTimestampAfter ? { statusAfter: cmd.statusTimestampAfter } : {}),
+      ...(cmd.pageToken ? { pageToken: cmd.pageToken } : {}),
+    });
+    const needDetails = cmd.includeArtifacts || historyLength > 0;
+    const tasks: TaskView[] = needDetails
+      ? await Promise.all(
+          page.heads.map((h) =>
+            this.tasks.read(caller, h.taskId, { includeArtifacts: cmd.includeArtifacts, historyLength }),
+          ),
+        )
+      : page.heads.map((head) => ({ head, history: [], artifacts: [] }));
+    return codec.encodeListResult(
+      { tasks, nextPageToken: page.nextPageToken, pageSize: cmd.pageSize, totalSize: page.totalSize },
+      encode,
+    );
+  }
+}
+
+const historyOption = (historyLength: number | undefined) =>
+  historyLength !== undefined ? { historyLength } : {};

@@ -1,0 +1,45 @@
+/**
+ * The expiry sweep: every live task whose deadline has passed gets the
+ * timeout transition, through the same conditional write as everything else
+ * (a task that finished meanwhile simply refuses it).
+ */
+import { ConflictError, InvalidTransitionError, TaskNotFoundError } from '../domain/errors.ts';
+import type { Clock } from './ports.ts';
+import { systemClock } from './ports.ts';
+import type { TaskEngine } from './task-engine.ts';
+
+export interface SweepResult {
+  due: number;
+  expired: number;
+  skipped: number;
+}
+
+export const sweepExpiredTasks = async (
+  engine: TaskEngine,
+  clock: Clock = systemClock,
+  limitPerShard = 100,
+): Promise<SweepResult> => {
+  const now = clock.now().toISOString();
+  const due = await engine.store.dueDeadlines(now, limitPerShard);
+  const results = await Promise.allSettled(
+    due.map((ref) =>
+      engine.apply(ref, {
+        type: 'timeout',
+        reason: { code: 'execution_timeout', message: `Task deadline passed (swept at ${now})` },
+      }),
+    ),
+  );
+  let expired = 0;
+  let skipped = 0;
+  for (const r of results) {
+    if (r.status === 'fulfilled') expired++;
+    else if (
+      r.reason instanceof InvalidTransitionError ||
+      r.reason instanceof TaskNotFoundError ||
+      r.reason instanceof ConflictError
+    ) {
+      skipped++;
+    } else throw r.reason;
+  }
+  return { due: due.length, expired, skipped };
+};

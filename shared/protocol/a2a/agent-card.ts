@@ -1,0 +1,198 @@
+/**
+ * The agent card, in the shape the requesting client speaks (digest §2):
+ * - '1.0': the v1.0 card, plus the v0.3 top-level fields (`url`,
+ *   `preferredTransport`, `protocolVersion`) so v0.3 clients that ignore the
+ *   `A2A-Version` header still find the endpoint (the "hybrid" card, §2.7);
+ * - '0.3': the v0.3 card, plus `supportedInterfaces` for v1.0 clients
+ *   (what a2a-js's compat card handler serves).
+ * Serve '1.0' for `A2A-Version: 1.0` and '0.3' otherwise (see cardVersionFor),
+ * with `Vary: A2A-Version`.
+ */
+import { createHash } from 'node:crypto';
+import type { A2AVersion } from './codec.ts';
+
+export interface AgentSkillInput {
+  id: string;
+  name: string;
+  description: string;
+  tags: string[];
+  examples?: string[];
+  inputModes?: string[];
+  outputModes?: string[];
+}
+
+export interface AgentCardInput {
+  agent: {
+    name: string;
+    description: string;
+    /** The agent's own version, e.g. "1.2.0". */
+    version: string;
+    provider?: { organization: string; url: string };
+    documentationUrl?: string;
+    iconUrl?: string;
+    skills: AgentSkillInput[];
+    defaultInputModes?: string[];
+    defaultOutputModes?: string[];
+  };
+  /** Absolute URL of the JSON-RPC endpoint. */
+  jsonRpcUrl: string;
+  /** Only what actually works may be true. */
+  capabilities: { streaming: boolean; pushNotifications: boolean };
+  version: A2AVersion;
+}
+
+export interface AgentInterface {
+  url: string;
+  protocolBinding: 'JSONRPC';
+  protocolVersion: A2AVersion;
+}
+
+export interface AgentSkill {
+  id: string;
+  name: string;
+  description: string;
+  tags: string[];
+  examples?: string[];
+  inputModes?: string[];
+  outputModes?: string[];
+}
+
+export interface V1AgentCard {
+  name: string;
+  description: string;
+  supportedInterfaces: AgentInterface[];
+  provider?: { organization: string; url: string };
+  version: string;
+  documentationUrl?: string;
+  capabilities: { streaming: boolean; pushNotifications: boolean; extendedAgentCard: boolean };
+  defaultInputModes: string[];
+  defaultOutputModes: string[];
+  skills: AgentSkill[];
+  iconUrl?: string;
+  // v0.3 view of the same endpoint (hybrid card)
+  url: string;
+  preferredTransport: 'JSONRPC';
+  protocolVersion: '0.3.0';
+}
+
+export interface V03AgentCard {
+  protocolVersion: '0.3.0';
+  name: string;
+  description: string;
+  url: string;
+  preferredTransport: 'JSONRPC';
+  provider?: { organization: string; url: string };
+  iconUrl?: string;
+  version: string;
+  documentationUrl?: string;
+  capabilities: { streaming: boolean; pushNotifications: boolean; stateTransitionHistory: boolean };
+  defaultInputModes: string[];
+  defaultOutputModes: string[];
+  skills: AgentSkill[];
+  supportsAuthenticatedExtendedCard: boolean;
+  supportedInterfaces: AgentInterface[];
+}
+
+export type AgentCard = V1AgentCard | V03AgentCard;
+
+/** The card-level v0.3 protocol version (v0.3 cards carried the full semver). */
+export const V03_CARD_PROTOCOL_VERSION = '0.3.0';
+
+const DEFAULT_MODES = ['text/plain'];
+
+function skillOf(s: AgentSkillInput): AgentSkill {
+  return {
+    id: s.id,
+    name: s.name,
+    description: s.description,
+    tags: [...s.tags],
+    ...(s.examples?.length ? { examples: [...s.examples] } : {}),
+    ...(s.inputModes?.length ? { inputModes: [...s.inputModes] } : {}),
+    ...(s.outputModes?.length ? { outputModes: [...s.outputModes] } : {}),
+  };
+}
+
+export function buildAgentCard(input: AgentCardInput & { version: '1.0' }): V1AgentCard;
+export function buildAgentCard(input: AgentCardInput & { version: '0.3' }): V03AgentCard;
+export function buildAgentCard(input: AgentCardInput): AgentCard;
+export function buildAgentCard(input: AgentCardInput): AgentCard {
+  const { agent, jsonRpcUrl, capabilities } = input;
+  // One endpoint, both versions; v1.0 first = preferred (a2a-js picks the 1.0 entry per binding anyway).
+  const supportedInterfaces: AgentInterface[] = [
+    { url: jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    { url: jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+  ];
+  const provider = agent.provider
+    ? { provider: { organization: agent.provider.organization, url: agent.provider.url } }
+    : {};
+  const documentationUrl = agent.documentationUrl ? { documentationUrl: agent.documentationUrl } : {};
+  const iconUrl = agent.iconUrl ? { iconUrl: agent.iconUrl } : {};
+  const defaultInputModes = agent.defaultInputModes?.length
+    ? [...agent.defaultInputModes]
+    : [...DEFAULT_MODES];
+  const defaultOutputModes = agent.defaultOutputModes?.length
+    ? [...agent.defaultOutputModes]
+    : [...DEFAULT_MODES];
+  const skills = agent.skills.map(skillOf);
+
+  if (input.version === '0.3') {
+    return {
+      protocolVersion: V03_CARD_PROTOCOL_VERSION,
+      name: agent.name,
+      description: agent.description,
+      url: jsonRpcUrl,
+      preferredTransport: 'JSONRPC',
+      ...provider,
+      ...iconUrl,
+      version: agent.version,
+      ...documentationUrl,
+      capabilities: {
+        streaming: capabilities.streaming,
+        pushNotifications: capabilities.pushNotifications,
+        stateTransitionHistory: false,
+      },
+      defaultInputModes,
+      defaultOutputModes,
+      skills,
+      supportsAuthenticatedExtendedCard: false,
+      supportedInterfaces,
+    };
+  }
+  return {
+    name: agent.name,
+    description: agent.description,
+    supportedInterfaces,
+    ...provider,
+    version: agent.version,
+    ...documentationUrl,
+    capabilities: {
+      streaming: capabilities.streaming,
+      pushNotifications: capabilities.pushNotifications,
+      extendedAgentCard: false,
+    },
+    defaultInputModes,
+    defaultOutputModes,
+    skills,
+    ...iconUrl,
+    url: jsonRpcUrl,
+    preferredTransport: 'JSONRPC',
+    protocolVersion: V03_CARD_PROTOCOL_VERSION,
+  };
+}
+
+/** JSON with object keys sorted at every level: equal cards hash equally whatever their key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Weak ETag: a SHA-256 of the card's canonical JSON (a2a-js also uses a weak SHA-256 tag). */
+export function cardETag(card: AgentCard | Record<string, unknown>): string {
+  return `W/"${createHash('sha256').update(canonicalJson(card)).digest('base64url')}"`;
+}

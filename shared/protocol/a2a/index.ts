@@ -1,0 +1,111 @@
+/**
+ * The A2A wire layer (pure: no AWS, no I/O). Typical JSON-RPC handler flow:
+ *
+ *   const header = event.headers['a2a-version'];
+ *   let codec;
+ *   try { codec = selectCodec(header); }
+ *   catch (e) { return reply(null, errorCodecFor(header).encodeError(toProtocolError(e))); }
+ *   const env = parseEnvelope(body);
+ *   if (!env.ok) return reply(env.id, codec.encodeError(env.error));
+ *   try {
+ *     const req = parseRequest(codec, env.method, env.params);
+ *     switch (req.operation) {
+ *       case 'SendMessage': { const view = await engine…(req.command);
+ *         return reply(env.id, undefined, codec.encodeSendResult(view, { includeArtifacts: true,
+ *           historyLength: req.command.historyLength })); }
+ *       …
+ *     }
+ *   } catch (e) { return reply(env.id, codec.encodeError(toProtocolError(e))); }
+ *
+ * where reply() builds `failure(id, error)` / `success(id, result)` and uses
+ * `httpStatusOf(error.code)` as the HTTP status.
+ */
+export {
+  type AgentCard,
+  type AgentCardInput,
+  type AgentInterface,
+  type AgentSkill,
+  type AgentSkillInput,
+  buildAgentCard,
+  cardETag,
+  type V1AgentCard,
+  type V03AgentCard,
+} from './agent-card.ts';
+export {
+  A2A_VERSION_HEADER,
+  type A2ACodec,
+  type A2AVersion,
+  cardVersionFor,
+  codecFor,
+  errorCodecFor,
+  negotiateVersion,
+  parseRequest,
+  resolveOperation,
+  SUPPORTED_VERSIONS,
+  selectCodec,
+  type WireObject,
+} from './codec.ts';
+export {
+  A2A_ERROR_DOMAIN,
+  A2AProtocolError,
+  type A2AProtocolErrorInit,
+  BAD_REQUEST_TYPE,
+  type BadRequestDetail,
+  ERROR_CODES,
+  ERROR_INFO_TYPE,
+  type ErrorCode,
+  type ErrorInfoDetail,
+  type FieldViolation,
+  fromDomainError,
+  httpStatusOf,
+  isA2AProtocolError,
+  toProtocolError,
+} from './errors.ts';
+export {
+  type EnvelopeResult,
+  failure,
+  type JsonRpcErrorObject,
+  type JsonRpcFailure,
+  type JsonRpcId,
+  type JsonRpcResponse,
+  type JsonRpcSuccess,
+  parseEnvelope,
+  success,
+} from './jsonrpc.ts';
+export {
+  type CancelTaskCommand,
+  type CommandMap,
+  type GetTaskCommand,
+  isSupportedOperation,
+  LIST_PAGE_SIZE,
+  type ListTasksCommand,
+  type ListTasksResult,
+  type Operation,
+  type ParsedRequest,
+  type ParseOptions,
+  PROTOCOL_OPERATIONS,
+  type ProtocolOperation,
+  type PushNotificationConfig,
+  projectTask,
+  type SendMessageCommand,
+  SUPPORTED_OPERATIONS,
+  type TaskEncodeOptions,
+  type TaskProjection,
+} from './operations.ts';
+export {
+  V1_METHODS,
+  type V1ListTasksResponse,
+  type V1Message,
+  type V1Part,
+  type V1Task,
+  v1Codec,
+} from './v1.ts';
+export {
+  V03_METHODS,
+  type V03ListTasksResponse,
+  type V03Message,
+  type V03Part,
+  type V03Task,
+  v03Codec,
+} from './v03.ts';
+export { normalizeTimestamp } from './validation.ts';

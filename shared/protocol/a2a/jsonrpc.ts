@@ -1,0 +1,134 @@
+/**
+ * JSON-RPC 2.0 envelope: parse a request body, build response objects.
+ * Version-neutral; the `error` member of a failure is built by a codec
+ * (`codec.encodeError`) because its `data` differs between A2A versions.
+ */
+import { A2AProtocolError } from './errors.ts';
+
+export type JsonRpcId = string | number | null;
+
+export type EnvelopeResult =
+  | { ok: true; id: JsonRpcId; method: string; params: Record<string, unknown> | undefined }
+  | { ok: false; error: A2AProtocolError; id: JsonRpcId };
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface JsonRpcSuccess<T = unknown> {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  result: T;
+}
+
+export interface JsonRpcFailure {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  error: JsonRpcErrorObject;
+}
+
+export type JsonRpcResponse<T = unknown> = JsonRpcSuccess<T> | JsonRpcFailure;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const isValidId = (v: unknown): v is JsonRpcId =>
+  v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+
+/**
+ * Parse and validate a JSON-RPC 2.0 request envelope. Never throws.
+ *
+ * - body missing or not JSON → -32700, id null.
+ * - not a single request object (batch arrays included: A2A defines no batch semantics),
+ *   `jsonrpc` not exactly "2.0", `id` absent or of the wrong type, `method` missing or not a
+ *   non-empty string → -32600. The id is echoed whenever it is itself valid.
+ * - `params` present but not an object (arrays, primitives, null) → -32602.
+ *
+ * A request without `id` is a JSON-RPC notification. A2A defines no notifications (every
+ * operation has a result the client needs), and a notification must not be answered, which
+ * would leave the caller with nothing; we therefore answer it with -32600 and id null.
+ */
+export function parseEnvelope(body: string | undefined | null): EnvelopeResult {
+  if (body === undefined || body === null || body.trim() === '') {
+    return { ok: false, error: A2AProtocolError.parseError('empty body'), id: null };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch (e) {
+    return {
+      ok: false,
+      error: A2AProtocolError.parseError(e instanceof Error ? e.message : undefined),
+      id: null,
+    };
+  }
+  if (Array.isArray(parsed)) {
+    return {
+      ok: false,
+      error: A2AProtocolError.invalidRequest('batch requests are not supported; send one request object'),
+      id: null,
+    };
+  }
+  if (!isPlainObject(parsed)) {
+    return {
+      ok: false,
+      error: A2AProtocolError.invalidRequest('the request must be a JSON object'),
+      id: null,
+    };
+  }
+  const hasId = Object.hasOwn(parsed, 'id');
+  const id: JsonRpcId = hasId && isValidId(parsed.id) ? parsed.id : null;
+  if (parsed.jsonrpc !== '2.0') {
+    return {
+      ok: false,
+      error: A2AProtocolError.invalidRequest('"jsonrpc" must be exactly "2.0"'),
+      id,
+    };
+  }
+  if (!hasId) {
+    return {
+      ok: false,
+      error: A2AProtocolError.invalidRequest(
+        '"id" is required: A2A has no JSON-RPC notifications (requests without an id)',
+      ),
+      id: null,
+    };
+  }
+  if (!isValidId(parsed.id)) {
+    return {
+      ok: false,
+      error: A2AProtocolError.invalidRequest('"id" must be a string, a number or null'),
+      id: null,
+    };
+  }
+  if (typeof parsed.method !== 'string' || parsed.method === '') {
+    return {
+      ok: false,
+      error: A2AProtocolError.invalidRequest('"method" must be a non-empty string'),
+      id,
+    };
+  }
+  const { method } = parsed;
+  if (Object.hasOwn(parsed, 'params') && !isPlainObject(parsed.params)) {
+    return {
+      ok: false,
+      error: A2AProtocolError.invalidParams([
+        { field: 'params', description: 'must be an object (by-name parameters)' },
+      ]),
+      id,
+    };
+  }
+  const params = isPlainObject(parsed.params) ? parsed.params : undefined;
+  return { ok: true, id, method, params };
+}
+
+export function success<T>(id: JsonRpcId, result: T): JsonRpcSuccess<T> {
+  return { jsonrpc: '2.0', id, result };
+}
+
+/** `error` is the encoded error object (`codec.encodeError(err)`). */
+export function failure(id: JsonRpcId, error: JsonRpcErrorObject): JsonRpcFailure {
+  return { jsonrpc: '2.0', id, error };
+}

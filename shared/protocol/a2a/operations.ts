@@ -1,0 +1,256 @@
+/**
+ * The protocol-neutral operations: the commands a JSON-RPC handler hands to
+ * the task engine, and the operation semantics shared by every wire version
+ * (defaults, capability checks, history/artifact projection). Codecs only
+ * translate shapes to and from these.
+ */
+import type { A2AState } from '../../domain/states.ts';
+import { toA2AState } from '../../domain/states.ts';
+import { type Artifact, type Message, messageSchema, type TaskView } from '../../domain/task.ts';
+import { A2AProtocolError } from './errors.ts';
+import { violationsOf } from './validation.ts';
+
+/** Every A2A operation, by its v1.0 (= gRPC) name. */
+export const PROTOCOL_OPERATIONS = [
+  'SendMessage',
+  'SendStreamingMessage',
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'SubscribeToTask',
+  'CreateTaskPushNotificationConfig',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+  'GetExtendedAgentCard',
+] as const;
+export type ProtocolOperation = (typeof PROTOCOL_OPERATIONS)[number];
+
+/** The operations this server implements (streaming and push operations come later). */
+export const SUPPORTED_OPERATIONS = ['SendMessage', 'GetTask', 'ListTasks', 'CancelTask'] as const;
+export type Operation = (typeof SUPPORTED_OPERATIONS)[number];
+
+export const isSupportedOperation = (op: string): op is Operation =>
+  (SUPPORTED_OPERATIONS as readonly string[]).includes(op);
+
+/** A version's JSON-RPC method names; operations missing from the table do not exist in that version. */
+export type MethodTable = Readonly<Partial<Record<ProtocolOperation, string>>>;
+
+export interface MethodLookup {
+  /** The supported operation `method` names, if any. */
+  operationOf(method: string): Operation | undefined;
+  /** Any A2A operation `method` names in this version, implemented here or not. */
+  protocolOperationOf(method: string): ProtocolOperation | undefined;
+  methodOf(op: ProtocolOperation): string | undefined;
+}
+
+export function methodLookup(table: MethodTable): MethodLookup {
+  const byMethod = new Map<string, ProtocolOperation>();
+  for (const op of PROTOCOL_OPERATIONS) {
+    const method = table[op];
+    if (method !== undefined) byMethod.set(method, op);
+  }
+  return {
+    operationOf: (method) => {
+      const op = byMethod.get(method);
+      return op !== undefined && isSupportedOperation(op) ? op : undefined;
+    },
+    protocolOperationOf: (method) => byMethod.get(method),
+    methodOf: (op) => table[op],
+  };
+}
+
+export const LIST_PAGE_SIZE = { default: 50, min: 1, max: 100 } as const;
+
+// ---- commands -----------------------------------------------------------------------------------
+
+/** A webhook registration (v1.0 TaskPushNotificationConfig without tenant/taskId). */
+export interface PushNotificationConfig {
+  id?: string;
+  url: string;
+  token?: string;
+  authentication?: { scheme: string; credentials?: string };
+}
+
+export interface SendMessageCommand {
+  /** `params.tenant` (v1.0 only); undefined when absent or empty. */
+  tenant?: string;
+  message: Message;
+  /** From `message.taskId` (digest §3.9): continue this task. */
+  taskId?: string;
+  /** From `message.contextId`; a taskId/contextId mismatch is the engine's to reject. */
+  contextId?: string;
+  /** v1.0 `configuration.returnImmediately`, v0.3 `!configuration.blocking`; default false (blocking). */
+  returnImmediately: boolean;
+  historyLength?: number;
+  acceptedOutputModes?: string[];
+  /** Only ever set when the caller declared push support (see ParseOptions). */
+  pushNotificationConfig?: PushNotificationConfig;
+  metadata?: Record<string, unknown>;
+}
+
+export interface GetTaskCommand {
+  tenant?: string;
+  id: string;
+  historyLength?: number;
+}
+
+export interface ListTasksCommand {
+  tenant?: string;
+  contextId?: string;
+  status?: A2AState;
+  /** 1..100, default 50. */
+  pageSize: number;
+  pageToken?: string;
+  historyLength?: number;
+  /** Inclusive lower bound, normalized ISO-8601 UTC with milliseconds (`2025-01-01T00:00:00.000Z`). */
+  statusTimestampAfter?: string;
+  includeArtifacts: boolean;
+}
+
+export interface CancelTaskCommand {
+  tenant?: string;
+  id: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface CommandMap {
+  SendMessage: SendMessageCommand;
+  GetTask: GetTaskCommand;
+  ListTasks: ListTasksCommand;
+  CancelTask: CancelTaskCommand;
+}
+
+/** A parsed request: the operation and its command, discriminated on `operation`. */
+export type ParsedRequest = { [Op in Operation]: { operation: Op; command: CommandMap[Op] } }[Operation];
+
+export interface ParseOptions {
+  /**
+   * Whether this server accepts push-notification configs (agent card
+   * `capabilities.pushNotifications`). Default false: an inline config in
+   * SendMessage is then rejected with -32003 instead of being silently dropped.
+   */
+  pushNotifications?: boolean;
+}
+
+// ---- shared finishing steps (called by every codec after shape translation) ----------------------
+
+/** A SendMessage request translated to domain shapes, before defaults and checks. */
+export interface SendMessageDraft {
+  tenant?: string;
+  message: Message;
+  returnImmediately?: boolean;
+  historyLength?: number;
+  acceptedOutputModes?: string[];
+  pushNotificationConfig?: PushNotificationConfig;
+  metadata?: Record<string, unknown>;
+}
+
+export function finishSendMessage(draft: SendMessageDraft, options: ParseOptions = {}): SendMessageCommand {
+  // Safety net: the engine must never receive a message its own schema would refuse.
+  const checked = messageSchema.safeParse(draft.message);
+  if (!checked.success) {
+    const issues = checked.error.issues.map((i) => ({ ...i, path: ['message', ...i.path] }));
+    throw A2AProtocolError.invalidParams(violationsOf(issues));
+  }
+  if (draft.pushNotificationConfig && !options.pushNotifications) {
+    throw A2AProtocolError.pushNotificationNotSupported(
+      'a push notification config was sent with the message; poll with GetTask instead',
+    );
+  }
+  const { message } = draft;
+  return {
+    ...(draft.tenant ? { tenant: draft.tenant } : {}),
+    message,
+    ...(message.taskId ? { taskId: message.taskId } : {}),
+    ...(message.contextId ? { contextId: message.contextId } : {}),
+    returnImmediately: draft.returnImmediately ?? false,
+    ...(draft.historyLength !== undefined ? { historyLength: draft.historyLength } : {}),
+    ...(draft.acceptedOutputModes?.length ? { acceptedOutputModes: draft.acceptedOutputModes } : {}),
+    ...(draft.pushNotificationConfig ? { pushNotificationConfig: draft.pushNotificationConfig } : {}),
+    ...(draft.metadata ? { metadata: draft.metadata } : {}),
+  };
+}
+
+export interface ListTasksDraft extends Omit<ListTasksCommand, 'pageSize' | 'includeArtifacts'> {
+  pageSize?: number;
+  includeArtifacts?: boolean;
+}
+
+export function finishListTasks(draft: ListTasksDraft): ListTasksCommand {
+  return {
+    ...(draft.tenant ? { tenant: draft.tenant } : {}),
+    ...(draft.contextId ? { contextId: draft.contextId } : {}),
+    ...(draft.status ? { status: draft.status } : {}),
+    pageSize: draft.pageSize ?? LIST_PAGE_SIZE.default,
+    ...(draft.pageToken ? { pageToken: draft.pageToken } : {}),
+    ...(draft.historyLength !== undefined ? { historyLength: draft.historyLength } : {}),
+    ...(draft.statusTimestampAfter ? { statusTimestampAfter: draft.statusTimestampAfter } : {}),
+    includeArtifacts: draft.includeArtifacts ?? false,
+  };
+}
+
+export function finishGetTask(draft: GetTaskCommand): GetTaskCommand {
+  return {
+    ...(draft.tenant ? { tenant: draft.tenant } : {}),
+    id: draft.id,
+    ...(draft.historyLength !== undefined ? { historyLength: draft.historyLength } : {}),
+  };
+}
+
+export function finishCancelTask(draft: CancelTaskCommand): CancelTaskCommand {
+  return {
+    ...(draft.tenant ? { tenant: draft.tenant } : {}),
+    id: draft.id,
+    ...(draft.metadata ? { metadata: draft.metadata } : {}),
+  };
+}
+
+// ---- results ------------------------------------------------------------------------------------
+
+export interface TaskEncodeOptions {
+  /** false: the `artifacts` key is omitted entirely; true: present, possibly []. */
+  includeArtifacts: boolean;
+  /** undefined: all history the view holds; 0: no `history` key; N: the N most recent messages. */
+  historyLength?: number;
+}
+
+export interface ListTasksResult {
+  tasks: TaskView[];
+  /** "" on the last page. */
+  nextPageToken: string;
+  pageSize: number;
+  totalSize: number;
+}
+
+/** A task as every A2A version sees it, before shape translation. */
+export interface TaskProjection {
+  id: string;
+  contextId: string;
+  state: A2AState;
+  statusMessage?: Message;
+  timestamp: string;
+  /** Present iff includeArtifacts. */
+  artifacts?: Artifact[];
+  /** Present iff there is something to show. */
+  history?: Message[];
+  metadata?: Record<string, unknown>;
+}
+
+export function projectTask(view: TaskView, opts: TaskEncodeOptions): TaskProjection {
+  const { head } = view;
+  let history: Message[] = view.history;
+  if (opts.historyLength !== undefined) {
+    history = opts.historyLength <= 0 ? [] : history.slice(-opts.historyLength);
+  }
+  return {
+    id: head.taskId,
+    contextId: head.contextId,
+    state: toA2AState(head.state),
+    ...(head.statusMessage ? { statusMessage: head.statusMessage } : {}),
+    timestamp: head.statusAt,
+    ...(opts.includeArtifacts ? { artifacts: view.artifacts } : {}),
+    ...(history.length > 0 ? { history } : {}),
+    ...(head.metadata && Object.keys(head.metadata).length > 0 ? { metadata: head.metadata } : {}),
+  };
+}

@@ -1,0 +1,449 @@
+/**
+ * A2A v0.3 JSON-RPC codec (the v0.3 JSON Schema shapes: `kind`
+ * discriminators, lower-case states, `user`/`agent` roles, nested file
+ * parts). Used for requests without an `A2A-Version` header or with
+ * `A2A-Version: 0.3`. Translates shapes only; the operations are the same
+ * as v1.0's (v0.3 just has no ListTasks method).
+ */
+import { z } from 'zod';
+import type { A2AState } from '../../domain/states.ts';
+import type { Artifact, Message, Part, TaskView } from '../../domain/task.ts';
+import type { A2ACodec } from './codec.ts';
+import { A2AProtocolError } from './errors.ts';
+import type { JsonRpcErrorObject } from './jsonrpc.ts';
+import {
+  type CancelTaskCommand,
+  finishCancelTask,
+  finishGetTask,
+  finishSendMessage,
+  type GetTaskCommand,
+  type ListTasksCommand,
+  type ListTasksResult,
+  methodLookup,
+  type ParseOptions,
+  type PushNotificationConfig,
+  projectTask,
+  type SendMessageCommand,
+  type TaskEncodeOptions,
+} from './operations.ts';
+import {
+  base64Schema,
+  exactlyOne,
+  historyLengthSchema,
+  metadataSchema,
+  nonEmpty,
+  parseWire,
+  type UnknownFieldHint,
+  wireObject,
+} from './validation.ts';
+
+// ---- wire types (output) ------------------------------------------------------------------------
+
+export type V03Role = 'user' | 'agent';
+export type V03State =
+  | 'submitted'
+  | 'working'
+  | 'input-required'
+  | 'auth-required'
+  | 'completed'
+  | 'canceled'
+  | 'failed'
+  | 'rejected'
+  | 'unknown';
+
+export type V03Part =
+  | { kind: 'text'; text: string; metadata?: Record<string, unknown> }
+  | {
+      kind: 'file';
+      file:
+        | { bytes: string; mimeType?: string; name?: string }
+        | { uri: string; mimeType?: string; name?: string };
+      metadata?: Record<string, unknown>;
+    }
+  | { kind: 'data'; data: Record<string, unknown>; metadata?: Record<string, unknown> };
+
+export interface V03Message {
+  kind: 'message';
+  messageId: string;
+  role: V03Role;
+  parts: V03Part[];
+  contextId?: string;
+  taskId?: string;
+  metadata?: Record<string, unknown>;
+  extensions?: string[];
+  referenceTaskIds?: string[];
+}
+
+export interface V03Artifact {
+  artifactId: string;
+  name?: string;
+  description?: string;
+  parts: V03Part[];
+  metadata?: Record<string, unknown>;
+  extensions?: string[];
+}
+
+export interface V03Task {
+  kind: 'task';
+  id: string;
+  contextId: string;
+  status: { state: V03State; message?: V03Message; timestamp: string };
+  artifacts?: V03Artifact[];
+  history?: V03Message[];
+  metadata?: Record<string, unknown>;
+}
+
+export interface V03ListTasksResponse {
+  tasks: V03Task[];
+  nextPageToken: string;
+  pageSize: number;
+  totalSize: number;
+}
+
+export interface V03ErrorObject extends JsonRpcErrorObject {
+  data: Record<string, unknown> & { reason: string };
+}
+
+export const V03_STATE_OF: Readonly<Record<A2AState, V03State>> = {
+  TASK_STATE_SUBMITTED: 'submitted',
+  TASK_STATE_WORKING: 'working',
+  TASK_STATE_INPUT_REQUIRED: 'input-required',
+  TASK_STATE_AUTH_REQUIRED: 'auth-required',
+  TASK_STATE_COMPLETED: 'completed',
+  TASK_STATE_CANCELED: 'canceled',
+  TASK_STATE_FAILED: 'failed',
+  TASK_STATE_REJECTED: 'rejected',
+};
+
+/**
+ * v0.3 data parts must hold an object. Like a2a-js's compat layer, other JSON values
+ * travel wrapped as `{value}` with this metadata flag, and are unwrapped on input.
+ */
+export const DATA_PART_COMPAT_FLAG = 'data_part_compat';
+
+// ---- parsing ------------------------------------------------------------------------------------
+
+const V03_HINTS: Readonly<Record<string, string>> = {
+  tenant: '"tenant" is an A2A v1.0 field; send A2A-Version: 1.0 to use it',
+  raw: 'v1.0 part field; in v0.3 use {"kind":"file","file":{"bytes":…}}',
+  url: 'v1.0 part field; in v0.3 use {"kind":"file","file":{"uri":…}}',
+  mediaType: 'v1.0 name; v0.3 uses file.mimeType',
+  filename: 'v1.0 name; v0.3 uses file.name',
+  returnImmediately: 'v1.0 field; v0.3 uses "blocking" (inverted)',
+  taskPushNotificationConfig: 'v1.0 name; v0.3 uses "pushNotificationConfig"',
+};
+const hint: UnknownFieldHint = (key) =>
+  (Object.hasOwn(V03_HINTS, key) ? V03_HINTS[key] : undefined) ??
+  (key.includes('_')
+    ? 'A2A v0.3 uses camelCase names (snake_case aliases are a v1.0/ProtoJSON feature)'
+    : undefined);
+
+const roleSchema = z.unknown().transform((v, ctx): Message['role'] => {
+  if (v === 'user' || v === 'agent') return v;
+  let message: string;
+  if (v === undefined) message = 'is required ("user" or "agent")';
+  else if (v === 'ROLE_USER' || v === 'ROLE_AGENT') {
+    message = `must be "user" or "agent"; ${v} is the A2A v1.0 spelling (send A2A-Version: 1.0 to use it)`;
+  } else message = `must be "user" or "agent", got ${JSON.stringify(v)}`;
+  ctx.addIssue({ code: 'custom', message, input: v });
+  return z.NEVER;
+});
+
+const fileSchema = wireObject({
+  bytes: base64Schema.optional(),
+  uri: z.string().min(1).optional(),
+  mimeType: z.string().optional(),
+  name: z.string().optional(),
+}).superRefine((f, ctx) => {
+  exactlyOne(f, ['bytes', 'uri'], 'a file', ctx);
+});
+
+const partSchema = wireObject({
+  kind: z.enum(['text', 'file', 'data']).optional(),
+  text: z.string().optional(),
+  file: fileSchema.optional(),
+  data: metadataSchema.optional(),
+  metadata: metadataSchema.optional(),
+}).superRefine((p, ctx) => {
+  const member = exactlyOne(p, ['text', 'file', 'data'], 'a part', ctx);
+  if (member && p.kind !== undefined && p.kind !== member) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `is "${p.kind}" but the part carries "${member}"`,
+      path: ['kind'],
+      input: p.kind,
+    });
+  }
+});
+
+const messageSchema = wireObject({
+  kind: z.literal('message').optional(),
+  messageId: z.string().min(1),
+  contextId: z.string().optional(),
+  taskId: z.string().optional(),
+  role: roleSchema,
+  parts: z.array(partSchema).min(1),
+  metadata: metadataSchema.optional(),
+  extensions: z.array(z.string()).optional(),
+  referenceTaskIds: z.array(z.string()).optional(),
+});
+
+const pushConfigSchema = wireObject({
+  id: z.string().optional(),
+  url: z.string().min(1),
+  token: z.string().optional(),
+  authentication: wireObject({ schemes: z.array(z.string()), credentials: z.string().optional() }).optional(),
+});
+
+const configurationSchema = wireObject({
+  acceptedOutputModes: z.array(z.string()).optional(),
+  blocking: z.boolean().optional(),
+  historyLength: historyLengthSchema(false).optional(),
+  pushNotificationConfig: pushConfigSchema.optional(),
+});
+
+const sendMessageSchema = wireObject({
+  message: messageSchema,
+  configuration: configurationSchema.optional(),
+  metadata: metadataSchema.optional(),
+});
+
+/** TaskQueryParams; its `metadata` is accepted and ignored. */
+const getTaskSchema = wireObject({
+  id: z.string().min(1),
+  historyLength: historyLengthSchema(false).optional(),
+  metadata: metadataSchema.optional(),
+});
+
+/** TaskIdParams. */
+const cancelTaskSchema = wireObject({ id: z.string().min(1), metadata: metadataSchema.optional() });
+
+type WirePart = z.output<typeof partSchema>;
+
+function toDomainPart(p: WirePart): Part {
+  const metadata = p.metadata ? { ...p.metadata } : undefined;
+  if (p.file) {
+    const { file } = p;
+    return {
+      ...(file.bytes !== undefined ? { raw: file.bytes } : { url: file.uri }),
+      ...(nonEmpty(file.mimeType) ? { mediaType: file.mimeType } : {}),
+      ...(nonEmpty(file.name) ? { filename: file.name } : {}),
+      ...(metadata ? { metadata } : {}),
+    };
+  }
+  if (p.data) {
+    let data: unknown = p.data;
+    if (metadata?.[DATA_PART_COMPAT_FLAG] === true && Object.hasOwn(p.data, 'value')) {
+      data = p.data.value;
+      delete metadata[DATA_PART_COMPAT_FLAG];
+    }
+    return {
+      data,
+      ...(metadata && Object.keys(metadata).length > 0 ? { metadata } : {}),
+    };
+  }
+  return { text: p.text ?? '', ...(metadata ? { metadata } : {}) };
+}
+
+function toDomainMessage(m: z.output<typeof messageSchema>): Message {
+  return {
+    messageId: m.messageId,
+    role: m.role,
+    parts: m.parts.map(toDomainPart),
+    ...(nonEmpty(m.contextId) ? { contextId: m.contextId } : {}),
+    ...(nonEmpty(m.taskId) ? { taskId: m.taskId } : {}),
+    ...(m.metadata ? { metadata: m.metadata } : {}),
+    ...(nonEmpty(m.extensions) ? { extensions: m.extensions } : {}),
+    ...(nonEmpty(m.referenceTaskIds) ? { referenceTaskIds: m.referenceTaskIds } : {}),
+  };
+}
+
+/** v0.3 allowed several auth schemes; v1.0 (and we) keep one, the first (as a2a-js does). */
+function toPushConfig(c: z.output<typeof pushConfigSchema>): PushNotificationConfig {
+  const scheme = c.authentication?.schemes[0];
+  return {
+    ...(nonEmpty(c.id) ? { id: c.id } : {}),
+    url: c.url,
+    ...(nonEmpty(c.token) ? { token: c.token } : {}),
+    ...(scheme
+      ? {
+          authentication: {
+            scheme,
+            ...(nonEmpty(c.authentication?.credentials)
+              ? { credentials: c.authentication?.credentials }
+              : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+// ---- encoding -----------------------------------------------------------------------------------
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Lossy where v0.3 has no field: mediaType/filename of text and data parts are dropped. */
+export function encodePart(p: Part): V03Part {
+  const metadata = p.metadata ? { ...p.metadata } : undefined;
+  const meta = metadata ? { metadata } : {};
+  if (p.raw !== undefined || p.url !== undefined) {
+    const details = {
+      ...(nonEmpty(p.mediaType) ? { mimeType: p.mediaType } : {}),
+      ...(nonEmpty(p.filename) ? { name: p.filename } : {}),
+    };
+    const file = p.raw !== undefined ? { bytes: p.raw, ...details } : { uri: p.url ?? '', ...details };
+    return { kind: 'file', file, ...meta };
+  }
+  if (p.data !== undefined) {
+    if (isPlainObject(p.data)) return { kind: 'data', data: p.data, ...meta };
+    return {
+      kind: 'data',
+      data: { value: p.data },
+      metadata: { ...metadata, [DATA_PART_COMPAT_FLAG]: true },
+    };
+  }
+  return { kind: 'text', text: p.text ?? '', ...meta };
+}
+
+export function encodeMessage(m: Message): V03Message {
+  return {
+    kind: 'message',
+    messageId: m.messageId,
+    role: m.role,
+    parts: m.parts.map(encodePart),
+    ...(nonEmpty(m.contextId) ? { contextId: m.contextId } : {}),
+    ...(nonEmpty(m.taskId) ? { taskId: m.taskId } : {}),
+    ...(m.metadata ? { metadata: m.metadata } : {}),
+    ...(nonEmpty(m.extensions) ? { extensions: m.extensions } : {}),
+    ...(nonEmpty(m.referenceTaskIds) ? { referenceTaskIds: m.referenceTaskIds } : {}),
+  };
+}
+
+export function encodeArtifact(a: Artifact): V03Artifact {
+  return {
+    artifactId: a.artifactId,
+    ...(nonEmpty(a.name) ? { name: a.name } : {}),
+    ...(nonEmpty(a.description) ? { description: a.description } : {}),
+    parts: a.parts.map(encodePart),
+    ...(a.metadata ? { metadata: a.metadata } : {}),
+    ...(nonEmpty(a.extensions) ? { extensions: a.extensions } : {}),
+  };
+}
+
+function encodeTask(view: TaskView, opts: TaskEncodeOptions): V03Task {
+  const t = projectTask(view, opts);
+  return {
+    kind: 'task',
+    id: t.id,
+    contextId: t.contextId,
+    status: {
+      state: V03_STATE_OF[t.state],
+      ...(t.statusMessage ? { message: encodeMessage(t.statusMessage) } : {}),
+      timestamp: t.timestamp,
+    },
+    ...(t.artifacts ? { artifacts: t.artifacts.map(encodeArtifact) } : {}),
+    ...(t.history ? { history: t.history.map(encodeMessage) } : {}),
+    ...(t.metadata ? { metadata: t.metadata } : {}),
+  };
+}
+
+// ---- the codec ----------------------------------------------------------------------------------
+
+/** v0.3 JSON-RPC method names; v0.3 has no ListTasks. */
+export const V03_METHODS = {
+  SendMessage: 'message/send',
+  SendStreamingMessage: 'message/stream',
+  GetTask: 'tasks/get',
+  CancelTask: 'tasks/cancel',
+  SubscribeToTask: 'tasks/resubscribe',
+  CreateTaskPushNotificationConfig: 'tasks/pushNotificationConfig/set',
+  GetTaskPushNotificationConfig: 'tasks/pushNotificationConfig/get',
+  ListTaskPushNotificationConfigs: 'tasks/pushNotificationConfig/list',
+  DeleteTaskPushNotificationConfig: 'tasks/pushNotificationConfig/delete',
+  GetExtendedAgentCard: 'agent/getAuthenticatedExtendedCard',
+} as const;
+
+export const v03Codec = {
+  version: '0.3',
+  ...methodLookup(V03_METHODS),
+
+  parseSendMessage(params: unknown, options?: ParseOptions): SendMessageCommand {
+    const p = parseWire(sendMessageSchema, params, hint);
+    const c = p.configuration;
+    return finishSendMessage(
+      {
+        message: toDomainMessage(p.message),
+        // v0.3 `blocking` defaults to true, i.e. returnImmediately false.
+        ...(c?.blocking !== undefined ? { returnImmediately: !c.blocking } : {}),
+        ...(c?.historyLength !== undefined ? { historyLength: c.historyLength } : {}),
+        ...(c?.acceptedOutputModes ? { acceptedOutputModes: c.acceptedOutputModes } : {}),
+        ...(c?.pushNotificationConfig
+          ? { pushNotificationConfig: toPushConfig(c.pushNotificationConfig) }
+          : {}),
+        ...(p.metadata ? { metadata: p.metadata } : {}),
+      },
+      options,
+    );
+  },
+
+  parseGetTask(params: unknown): GetTaskCommand {
+    const p = parseWire(getTaskSchema, params, hint);
+    return finishGetTask({
+      id: p.id,
+      ...(p.historyLength !== undefined ? { historyLength: p.historyLength } : {}),
+    });
+  },
+
+  /** Never reached through resolveOperation: v0.3 has no list method. */
+  parseListTasks(_params: unknown): ListTasksCommand {
+    throw A2AProtocolError.methodNotFound(
+      'ListTasks',
+      'A2A v0.3 has no list method; send A2A-Version: 1.0 and call ListTasks',
+      { requiredVersion: '1.0' },
+    );
+  },
+
+  parseCancelTask(params: unknown): CancelTaskCommand {
+    const p = parseWire(cancelTaskSchema, params, hint);
+    return finishCancelTask({ id: p.id, ...(p.metadata ? { metadata: p.metadata } : {}) });
+  },
+
+  encodeTask,
+
+  /** v0.3 returns the bare Task (with `kind: "task"`). */
+  encodeSendResult(view: TaskView, opts: TaskEncodeOptions): V03Task {
+    return encodeTask(view, opts);
+  },
+
+  encodeGetResult(view: TaskView, opts: TaskEncodeOptions): V03Task {
+    return encodeTask(view, opts);
+  },
+
+  encodeCancelResult(view: TaskView, opts: TaskEncodeOptions): V03Task {
+    return encodeTask(view, opts);
+  },
+
+  /** Not reachable over v0.3 JSON-RPC; provided so every codec can render every result. */
+  encodeListResult(result: ListTasksResult, opts: TaskEncodeOptions): V03ListTasksResponse {
+    return {
+      tasks: result.tasks.map((v) => encodeTask(v, opts)),
+      nextPageToken: result.nextPageToken ?? '',
+      pageSize: result.pageSize,
+      totalSize: result.totalSize,
+    };
+  },
+
+  /** v0.3 `data` is free-form: the ErrorInfo reason and metadata flattened, plus any field violations. */
+  encodeError(err: A2AProtocolError): V03ErrorObject {
+    return {
+      code: err.code,
+      message: err.message,
+      data: {
+        ...err.metadata,
+        reason: err.reason,
+        ...(err.fieldViolations ? { fieldViolations: err.fieldViolations.map((v) => ({ ...v })) } : {}),
+      },
+    };
+  },
+} as const satisfies A2ACodec;

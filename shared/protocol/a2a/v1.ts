@@ -1,0 +1,488 @@
+/**
+ * A2A v1.0 JSON-RPC codec (ProtoJSON shapes, digest §3): translates wire
+ * params to the neutral commands and neutral results to wire objects.
+ * Parsing follows ProtoJSON leniency where it is harmless (snake_case
+ * aliases, integer enums, int32 as strings, null = unset) and is strict
+ * about unknown fields, naming each one in a -32602 error.
+ */
+import { z } from 'zod';
+import { A2A_STATES, type A2AState } from '../../domain/states.ts';
+import type { Artifact, Message, Part, TaskView } from '../../domain/task.ts';
+import type { A2ACodec } from './codec.ts';
+import { type A2AProtocolError, badRequestOf, type ErrorInfoDetail, errorInfoOf } from './errors.ts';
+import type { JsonRpcErrorObject } from './jsonrpc.ts';
+import {
+  type CancelTaskCommand,
+  finishCancelTask,
+  finishGetTask,
+  finishListTasks,
+  finishSendMessage,
+  type GetTaskCommand,
+  LIST_PAGE_SIZE,
+  type ListTasksCommand,
+  type ListTasksResult,
+  methodLookup,
+  type ParseOptions,
+  type PushNotificationConfig,
+  projectTask,
+  type SendMessageCommand,
+  type TaskEncodeOptions,
+} from './operations.ts';
+import {
+  base64Schema,
+  exactlyOne,
+  historyLengthSchema,
+  int32,
+  metadataSchema,
+  nonEmpty,
+  parseWire,
+  timestampSchema,
+  type UnknownFieldHint,
+  wireObject,
+} from './validation.ts';
+
+// ---- wire types (output) ------------------------------------------------------------------------
+
+export type V1Role = 'ROLE_USER' | 'ROLE_AGENT';
+
+export interface V1Part {
+  text?: string;
+  raw?: string;
+  url?: string;
+  data?: unknown;
+  mediaType?: string;
+  filename?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface V1Message {
+  messageId: string;
+  contextId?: string;
+  taskId?: string;
+  role: V1Role;
+  parts: V1Part[];
+  metadata?: Record<string, unknown>;
+  extensions?: string[];
+  referenceTaskIds?: string[];
+}
+
+export interface V1Artifact {
+  artifactId: string;
+  name?: string;
+  description?: string;
+  parts: V1Part[];
+  metadata?: Record<string, unknown>;
+  extensions?: string[];
+}
+
+export interface V1TaskStatus {
+  state: A2AState;
+  message?: V1Message;
+  timestamp: string;
+}
+
+export interface V1Task {
+  id: string;
+  contextId: string;
+  status: V1TaskStatus;
+  artifacts?: V1Artifact[];
+  history?: V1Message[];
+  metadata?: Record<string, unknown>;
+}
+
+export interface V1SendMessageResponse {
+  task: V1Task;
+}
+
+export interface V1ListTasksResponse {
+  tasks: V1Task[];
+  nextPageToken: string;
+  pageSize: number;
+  totalSize: number;
+}
+
+export interface V1ErrorObject extends JsonRpcErrorObject {
+  data: [ErrorInfoDetail, ...Record<string, unknown>[]];
+}
+
+// ---- parsing ------------------------------------------------------------------------------------
+
+const V1_HINTS: Readonly<Record<string, string>> = {
+  kind:
+    '"kind" is an A2A v0.3 field; v1.0 has no kind discriminators (a part is identified by its text, raw, url ' +
+    'or data member). To send v0.3 shapes, omit the A2A-Version header and call message/send',
+  file: 'v0.3 file part; in v1.0 put the bytes in "raw" or the link in "url", with "mediaType" and "filename"',
+  bytes: 'v0.3 file field; v1.0 uses "raw"',
+  uri: 'v0.3 file field; v1.0 uses "url"',
+  mimeType: 'v0.3 name; v1.0 uses "mediaType"',
+  blocking: '"blocking" is the A2A v0.3 field; v1.0 uses "returnImmediately" (inverted: absent/false = wait)',
+  pushNotificationConfig: 'v0.3 name; v1.0 uses "taskPushNotificationConfig"',
+};
+const hint: UnknownFieldHint = (key) => (Object.hasOwn(V1_HINTS, key) ? V1_HINTS[key] : undefined);
+
+const ROLE_BY_WIRE: Readonly<Record<string, Message['role']>> = {
+  ROLE_USER: 'user',
+  ROLE_AGENT: 'agent',
+  1: 'user',
+  2: 'agent',
+};
+
+const roleSchema = z.unknown().transform((v, ctx): Message['role'] => {
+  const role =
+    (typeof v === 'string' || typeof v === 'number') && Object.hasOwn(ROLE_BY_WIRE, v)
+      ? ROLE_BY_WIRE[v]
+      : undefined;
+  if (role) return role;
+  let message: string;
+  if (v === undefined) message = 'is required (ROLE_USER or ROLE_AGENT)';
+  else if (v === 'user' || v === 'agent') {
+    message = `must be ROLE_USER or ROLE_AGENT; "${v}" is the A2A v0.3 spelling`;
+  } else if (v === 'ROLE_UNSPECIFIED' || v === 0)
+    message = 'must be ROLE_USER or ROLE_AGENT, not unspecified';
+  else message = `must be ROLE_USER or ROLE_AGENT, got ${JSON.stringify(v)}`;
+  ctx.addIssue({ code: 'custom', message, input: v });
+  return z.NEVER;
+});
+
+/** ProtoJSON TaskState enum numbers (digest §3.3). */
+const STATE_NUMBERS: Readonly<Record<number, A2AState>> = {
+  1: 'TASK_STATE_SUBMITTED',
+  2: 'TASK_STATE_WORKING',
+  3: 'TASK_STATE_COMPLETED',
+  4: 'TASK_STATE_FAILED',
+  5: 'TASK_STATE_CANCELED',
+  6: 'TASK_STATE_INPUT_REQUIRED',
+  7: 'TASK_STATE_REJECTED',
+  8: 'TASK_STATE_AUTH_REQUIRED',
+};
+
+/** A state filter; TASK_STATE_UNSPECIFIED (the proto default) means "no filter". */
+const stateFilterSchema = z.unknown().transform((v, ctx): A2AState | undefined => {
+  if (v === undefined || v === 'TASK_STATE_UNSPECIFIED' || v === 0) return undefined;
+  if (typeof v === 'string' && (A2A_STATES as readonly string[]).includes(v)) return v as A2AState;
+  if (typeof v === 'number' && Object.hasOwn(STATE_NUMBERS, v)) return STATE_NUMBERS[v];
+  ctx.addIssue({
+    code: 'custom',
+    message: `must be a TaskState: one of ${A2A_STATES.join(', ')}, got ${JSON.stringify(v)}`,
+    input: v,
+  });
+  return z.NEVER;
+});
+
+const CONTENT = ['text', 'raw', 'url', 'data'] as const;
+
+const partSchema = wireObject(
+  {
+    text: z.string().optional(),
+    raw: base64Schema.optional(),
+    url: z.string().min(1).optional(),
+    data: z.unknown().optional(),
+    mediaType: z.string().optional(),
+    filename: z.string().optional(),
+    metadata: metadataSchema.optional(),
+  },
+  { media_type: 'mediaType' },
+).superRefine((p, ctx) => {
+  exactlyOne(p, CONTENT, 'a part', ctx);
+});
+
+const messageSchema = wireObject(
+  {
+    messageId: z.string().min(1),
+    contextId: z.string().optional(),
+    taskId: z.string().optional(),
+    role: roleSchema,
+    parts: z.array(partSchema).min(1),
+    metadata: metadataSchema.optional(),
+    extensions: z.array(z.string()).optional(),
+    referenceTaskIds: z.array(z.string()).optional(),
+  },
+  {
+    message_id: 'messageId',
+    context_id: 'contextId',
+    task_id: 'taskId',
+    reference_task_ids: 'referenceTaskIds',
+  },
+);
+
+const authenticationSchema = wireObject({ scheme: z.string().min(1), credentials: z.string().optional() });
+
+const pushConfigSchema = wireObject(
+  {
+    tenant: z.string().optional(),
+    id: z.string().optional(),
+    taskId: z.string().optional(),
+    url: z.string().min(1),
+    token: z.string().optional(),
+    authentication: authenticationSchema.optional(),
+  },
+  { task_id: 'taskId' },
+);
+
+const configurationSchema = wireObject(
+  {
+    acceptedOutputModes: z.array(z.string()).optional(),
+    taskPushNotificationConfig: pushConfigSchema.optional(),
+    historyLength: historyLengthSchema(true).optional(),
+    returnImmediately: z.boolean().optional(),
+  },
+  {
+    accepted_output_modes: 'acceptedOutputModes',
+    task_push_notification_config: 'taskPushNotificationConfig',
+    history_length: 'historyLength',
+    return_immediately: 'returnImmediately',
+  },
+);
+
+const sendMessageSchema = wireObject({
+  tenant: z.string().optional(),
+  message: messageSchema,
+  configuration: configurationSchema.optional(),
+  metadata: metadataSchema.optional(),
+});
+
+const getTaskSchema = wireObject(
+  {
+    tenant: z.string().optional(),
+    id: z.string().min(1),
+    historyLength: historyLengthSchema(true).optional(),
+  },
+  { history_length: 'historyLength' },
+);
+
+const listTasksSchema = wireObject(
+  {
+    tenant: z.string().optional(),
+    contextId: z.string().optional(),
+    status: stateFilterSchema.optional(),
+    pageSize: int32(true, {
+      min: LIST_PAGE_SIZE.min,
+      max: LIST_PAGE_SIZE.max,
+      rangeError: `must be between ${LIST_PAGE_SIZE.min} and ${LIST_PAGE_SIZE.max}`,
+    }).optional(),
+    pageToken: z.string().optional(),
+    historyLength: historyLengthSchema(true).optional(),
+    statusTimestampAfter: timestampSchema.optional(),
+    includeArtifacts: z.boolean().optional(),
+  },
+  {
+    context_id: 'contextId',
+    page_size: 'pageSize',
+    page_token: 'pageToken',
+    history_length: 'historyLength',
+    status_timestamp_after: 'statusTimestampAfter',
+    include_artifacts: 'includeArtifacts',
+  },
+);
+
+const cancelTaskSchema = wireObject({
+  tenant: z.string().optional(),
+  id: z.string().min(1),
+  metadata: metadataSchema.optional(),
+});
+
+type WirePart = z.output<typeof partSchema>;
+type WireMessage = z.output<typeof messageSchema>;
+
+function toDomainPart(p: WirePart): Part {
+  return {
+    ...(p.text !== undefined ? { text: p.text } : {}),
+    ...(p.raw !== undefined ? { raw: p.raw } : {}),
+    ...(p.url !== undefined ? { url: p.url } : {}),
+    ...(p.data !== undefined ? { data: p.data } : {}),
+    ...(nonEmpty(p.mediaType) ? { mediaType: p.mediaType } : {}),
+    ...(nonEmpty(p.filename) ? { filename: p.filename } : {}),
+    ...(p.metadata ? { metadata: p.metadata } : {}),
+  };
+}
+
+function toDomainMessage(m: WireMessage): Message {
+  return {
+    messageId: m.messageId,
+    role: m.role,
+    parts: m.parts.map(toDomainPart),
+    ...(nonEmpty(m.contextId) ? { contextId: m.contextId } : {}),
+    ...(nonEmpty(m.taskId) ? { taskId: m.taskId } : {}),
+    ...(m.metadata ? { metadata: m.metadata } : {}),
+    ...(nonEmpty(m.extensions) ? { extensions: m.extensions } : {}),
+    ...(nonEmpty(m.referenceTaskIds) ? { referenceTaskIds: m.referenceTaskIds } : {}),
+  };
+}
+
+function toPushConfig(c: z.output<typeof pushConfigSchema>): PushNotificationConfig {
+  return {
+    ...(nonEmpty(c.id) ? { id: c.id } : {}),
+    url: c.url,
+    ...(nonEmpty(c.token) ? { token: c.token } : {}),
+    ...(c.authentication
+      ? {
+          authentication: {
+            scheme: c.authentication.scheme,
+            ...(nonEmpty(c.authentication.credentials) ? { credentials: c.authentication.credentials } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+// ---- encoding -----------------------------------------------------------------------------------
+
+const ROLE_TO_WIRE: Readonly<Record<Message['role'], V1Role>> = { user: 'ROLE_USER', agent: 'ROLE_AGENT' };
+
+export function encodePart(p: Part): V1Part {
+  return {
+    ...(p.text !== undefined ? { text: p.text } : {}),
+    ...(p.raw !== undefined ? { raw: p.raw } : {}),
+    ...(p.url !== undefined ? { url: p.url } : {}),
+    ...(p.data !== undefined ? { data: p.data } : {}),
+    ...(nonEmpty(p.mediaType) ? { mediaType: p.mediaType } : {}),
+    ...(nonEmpty(p.filename) ? { filename: p.filename } : {}),
+    ...(p.metadata ? { metadata: p.metadata } : {}),
+  };
+}
+
+export function encodeMessage(m: Message): V1Message {
+  return {
+    messageId: m.messageId,
+    ...(nonEmpty(m.contextId) ? { contextId: m.contextId } : {}),
+    ...(nonEmpty(m.taskId) ? { taskId: m.taskId } : {}),
+    role: ROLE_TO_WIRE[m.role],
+    parts: m.parts.map(encodePart),
+    ...(m.metadata ? { metadata: m.metadata } : {}),
+    ...(nonEmpty(m.extensions) ? { extensions: m.extensions } : {}),
+    ...(nonEmpty(m.referenceTaskIds) ? { referenceTaskIds: m.referenceTaskIds } : {}),
+  };
+}
+
+export function encodeArtifact(a: Artifact): V1Artifact {
+  return {
+    artifactId: a.artifactId,
+    ...(nonEmpty(a.name) ? { name: a.name } : {}),
+    ...(nonEmpty(a.description) ? { description: a.description } : {}),
+    parts: a.parts.map(encodePart),
+    ...(a.metadata ? { metadata: a.metadata } : {}),
+    ...(nonEmpty(a.extensions) ? { extensions: a.extensions } : {}),
+  };
+}
+
+function encodeTask(view: TaskView, opts: TaskEncodeOptions): V1Task {
+  const t = projectTask(view, opts);
+  return {
+    id: t.id,
+    contextId: t.contextId,
+    status: {
+      state: t.state,
+      ...(t.statusMessage ? { message: encodeMessage(t.statusMessage) } : {}),
+      timestamp: t.timestamp,
+    },
+    ...(t.artifacts ? { artifacts: t.artifacts.map(encodeArtifact) } : {}),
+    ...(t.history ? { history: t.history.map(encodeMessage) } : {}),
+    ...(t.metadata ? { metadata: t.metadata } : {}),
+  };
+}
+
+// ---- the codec ----------------------------------------------------------------------------------
+
+export const V1_METHODS = {
+  SendMessage: 'SendMessage',
+  SendStreamingMessage: 'SendStreamingMessage',
+  GetTask: 'GetTask',
+  ListTasks: 'ListTasks',
+  CancelTask: 'CancelTask',
+  SubscribeToTask: 'SubscribeToTask',
+  CreateTaskPushNotificationConfig: 'CreateTaskPushNotificationConfig',
+  GetTaskPushNotificationConfig: 'GetTaskPushNotificationConfig',
+  ListTaskPushNotificationConfigs: 'ListTaskPushNotificationConfigs',
+  DeleteTaskPushNotificationConfig: 'DeleteTaskPushNotificationConfig',
+  GetExtendedAgentCard: 'GetExtendedAgentCard',
+} as const;
+
+export const v1Codec = {
+  version: '1.0',
+  ...methodLookup(V1_METHODS),
+
+  parseSendMessage(params: unknown, options?: ParseOptions): SendMessageCommand {
+    const p = parseWire(sendMessageSchema, params, hint);
+    const c = p.configuration;
+    return finishSendMessage(
+      {
+        ...(nonEmpty(p.tenant) ? { tenant: p.tenant } : {}),
+        message: toDomainMessage(p.message),
+        ...(c?.returnImmediately !== undefined ? { returnImmediately: c.returnImmediately } : {}),
+        ...(c?.historyLength !== undefined ? { historyLength: c.historyLength } : {}),
+        ...(c?.acceptedOutputModes ? { acceptedOutputModes: c.acceptedOutputModes } : {}),
+        ...(c?.taskPushNotificationConfig
+          ? { pushNotificationConfig: toPushConfig(c.taskPushNotificationConfig) }
+          : {}),
+        ...(p.metadata ? { metadata: p.metadata } : {}),
+      },
+      options,
+    );
+  },
+
+  parseGetTask(params: unknown): GetTaskCommand {
+    const p = parseWire(getTaskSchema, params, hint);
+    return finishGetTask({
+      ...(nonEmpty(p.tenant) ? { tenant: p.tenant } : {}),
+      id: p.id,
+      ...(p.historyLength !== undefined ? { historyLength: p.historyLength } : {}),
+    });
+  },
+
+  parseListTasks(params: unknown): ListTasksCommand {
+    const p = parseWire(listTasksSchema, params, hint);
+    return finishListTasks({
+      ...(nonEmpty(p.tenant) ? { tenant: p.tenant } : {}),
+      ...(nonEmpty(p.contextId) ? { contextId: p.contextId } : {}),
+      ...(p.status ? { status: p.status } : {}),
+      ...(p.pageSize !== undefined ? { pageSize: p.pageSize } : {}),
+      ...(nonEmpty(p.pageToken) ? { pageToken: p.pageToken } : {}),
+      ...(p.historyLength !== undefined ? { historyLength: p.historyLength } : {}),
+      ...(p.statusTimestampAfter ? { statusTimestampAfter: p.statusTimestampAfter } : {}),
+      ...(p.includeArtifacts !== undefined ? { includeArtifacts: p.includeArtifacts } : {}),
+    });
+  },
+
+  parseCancelTask(params: unknown): CancelTaskCommand {
+    const p = parseWire(cancelTaskSchema, params, hint);
+    return finishCancelTask({
+      ...(nonEmpty(p.tenant) ? { tenant: p.tenant } : {}),
+      id: p.id,
+      ...(p.metadata ? { metadata: p.metadata } : {}),
+    });
+  },
+
+  encodeTask,
+
+  encodeSendResult(view: TaskView, opts: TaskEncodeOptions): V1SendMessageResponse {
+    return { task: encodeTask(view, opts) };
+  },
+
+  encodeGetResult(view: TaskView, opts: TaskEncodeOptions): V1Task {
+    return encodeTask(view, opts);
+  },
+
+  encodeCancelResult(view: TaskView, opts: TaskEncodeOptions): V1Task {
+    return encodeTask(view, opts);
+  },
+
+  /** All four fields always present (digest §4.6 / sharp edge 11). */
+  encodeListResult(result: ListTasksResult, opts: TaskEncodeOptions): V1ListTasksResponse {
+    return {
+      tasks: result.tasks.map((v) => encodeTask(v, opts)),
+      nextPageToken: result.nextPageToken ?? '',
+      pageSize: result.pageSize,
+      totalSize: result.totalSize,
+    };
+  },
+
+  /** `data` is an array of typed details: always an ErrorInfo, plus a BadRequest for field violations. */
+  encodeError(err: A2AProtocolError): V1ErrorObject {
+    const badRequest = badRequestOf(err);
+    return {
+      code: err.code,
+      message: err.message,
+      data: badRequest ? [errorInfoOf(err), { ...badRequest }] : [errorInfoOf(err)],
+    };
+  },
+} as const satisfies A2ACodec;

@@ -1,0 +1,247 @@
+/**
+ * Validation building blocks shared by the codecs: zod fragments for wire
+ * scalars (timestamps, base64, int32, metadata), a wire-object helper that
+ * applies ProtoJSON leniency (null = absent, snake_case aliases), and the
+ * translation of zod issues into -32602 errors with field violations.
+ */
+import { type ZodType, z } from 'zod';
+import { A2AProtocolError, type FieldViolation } from './errors.ts';
+
+/** `historyLength` and friends are int32 on the wire. */
+export const MAX_INT32 = 2_147_483_647;
+
+/** Returns extra advice for an unknown field, e.g. "`kind` is a v0.3 field". */
+export type UnknownFieldHint = (key: string) => string | undefined;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Own data property even for keys like "__proto__" (plain assignment would replace the prototype). */
+const define = (o: Record<string, unknown>, key: string, value: unknown): void => {
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+};
+
+/**
+ * A strict wire object: unknown keys are rejected (free-form maps such as `metadata` are
+ * declared with `metadataSchema` and stay open). Before validation, keys whose value is
+ * null are dropped (ProtoJSON: null means "not set"), and each `aliases` entry
+ * (`snake_case → camelCase`) is renamed; giving both spellings is an error.
+ */
+export function wireObject<S extends z.core.$ZodLooseShape>(
+  shape: S,
+  aliases: Readonly<Record<string, keyof S & string>> = {},
+) {
+  return z.preprocess((input, ctx) => {
+    if (!isPlainObject(input)) return input;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(input)) {
+      if (value === null) continue;
+      const target = Object.hasOwn(aliases, key) ? aliases[key] : undefined;
+      if (target !== undefined) {
+        if (Object.hasOwn(input, target) && input[target] !== null) {
+          ctx.issues.push({
+            code: 'custom',
+            message: `given both as "${target}" and as its alias "${key}"; send only one`,
+            input: value,
+            path: [key],
+          });
+          continue;
+        }
+        define(out, target, value);
+      } else define(out, key, value);
+    }
+    return out;
+  }, z.strictObject(shape));
+}
+
+export const metadataSchema = z.record(z.string(), z.unknown());
+
+const integerFromString = (v: unknown): unknown =>
+  typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v;
+
+/**
+ * An int32 within [min, max] (`rangeError` replaces the default bound messages). With
+ * `acceptStrings`, integers given as strings ("10") are accepted too, as ProtoJSON allows.
+ */
+export function int32(
+  acceptStrings: boolean,
+  bounds: { min?: number; max?: number; rangeError?: string } = {},
+) {
+  const { min = -MAX_INT32 - 1, max = MAX_INT32, rangeError } = bounds;
+  const base = z
+    .int({ error: (iss) => (iss.input === undefined ? undefined : 'must be an integer') })
+    .min(min, rangeError ? { error: rangeError } : undefined)
+    .max(max, rangeError ? { error: rangeError } : undefined);
+  return acceptStrings ? z.preprocess(integerFromString, base) : base;
+}
+
+/** historyLength: an int32 >= 0 (0 means "no history"). */
+export const historyLengthSchema = (acceptStrings: boolean) =>
+  int32(acceptStrings, { min: 0, rangeError: 'must be >= 0 (0 means no history, omit it for all)' });
+
+const TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Normalize an RFC 3339 UTC timestamp to `YYYY-MM-DDTHH:mm:ss.sssZ`, or return an error
+ * description. Offsets must denote UTC (`Z` or ±00:00). Sub-millisecond digits round up,
+ * so an inclusive "≥ value" comparison against millisecond timestamps stays exact.
+ */
+export function normalizeTimestamp(
+  value: string,
+): { ok: true; value: string } | { ok: false; error: string } {
+  const m = TIMESTAMP.exec(value);
+  if (!m) return { ok: false, error: 'must be an RFC 3339 timestamp such as 2025-01-31T10:30:00.000Z' };
+  const [, ys, mos, ds, hs, mis, ss, frac = '', offset = 'Z'] = m;
+  if (offset.toUpperCase() !== 'Z' && offset.slice(1) !== '00:00') {
+    return { ok: false, error: `must be in UTC (end with "Z"), got offset ${offset}` };
+  }
+  const [y, mo, d, h, mi, s] = [ys, mos, ds, hs, mis, ss].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const daysInMonth = new Date(Date.UTC(2000, mo, 0)).getUTCDate() - (mo === 2 && !isLeap(y) ? 1 : 0);
+  if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth || h > 23 || mi > 59 || s > 59) {
+    return { ok: false, error: 'is not a valid date and time' };
+  }
+  const nanos = Number(frac.padEnd(9, '0'));
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d);
+  date.setUTCHours(h, mi, s, Math.ceil(nanos / 1e6));
+  return { ok: true, value: date.toISOString() };
+}
+
+const isLeap = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+
+export const timestampSchema = z.string().transform((s, ctx) => {
+  const r = normalizeTimestamp(s);
+  if (r.ok) return r.value;
+  ctx.addIssue({ code: 'custom', message: r.error, input: s });
+  return z.NEVER;
+});
+
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** Base64 bytes: standard or URL-safe alphabet, padded or not; normalized to standard padded form. */
+export const base64Schema = z.string().transform((s, ctx) => {
+  const body = s.replace(/=+$/, '');
+  if (!BASE64.test(s) || body.length % 4 === 1) {
+    ctx.addIssue({ code: 'custom', message: 'must be base64-encoded bytes', input: s.slice(0, 32) });
+    return z.NEVER;
+  }
+  return Buffer.from(body, 'base64').toString('base64');
+});
+
+// ---- zod issues → field violations ---------------------------------------------------------------
+
+/** `message.parts[0].text`, relative to the request params; the params object itself is "params". */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else out += out === '' ? String(seg) : `.${String(seg)}`;
+  }
+  return out === '' ? 'params' : out;
+}
+
+const describeInput = (v: unknown): string => {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'string') return `a string`;
+  return `${typeof v} ${JSON.stringify(v)}`;
+};
+
+const EXPECTED: Readonly<Record<string, string>> = {
+  string: 'a string',
+  object: 'an object',
+  record: 'an object',
+  array: 'an array',
+  int: 'an integer',
+  number: 'a number',
+  boolean: 'a boolean (true or false)',
+};
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_type': {
+      const expected = EXPECTED[issue.expected] ?? issue.expected;
+      if (issue.input === undefined) return `is required (${expected})`;
+      const custom = issue.message.startsWith('Invalid input') ? '' : issue.message;
+      return `${custom || `must be ${expected}`}, got ${describeInput(issue.input)}`;
+    }
+    case 'too_small': {
+      if (issue.origin === 'array') return `must contain at least ${issue.minimum} item(s)`;
+      if (issue.origin === 'string') {
+        return Number(issue.minimum) <= 1
+          ? 'must not be empty'
+          : `must be at least ${issue.minimum} characters`;
+      }
+      return issue.message.startsWith('Too small') ? `must be >= ${issue.minimum}` : issue.message;
+    }
+    case 'too_big': {
+      if (issue.origin === 'array') return `must contain at most ${issue.maximum} item(s)`;
+      if (issue.origin === 'string') return `must be at most ${issue.maximum} characters`;
+      return issue.message.startsWith('Too big') ? `must be <= ${issue.maximum}` : issue.message;
+    }
+    case 'invalid_value':
+      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return issue.message;
+  }
+}
+
+export function violationsOf(issues: readonly z.core.$ZodIssue[], hint?: UnknownFieldHint): FieldViolation[] {
+  const out: FieldViolation[] = [];
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        const advice = hint?.(key);
+        out.push({
+          field: fieldPath([...issue.path, key]),
+          description: `unknown field${advice ? `: ${advice}` : ''}`,
+        });
+      }
+    } else out.push({ field: fieldPath(issue.path), description: describeIssue(issue) });
+  }
+  return out;
+}
+
+/** Validate `input` against a wire schema, or throw -32602 listing every violation. */
+export function parseWire<T extends ZodType>(
+  schema: T,
+  input: unknown,
+  hint?: UnknownFieldHint,
+): z.output<T> {
+  const result = schema.safeParse(input ?? {}, { reportInput: true });
+  if (result.success) return result.data;
+  throw A2AProtocolError.invalidParams(violationsOf(result.error.issues, hint));
+}
+
+/** Refinement for oneof groups: exactly one of `members` must be set. */
+export function exactlyOne(
+  value: Record<string, unknown>,
+  members: readonly string[],
+  what: string,
+  ctx: z.core.$RefinementCtx,
+): string | undefined {
+  const present = members.filter((m) => value[m] !== undefined);
+  if (present.length === 1) return present[0];
+  ctx.addIssue({
+    code: 'custom',
+    message:
+      present.length === 0
+        ? `${what} must have exactly one of ${members.join(', ')} (none given)`
+        : `${what} must have exactly one of ${members.join(', ')} (got ${present.join(' and ')})`,
+    input: value,
+  });
+  return undefined;
+}
+
+/** Drop empty strings and empty arrays (ProtoJSON defaults mean "not set"). */
+export const nonEmpty = <T extends string | readonly unknown[]>(v: T | undefined): T | undefined =>
+  v === undefined || v.length === 0 ? undefined : v;
