@@ -1,0 +1,84 @@
+/**
+ * How the Lambda functions are bundled, in one place: the CDK stack
+ * (`NodejsFunction.bundling`) and the bundle benchmark (`test/bench/bundles.ts`,
+ * esbuild's JS API) both derive their options from here, so they cannot drift.
+ *
+ * - ESM, minified, with source maps, target node22, the AWS SDK bundled (the
+ *   versions pinned in package.json, not whatever the runtime ships).
+ * - A banner defines `require` so CommonJS dependencies bundled into the ESM
+ *   output (e.g. the X-Ray SDK) can still `require` Node built-ins.
+ * - The agent is chosen at bundle time: `shared/agent/load.ts` imports the
+ *   specifier `#agent` when AGENT_MODULE is unset (always, in Lambda), and the
+ *   bundle aliases `#agent` to the deployment's agent module (default: the demo agent).
+ */
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Repository root (the folder holding package.json). */
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export type FunctionId = 'agent-card' | 'jsonrpc' | 'executor' | 'sweeper';
+
+export const FUNCTION_IDS: readonly FunctionId[] = ['agent-card', 'jsonrpc', 'executor', 'sweeper'];
+
+/** Entry file of each function (each exports `handler`). */
+export const functionEntry = (fn: FunctionId): string => join(PROJECT_ROOT, 'functions', `${fn}.ts`);
+
+/** The import specifier `shared/agent/load.ts` uses for the bundled agent. */
+export const AGENT_SPECIFIER = '#agent';
+
+/** The agent bundled when none is given. */
+export const DEFAULT_AGENT_MODULE = join(PROJECT_ROOT, 'agents', 'demo', 'index.ts');
+
+/** Absolute path of an agent module given relative to `baseDir` (default: the working directory). */
+export const resolveAgentModule = (agentModule?: string, baseDir = process.cwd()): string => {
+  if (!agentModule) return DEFAULT_AGENT_MODULE;
+  const file = isAbsolute(agentModule) ? agentModule : resolve(baseDir, agentModule);
+  if (!existsSync(file)) throw new Error(`agent module not found: ${agentModule} (resolved to ${file})`);
+  return file;
+};
+
+/** Makes `require` (and `__filename`-free CJS code) work inside an ESM bundle. */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/** The options both builds share; values are esbuild's. */
+export const BUNDLE = {
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  minify: true,
+  sourcemap: true,
+  /** Prefer the ESM build of dual packages (smaller, tree-shakable). */
+  mainFields: ['module', 'main'],
+  /** Nothing external: the AWS SDK is bundled too. */
+  external: [] as string[],
+  banner: ESM_REQUIRE_BANNER,
+  /** File name inside the asset (NodejsFunction writes `index.mjs` for ESM). */
+  outFile: 'index.mjs',
+} as const;
+
+/**
+ * NODE_OPTIONS of the functions: stack traces mapped back to the TypeScript
+ * sources. It costs import time (Node parses the map at load: measured by
+ * `test/bench/bundles.ts` as importMs vs importMsNoSourceMaps).
+ */
+export const RUNTIME_NODE_OPTIONS = '--enable-source-maps';
+
+/** Build options for esbuild's JS API (`esbuild.build`), used by the benchmark. */
+export const esbuildBuildOptions = (fn: FunctionId, outfile: string, agentModule?: string) => ({
+  entryPoints: [functionEntry(fn)],
+  outfile,
+  bundle: true,
+  platform: BUNDLE.platform,
+  format: BUNDLE.format,
+  target: BUNDLE.target,
+  minify: BUNDLE.minify,
+  sourcemap: BUNDLE.sourcemap,
+  mainFields: [...BUNDLE.mainFields],
+  external: [...BUNDLE.external],
+  banner: { js: BUNDLE.banner },
+  alias: { [AGENT_SPECIFIER]: resolveAgentModule(agentModule) },
+  logLevel: 'warning' as const,
+});

@@ -1,0 +1,198 @@
+/**
+ * The HTTP edge: an API Gateway REST API whose resources and methods come
+ * from `ROUTES`, each a Lambda proxy integration to the function serving it
+ * (agent-card, jsonrpc). Stage `prod` with JSON access logs, error-level
+ * execution logs, X-Ray tracing and default throttling.
+ *
+ * Response streaming (SSE, a later issue): a route for which `streaming(route)`
+ * is true gets `responseTransferMode: STREAM` (API Gateway invokes the function
+ * through `.../response-streaming-invocations`) and a 5-minute integration
+ * timeout; its handler must then be wrapped with `awslambda.streamifyResponse`
+ * (middy: `streamifyResponse: true`).
+ */
+import { Aws, Duration, Fn, RemovalPolicy } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { type FunctionName, ROUTES, type RouteDefinition } from '../../shared/routes.ts';
+import { grantTableReadWrite } from '../permissions.ts';
+import { HubFunction } from './function.ts';
+import { acknowledge } from './nag.ts';
+
+export const STAGE_NAME = 'prod';
+
+export interface ApiProps {
+  agentModule: string;
+  /** Environment shared by all functions; PUBLIC_URL is added here. */
+  environment: Record<string, string>;
+  table: ITableV2;
+  executorQueue: sqs.IQueue;
+  /** Base URL advertised in the agent card (custom domain); default the stage URL. */
+  publicUrl?: string;
+  /** Default ROUTES. */
+  routes?: readonly RouteDefinition[];
+  /** Steady-state requests per second for the stage (default 100). */
+  throttlingRateLimit?: number;
+  /** Burst (default 200). */
+  throttlingBurstLimit?: number;
+  /**
+   * Create the account-level role API Gateway uses to write logs (default true).
+   * Set false when the account already has one (it is one per account and region).
+   */
+  cloudWatchRole?: boolean;
+  /** Routes answered with a streamed response (default none). */
+  streaming?: (route: RouteDefinition) => boolean;
+  logRetention?: logs.RetentionDays;
+}
+
+export class Api extends Construct {
+  readonly restApi: apigateway.RestApi;
+  /** Base URL without a trailing slash (`https://<id>.execute-api.<region>.<suffix>/prod`), or `publicUrl`. */
+  readonly publicUrl: string;
+  readonly functions: Record<FunctionName, HubFunction>;
+  readonly accessLogs: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: ApiProps) {
+    super(scope, id);
+    const retention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+    this.accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      retention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.restApi = new apigateway.RestApi(this, 'RestApi', {
+      description: 'Synapse A2A task hub',
+      endpointTypes: [apigateway.EndpointType.REGIONAL],
+      cloudWatchRole: props.cloudWatchRole ?? true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      deployOptions: {
+        stageName: STAGE_NAME,
+        accessLogDestination: new apigateway.LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: apigateway.AccessLogFormat.jsonWithStandardFields({
+          caller: false,
+          httpMethod: true,
+          ip: true,
+          protocol: true,
+          requestTime: true,
+          resourcePath: true,
+          responseLength: true,
+          status: true,
+          user: false,
+        }),
+        loggingLevel: apigateway.MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+        tracingEnabled: true,
+        throttlingRateLimit: props.throttlingRateLimit ?? 100,
+        throttlingBurstLimit: props.throttlingBurstLimit ?? 200,
+      },
+    });
+    acknowledge(this.restApi, [
+      {
+        id: 'AwsSolutions-APIG2',
+        reason:
+          'Requests are validated in the functions (zod schemas in shared/protocol), which answer with JSON-RPC ' +
+          'error objects; an API Gateway request validator would answer with its own non-JSON-RPC errors.',
+      },
+      {
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'WAF is a per-deployment choice with its own cost; attach a web ACL to the prod stage when needed ' +
+          '(docs/deploy.md). Stage throttling limits abuse meanwhile.',
+      },
+      {
+        id: 'AwsSolutions-APIG4',
+        reason:
+          'Authentication (OIDC JWT, API keys) arrives in a later issue (roadmap item 7); the agent card and the ' +
+          'A2A endpoint are public until then.',
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason:
+          'Authentication arrives in a later issue (roadmap item 7) and will use OIDC JWT / API keys, not ' +
+          'necessarily a Cognito user pool authorizer.',
+      },
+    ]);
+    if (props.cloudWatchRole ?? true) {
+      const role = this.restApi.node.tryFindChild('CloudWatchRole');
+      if (role) {
+        acknowledge(role, [
+          {
+            id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+            reason:
+              'The account-level API Gateway logging role (one per account and region, required for access and ' +
+              'execution logs) uses the AWS-managed policy AWS documents for it; no function uses it.',
+          },
+        ]);
+      }
+    }
+
+    this.publicUrl =
+      props.publicUrl?.replace(/\/+$/, '') ??
+      // Built from the API id, not `restApi.url`: the stage depends on the methods, the methods on the
+      // functions, so a function environment referencing the stage would be a cycle. The API id is not.
+      Fn.join('', [
+        'https://',
+        this.restApi.restApiId,
+        '.execute-api.',
+        Aws.REGION,
+        '.',
+        Aws.URL_SUFFIX,
+        `/${STAGE_NAME}`,
+      ]);
+    const environment = { ...props.environment, PUBLIC_URL: this.publicUrl };
+
+    const agentCard = new HubFunction(this, 'AgentCard', {
+      fn: 'agent-card',
+      agentModule: props.agentModule,
+      environment,
+      timeout: Duration.seconds(10),
+      memorySize: 256,
+      description: 'Synapse: serves the agent card',
+      logRetention: retention,
+    });
+    const jsonrpc = new HubFunction(this, 'JsonRpc', {
+      fn: 'jsonrpc',
+      agentModule: props.agentModule,
+      environment,
+      timeout: Duration.seconds(29),
+      memorySize: 512,
+      description: 'Synapse: A2A JSON-RPC endpoint',
+      logRetention: retention,
+    });
+    this.functions = { 'agent-card': agentCard, jsonrpc };
+
+    // Least privilege: the agent card needs nothing; jsonrpc reads/writes tasks and enqueues runs.
+    grantTableReadWrite(props.table, jsonrpc.function);
+    props.executorQueue.grantSendMessages(jsonrpc.function);
+
+    const integrations = new Map<string, apigateway.LambdaIntegration>();
+    const integrationFor = (route: RouteDefinition): apigateway.LambdaIntegration => {
+      const stream = props.streaming?.(route) ?? false;
+      const key = `${route.function}:${stream}`;
+      let integration = integrations.get(key);
+      if (!integration) {
+        const fn: lambda.IFunction = this.functions[route.function].function;
+        integration = new apigateway.LambdaIntegration(fn, {
+          proxy: true,
+          allowTestInvoke: false,
+          ...(stream
+            ? { responseTransferMode: apigateway.ResponseTransferMode.STREAM, timeout: Duration.minutes(5) }
+            : {}),
+        });
+        integrations.set(key, integration);
+      }
+      return integration;
+    };
+    for (const route of props.routes ?? ROUTES) {
+      this.restApi.root.resourceForPath(route.path).addMethod(route.method, integrationFor(route));
+    }
+  }
+
+  /** Absolute URL of a path of the API (`path` starting with `/`). */
+  urlFor(path: string): string {
+    return Fn.join('', [this.publicUrl, path]);
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * One Lambda function of the hub: a NodejsFunction bundled locally with
+ * esbuild (options from `infra/bundling.ts`), ARM64, X-Ray active, its own log
+ * group with a retention, and its own role that starts with no permissions at
+ * all (no AWS-managed policy): the log group grants it write access, and the
+ * constructs that own the table, queues and bus grant the rest, per function.
+ */
+import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import {
+  AGENT_SPECIFIER,
+  BUNDLE,
+  type FunctionId,
+  functionEntry,
+  PROJECT_ROOT,
+  RUNTIME_NODE_OPTIONS,
+} from '../bundling.ts';
+import { acknowledge } from './nag.ts';
+
+/** The Lambda runtime; `BUNDLE.target` (node22) matches it. */
+export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_22_X;
+
+/** NodejsFunction bundling options derived from `BUNDLE`. */
+export const nodejsBundling = (agentModule: string): nodejs.BundlingOptions => ({
+  forceDockerBundling: false,
+  format: nodejs.OutputFormat.ESM,
+  target: BUNDLE.target,
+  minify: BUNDLE.minify,
+  sourceMap: BUNDLE.sourcemap,
+  mainFields: [...BUNDLE.mainFields],
+  externalModules: [...BUNDLE.external],
+  bundleAwsSDK: true,
+  banner: BUNDLE.banner,
+  esbuildArgs: { [`--alias:${AGENT_SPECIFIER}`]: agentModule },
+});
+
+export interface HubFunctionProps {
+  fn: FunctionId;
+  /** Absolute path of the agent module bundled for `#agent`. */
+  agentModule: string;
+  environment: Record<string, string>;
+  timeout: Duration;
+  memorySize?: number;
+  description?: string;
+  logRetention?: logs.RetentionDays;
+}
+
+export class HubFunction extends Construct {
+  readonly function: nodejs.NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: HubFunctionProps) {
+    super(scope, id);
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Synapse ${props.fn} function`,
+    });
+    // The log group exists already (created above), so no logs:CreateLogGroup.
+    this.logGroup.grantWrite(this.role);
+    this.function = new nodejs.NodejsFunction(this, 'Function', {
+      entry: functionEntry(props.fn),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}/package-lock.json`,
+      runtime: LAMBDA_RUNTIME,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout,
+      role: this.role,
+      logGroup: this.logGroup,
+      tracing: lambda.Tracing.ACTIVE,
+      awsSdkConnectionReuse: false,
+      description: props.description ?? `Synapse ${props.fn}`,
+      environment: {
+        NODE_OPTIONS: RUNTIME_NODE_OPTIONS,
+        ...props.environment,
+      },
+      bundling: nodejsBundling(props.agentModule),
+    });
+    acknowledge(this, [
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'X-Ray tracing (Tracing.ACTIVE): xray:PutTraceSegments and xray:PutTelemetryRecords support no ' +
+          'resource-level permissions, so AWS requires Resource "*" for them; no other action has "*".',
+      },
+      {
+        id: 'AwsSolutions-L1',
+        reason:
+          'Pinned to nodejs22.x, the runtime the project builds and tests for (esbuild target node22, ' +
+          'docs/development.md); moving to a newer runtime is a deliberate change of LAMBDA_RUNTIME and BUNDLE.target.',
+      },
+    ]);
+  }
+}

@@ -1,0 +1,264 @@
+/**
+ * CloudWatch dashboard and alarms for the hub.
+ *
+ * Dashboard: API requests / 4xx / 5xx and latency; per-function errors,
+ * throttles and duration; DynamoDB throttling and the custom ConflictsLost
+ * metric (and the other task metrics); queue age of the oldest message and
+ * DLQ depth; alarm status.
+ * Alarms: API 5xx rate, each function's errors, each DLQ not empty, each
+ * queue's oldest message age. Actions go to an SNS topic: the one passed in,
+ * or one created for `alarmEmail`; with neither, alarms only show in the console.
+ */
+import { Duration, Stack } from 'aws-cdk-lib';
+import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import {
+  DEFAULT_SERVICE_NAME,
+  METRICS_NAMESPACE,
+  MetricDimension,
+  MetricName,
+} from '../../shared/observability/names.ts';
+import { acknowledge } from './nag.ts';
+import { pascal, type QueueRef } from './queues.ts';
+
+export interface MonitoringProps {
+  restApi: apigateway.RestApi;
+  /** By logical name (`jsonrpc`, `executor`, …). */
+  functions: Record<string, lambda.IFunction>;
+  table: dynamodb.ITableV2;
+  queues: readonly QueueRef[];
+  /** `service` dimension of the custom metrics (POWERTOOLS_SERVICE_NAME). */
+  serviceName?: string;
+  /** Existing topic for alarm notifications. */
+  alarmTopic?: sns.ITopic;
+  /** Creates a topic with this e-mail subscription (ignored when `alarmTopic` is given). */
+  alarmEmail?: string;
+  /** Fraction of requests answered 5xx that raises the alarm (default 0.05). */
+  apiServerErrorRate?: number;
+  /** Age of the oldest message that raises the alarm (default: the queue's visibility timeout). */
+  oldestMessageAge?: Duration;
+  dashboardName?: string;
+}
+
+const FIVE_MINUTES = Duration.minutes(5);
+
+export class Monitoring extends Construct {
+  readonly dashboard: cloudwatch.Dashboard;
+  readonly alarms: cloudwatch.Alarm[] = [];
+  readonly alarmTopic?: sns.ITopic;
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const service = props.serviceName ?? DEFAULT_SERVICE_NAME;
+    const api = props.restApi;
+
+    if (props.alarmTopic) {
+      this.alarmTopic = props.alarmTopic;
+    } else if (props.alarmEmail) {
+      const topic = new sns.Topic(this, 'AlarmTopic', { displayName: 'Synapse alarms', enforceSSL: true });
+      topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
+      acknowledge(topic, [
+        {
+          id: 'AwsSolutions-SNS2',
+          reason:
+            'Alarm notifications carry alarm names and states only, no task data. CloudWatch cannot publish to a ' +
+            'topic encrypted with the AWS-managed SNS key; pass `alarmTopic` to use your own KMS-encrypted topic.',
+        },
+      ]);
+      this.alarmTopic = topic;
+    }
+
+    const alarm = (id: string, props2: cloudwatch.AlarmProps): cloudwatch.Alarm => {
+      const a = new cloudwatch.Alarm(this, id, props2);
+      if (this.alarmTopic) {
+        a.addAlarmAction(new actions.SnsAction(this.alarmTopic));
+        a.addOkAction(new actions.SnsAction(this.alarmTopic));
+      }
+      this.alarms.push(a);
+      return a;
+    };
+
+    // --- alarms
+    alarm('Api5xxRate', {
+      alarmDescription: 'Synapse API: share of requests answered with 5xx is too high',
+      metric: api.metricServerError({ statistic: 'Average', period: FIVE_MINUTES }),
+      threshold: props.apiServerErrorRate ?? 0.05,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    for (const [name, fn] of Object.entries(props.functions)) {
+      alarm(`${pascal(name)}Errors`, {
+        alarmDescription: `Synapse ${name}: the function failed (uncaught error or timeout)`,
+        metric: fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    }
+    for (const { definition, queue, deadLetterQueue } of props.queues) {
+      alarm(`${pascal(definition.name)}DlqNotEmpty`, {
+        alarmDescription: `Synapse ${definition.name} queue: messages reached the dead-letter queue`,
+        metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          statistic: 'Maximum',
+          period: FIVE_MINUTES,
+        }),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+      const maxAge = props.oldestMessageAge ?? Duration.seconds(definition.visibilityTimeoutSeconds);
+      alarm(`${pascal(definition.name)}OldestMessageAge`, {
+        alarmDescription: `Synapse ${definition.name} queue: a message has waited longer than ${maxAge.toHumanString()}`,
+        metric: queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: FIVE_MINUTES }),
+        threshold: maxAge.toSeconds(),
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 2,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    }
+
+    // --- dashboard
+    const custom = (metricName: MetricName, label: string = metricName): cloudwatch.Metric =>
+      new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: { [MetricDimension.Service]: service },
+        statistic: 'Sum',
+        period: Duration.minutes(1),
+        label,
+      });
+    const perFunction = (
+      title: string,
+      metric: (fn: lambda.IFunction) => cloudwatch.Metric,
+      unit?: cloudwatch.YAxisProps,
+    ) =>
+      new cloudwatch.GraphWidget({
+        title,
+        width: 8,
+        left: Object.entries(props.functions).map(([name, fn]) => metric(fn).with({ label: name })),
+        ...(unit ? { leftYAxis: unit } : {}),
+      });
+    const functionsByName = Object.keys(props.functions).join(', ');
+
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      ...(props.dashboardName ? { dashboardName: props.dashboardName } : {}),
+      defaultInterval: Duration.hours(3),
+    });
+    this.dashboard.addWidgets(
+      new cloudwatch.TextWidget({
+        markdown: `# Synapse — ${Stack.of(this).stackName}\nFunctions: ${functionsByName}. Custom metrics: namespace \`${METRICS_NAMESPACE}\`, service \`${service}\`.`,
+        width: 24,
+        height: 2,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'API requests and errors',
+        width: 12,
+        left: [
+          api.metricCount({ statistic: 'Sum', period: Duration.minutes(1), label: 'requests' }),
+          api.metricClientError({ statistic: 'Sum', period: Duration.minutes(1), label: '4xx' }),
+          api.metricServerError({ statistic: 'Sum', period: Duration.minutes(1), label: '5xx' }),
+        ],
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'API latency (ms)',
+        width: 12,
+        left: [
+          api.metricLatency({ statistic: 'p50', period: Duration.minutes(1), label: 'p50' }),
+          api.metricLatency({ statistic: 'p99', period: Duration.minutes(1), label: 'p99' }),
+          api.metricIntegrationLatency({
+            statistic: 'p99',
+            period: Duration.minutes(1),
+            label: 'integration p99',
+          }),
+        ],
+      }),
+    );
+    this.dashboard.addWidgets(
+      perFunction('Lambda errors', (fn) =>
+        fn.metricErrors({ statistic: 'Sum', period: Duration.minutes(1) }),
+      ),
+      perFunction('Lambda throttles', (fn) =>
+        fn.metricThrottles({ statistic: 'Sum', period: Duration.minutes(1) }),
+      ),
+      perFunction('Lambda duration p99 (ms)', (fn) =>
+        fn.metricDuration({ statistic: 'p99', period: Duration.minutes(1) }),
+      ),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'DynamoDB throttling and lost races',
+        width: 12,
+        left: [
+          props.table.metricThrottledRequestsForOperations({
+            operations: [
+              dynamodb.Operation.GET_ITEM,
+              dynamodb.Operation.QUERY,
+              dynamodb.Operation.PUT_ITEM,
+              dynamodb.Operation.UPDATE_ITEM,
+              dynamodb.Operation.TRANSACT_WRITE_ITEMS,
+            ],
+            period: Duration.minutes(1),
+            label: 'throttled requests',
+          }),
+        ],
+        right: [custom(MetricName.ConflictsLost, 'conflicts lost (custom)')],
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Tasks',
+        width: 12,
+        left: [
+          custom(MetricName.TasksCreated),
+          custom(MetricName.TasksExpired),
+          custom(MetricName.DeliveriesRetried),
+          custom(MetricName.DlqArrivals),
+        ],
+        right: [
+          new cloudwatch.MathExpression({
+            expression: `SEARCH('{${METRICS_NAMESPACE},${MetricDimension.EventType},${MetricDimension.Service}} MetricName="${MetricName.Transitions}" ${MetricDimension.Service}="${service}"', 'Sum', 60)`,
+            label: 'transitions by event type',
+            period: Duration.minutes(1),
+          }),
+        ],
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Queues: age of oldest message (s)',
+        width: 12,
+        left: props.queues.map(({ definition, queue }) =>
+          queue.metricApproximateAgeOfOldestMessage({
+            statistic: 'Maximum',
+            period: Duration.minutes(1),
+            label: definition.name,
+          }),
+        ),
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Dead-letter queues: messages visible',
+        width: 12,
+        left: props.queues.map(({ definition, deadLetterQueue }) =>
+          deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            statistic: 'Maximum',
+            period: Duration.minutes(1),
+            label: `${definition.name}-dlq`,
+          }),
+        ),
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.AlarmStatusWidget({ title: 'Alarms', width: 24, alarms: this.alarms }),
+    );
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The DynamoDB actions the functions use, granted on the table and only the
+ * indexes a function queries (explicit index ARNs, no `index/*` wildcard).
+ * No Scan: the store never scans. Transactions need the per-item actions of
+ * their parts (Put / Update / ConditionCheck / Delete).
+ */
+
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { TASK_TABLE } from '../shared/adapters/dynamodb/table.ts';
+
+export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
+
+export const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+] as const;
+
+/** Every index of the table (local and global). */
+export const ALL_INDEXES: readonly string[] = [...TASK_TABLE.localIndexes, ...TASK_TABLE.globalIndexes].map(
+  (i) => i.name,
+);
+
+export interface TableGrantOptions {
+  /** Indexes the grantee queries (default: all). */
+  indexes?: readonly string[];
+}
+
+/** Read (table + listed indexes) and write (table) access to the task table. */
+export const grantTableReadWrite = (
+  table: ITableV2,
+  grantee: iam.IGrantable,
+  options: TableGrantOptions = {},
+): iam.Grant[] => {
+  const indexes = options.indexes ?? ALL_INDEXES;
+  for (const name of indexes) {
+    if (!ALL_INDEXES.includes(name)) throw new Error(`unknown index ${name}`);
+  }
+  return [
+    iam.Grant.addToPrincipal({
+      grantee,
+      actions: [...TABLE_READ_ACTIONS],
+      resourceArns: [table.tableArn, ...indexes.map((name) => `${table.tableArn}/index/${name}`)],
+    }),
+    iam.Grant.addToPrincipal({ grantee, actions: [...TABLE_WRITE_ACTIONS], resourceArns: [table.tableArn] }),
+  ];
+};

@@ -1,0 +1,224 @@
+/**
+ * The Synapse hub as reusable CDK constructs.
+ *
+ * - `SynapseState`: what holds data (task table, queues + DLQs, lifecycle event bus).
+ * - `SynapseServices`: what runs (functions, REST API, schedule, dashboard, alarms),
+ *   given the state (possibly from another stack).
+ * - `SynapseHub`: both in one scope, for your own CDK app:
+ *
+ *   ```ts
+ *   import { SynapseHub } from 'synapse-a2a-hub/infra/synapse-hub.ts';
+ *   new SynapseHub(stack, 'Hub', { agentModule: 'src/my-agent.ts', alarmEmail: 'ops@example.com' });
+ *   ```
+ *
+ * The agent module is bundled into the functions at synth time (esbuild alias
+ * for the `#agent` specifier, see `infra/bundling.ts`).
+ */
+import { CfnOutput, type RemovalPolicy } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import { EXECUTOR_QUEUE } from '../shared/adapters/sqs/queues.ts';
+import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE } from '../shared/observability/names.ts';
+import { JSONRPC_PATH, type RouteDefinition } from '../shared/routes.ts';
+import { type FunctionId, resolveAgentModule } from './bundling.ts';
+import { Api } from './constructs/api.ts';
+import { Data } from './constructs/data.ts';
+import { TaskEvents } from './constructs/events.ts';
+import type { HubFunction } from './constructs/function.ts';
+import { Monitoring } from './constructs/monitoring.ts';
+import { type QueueRef, Queues } from './constructs/queues.ts';
+import { Schedules } from './constructs/schedules.ts';
+import { Workers } from './constructs/workers.ts';
+
+export interface SynapseStateProps {
+  /** Refuse table deletion (default true). */
+  deletionProtection?: boolean;
+  /** Default RETAIN: the table outlives the stack. */
+  tableRemovalPolicy?: RemovalPolicy;
+  /** Add CloudFormation outputs (default true). */
+  outputs?: boolean;
+}
+
+/** The stateful resources the services need (from this stack or another). */
+export interface SynapseStateRefs {
+  table: dynamodb.ITableV2;
+  queues: readonly QueueRef[];
+  bus: events.IEventBus;
+}
+
+export class SynapseState extends Construct implements SynapseStateRefs {
+  readonly table: dynamodb.TableV2;
+  readonly queues: readonly QueueRef[];
+  readonly bus: events.EventBus;
+
+  constructor(scope: Construct, id: string, props: SynapseStateProps = {}) {
+    super(scope, id);
+    this.table = new Data(this, 'Data', {
+      deletionProtection: props.deletionProtection ?? true,
+      ...(props.tableRemovalPolicy ? { removalPolicy: props.tableRemovalPolicy } : {}),
+    }).table;
+    this.queues = [...new Queues(this, 'Queues').byName.values()];
+    this.bus = new TaskEvents(this, 'Events').bus;
+    if (props.outputs ?? true) {
+      new CfnOutput(this, 'TableName', { key: 'TableName', value: this.table.tableName });
+      new CfnOutput(this, 'EventBusName', { key: 'EventBusName', value: this.bus.eventBusName });
+      for (const { definition, queue, deadLetterQueue } of this.queues) {
+        const k = definition.name.replace(/(^|-)([a-z])/g, (_m, _s: string, c: string) => c.toUpperCase());
+        new CfnOutput(this, `${k}QueueUrl`, { key: `${k}QueueUrl`, value: queue.queueUrl });
+        new CfnOutput(this, `${k}QueueName`, { key: `${k}QueueName`, value: queue.queueName });
+        new CfnOutput(this, `${k}DlqUrl`, { key: `${k}DlqUrl`, value: deadLetterQueue.queueUrl });
+        new CfnOutput(this, `${k}DlqName`, { key: `${k}DlqName`, value: deadLetterQueue.queueName });
+      }
+    }
+  }
+}
+
+export interface SynapseServicesOptions {
+  /**
+   * Path of the agent module bundled into the functions (relative to the working
+   * directory, or absolute); default the demo agent (agents/demo/index.ts).
+   */
+  agentModule?: string;
+  /** Base URL the agent card advertises (custom domain); default the API stage URL. */
+  publicUrl?: string;
+  /** E-mail subscribed to a new alarm topic. */
+  alarmEmail?: string;
+  /** Existing SNS topic for alarm notifications (wins over alarmEmail). */
+  alarmTopic?: sns.ITopic;
+  /** POWERTOOLS_SERVICE_NAME, the `service` dimension of the custom metrics (default `synapse`). */
+  serviceName?: string;
+  /** LOG_LEVEL of the functions (default INFO). */
+  logLevel?: string;
+  /** Retention of the function and access log groups (default one month). */
+  logRetention?: logs.RetentionDays;
+  /** Stage throttling (default 100 rps, burst 200). */
+  throttlingRateLimit?: number;
+  throttlingBurstLimit?: number;
+  /** Create the account-level API Gateway logging role (default true). */
+  apiCloudWatchRole?: boolean;
+  /** Routes answered with a streamed response (default none; see constructs/api.ts). */
+  streaming?: (route: RouteDefinition) => boolean;
+  /** Extra environment for every function (e.g. DEFAULT_TENANT). */
+  environment?: Record<string, string>;
+  /** Add CloudFormation outputs (default true). */
+  outputs?: boolean;
+}
+
+export interface SynapseServicesProps extends SynapseServicesOptions {
+  state: SynapseStateRefs;
+}
+
+export class SynapseServices extends Construct {
+  readonly api: Api;
+  readonly workers: Workers;
+  readonly schedules: Schedules;
+  readonly monitoring: Monitoring;
+  readonly functions: Record<FunctionId, HubFunction>;
+  /** Absolute path of the bundled agent module. */
+  readonly agentModule: string;
+
+  constructor(scope: Construct, id: string, props: SynapseServicesProps) {
+    super(scope, id);
+    this.agentModule = resolveAgentModule(props.agentModule);
+    const executorQueue = props.state.queues.find((q) => q.definition.name === EXECUTOR_QUEUE.name);
+    if (!executorQueue) throw new Error(`state has no ${EXECUTOR_QUEUE.name} queue`);
+    const serviceName = props.serviceName ?? DEFAULT_SERVICE_NAME;
+
+    // AGENT_MODULE is deliberately absent: the agent is bundled (`#agent`), see infra/bundling.ts.
+    const environment: Record<string, string> = {
+      ...props.environment,
+      TABLE_NAME: props.state.table.tableName,
+      EVENT_BUS_NAME: props.state.bus.eventBusName,
+      POWERTOOLS_SERVICE_NAME: serviceName,
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      LOG_LEVEL: props.logLevel ?? 'INFO',
+    };
+    for (const { definition, queue } of props.state.queues) environment[definition.urlEnv] = queue.queueUrl;
+
+    this.api = new Api(this, 'Api', {
+      agentModule: this.agentModule,
+      environment,
+      table: props.state.table,
+      executorQueue: executorQueue.queue,
+      ...(props.publicUrl ? { publicUrl: props.publicUrl } : {}),
+      ...(props.throttlingRateLimit !== undefined ? { throttlingRateLimit: props.throttlingRateLimit } : {}),
+      ...(props.throttlingBurstLimit !== undefined
+        ? { throttlingBurstLimit: props.throttlingBurstLimit }
+        : {}),
+      ...(props.apiCloudWatchRole !== undefined ? { cloudWatchRole: props.apiCloudWatchRole } : {}),
+      ...(props.streaming ? { streaming: props.streaming } : {}),
+      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+    });
+    this.workers = new Workers(this, 'Workers', {
+      agentModule: this.agentModule,
+      environment: { ...environment, PUBLIC_URL: this.api.publicUrl },
+      table: props.state.table,
+      executorQueue,
+      bus: props.state.bus,
+      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+    });
+    this.schedules = new Schedules(this, 'Schedules', { sweeper: this.workers.sweeper.function });
+    this.functions = {
+      ...this.api.functions,
+      executor: this.workers.executor,
+      sweeper: this.workers.sweeper,
+    };
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      restApi: this.api.restApi,
+      functions: Object.fromEntries(Object.entries(this.functions).map(([k, f]) => [k, f.function])),
+      table: props.state.table,
+      queues: props.state.queues,
+      serviceName,
+      ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
+      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+    });
+
+    if (props.outputs ?? true) {
+      new CfnOutput(this, 'ApiUrl', {
+        key: 'ApiUrl',
+        value: this.api.urlFor('/'),
+        description: 'Base URL (with the trailing slash @a2a-js/sdk needs to keep the stage path)',
+      });
+      new CfnOutput(this, 'JsonRpcUrl', {
+        key: 'JsonRpcUrl',
+        value: this.api.urlFor(JSONRPC_PATH),
+        description: 'A2A JSON-RPC endpoint',
+      });
+      new CfnOutput(this, 'AgentCardUrl', {
+        key: 'AgentCardUrl',
+        value: this.api.urlFor('/.well-known/agent-card.json'),
+        description: 'Agent card',
+      });
+      new CfnOutput(this, 'DashboardName', {
+        key: 'DashboardName',
+        value: this.monitoring.dashboard.dashboardName,
+      });
+      for (const [name, fn] of Object.entries(this.functions)) {
+        const k = name.replace(/(^|-)([a-z])/g, (_m, _s: string, c: string) => c.toUpperCase());
+        new CfnOutput(this, `${k}LogGroup`, { key: `${k}LogGroup`, value: fn.logGroup.logGroupName });
+      }
+    }
+  }
+}
+
+export interface SynapseHubProps extends SynapseServicesOptions, Omit<SynapseStateProps, 'outputs'> {}
+
+/** The whole hub (state and services) in one scope. */
+export class SynapseHub extends Construct {
+  readonly state: SynapseState;
+  readonly services: SynapseServices;
+
+  constructor(scope: Construct, id: string, props: SynapseHubProps = {}) {
+    super(scope, id);
+    const { deletionProtection, tableRemovalPolicy, ...services } = props;
+    this.state = new SynapseState(this, 'State', {
+      ...(deletionProtection !== undefined ? { deletionProtection } : {}),
+      ...(tableRemovalPolicy ? { tableRemovalPolicy } : {}),
+      ...(props.outputs !== undefined ? { outputs: props.outputs } : {}),
+    });
+    this.services = new SynapseServices(this, 'Services', { ...services, state: this.state });
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * Logging, metrics and tracing for the Lambda functions (Powertools for AWS
+ * Lambda), wired with middy through `withObservability`.
+ *
+ * - Logger: structured JSON on stdout (CloudWatch Logs); `appendTaskKeys` adds
+ *   `taskId` / `contextId` / `requestId` to every line of the invocation.
+ * - Metrics: CloudWatch Embedded Metric Format, namespace `Synapse`, names in
+ *   `./names.ts` (also used by the dashboard and alarms).
+ * - Tracer: X-Ray; `traceAwsClient(client)` instruments an AWS SDK v3 client.
+ *
+ * Outside Lambda (the local runtime, tests, plain Node) nothing crashes and
+ * nothing spams stdout: metrics are disabled unless `POWERTOOLS_METRICS_DISABLED`
+ * says otherwise (or `metricsEnabled` is passed), and the tracer is disabled
+ * unless running in Lambda (`POWERTOOLS_TRACE_ENABLED=false` disables it there too).
+ * "In Lambda" means `AWS_LAMBDA_FUNCTION_NAME` is set.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { Tracer } from '@aws-lambda-powertools/tracer';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import middy, { type MiddlewareObj, type MiddyfiedHandler } from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE, MetricDimension, MetricName } from './names.ts';
+
+export { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE, MetricDimension, MetricName } from './names.ts';
+
+export interface Observability {
+  logger: Logger;
+  metrics: SynapseMetrics;
+  tracer: Tracer;
+}
+
+export interface ObservabilityOptions {
+  /** `service` key/dimension; default POWERTOOLS_SERVICE_NAME, else `synapse`. */
+  serviceName?: string;
+  /** Metrics namespace; default POWERTOOLS_METRICS_NAMESPACE, else `Synapse`. */
+  namespace?: string;
+  /** Emit EMF metrics; default: env POWERTOOLS_METRICS_DISABLED if set, else only in Lambda (and not POWERTOOLS_DEV). */
+  metricsEnabled?: boolean;
+  /** Trace with X-Ray; default: only in Lambda, and not when POWERTOOLS_TRACE_ENABLED=false. */
+  tracingEnabled?: boolean;
+  /** Default LOG_LEVEL / POWERTOOLS_LOG_LEVEL, else INFO. */
+  logLevel?: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'CRITICAL' | 'SILENT';
+}
+
+const TRUE_VALUES = new Set(['1', 'true', 'yes', 'on', 'y']);
+const envFlag = (value: string | undefined): boolean | undefined =>
+  value === undefined || value.trim() === '' ? undefined : TRUE_VALUES.has(value.trim().toLowerCase());
+
+/** True inside a Lambda execution environment. */
+export const isLambdaRuntime = (env: NodeJS.ProcessEnv = process.env): boolean =>
+  Boolean(env.AWS_LAMBDA_FUNCTION_NAME);
+
+const defaultMetricsEnabled = (env: NodeJS.ProcessEnv): boolean => {
+  const disabled = envFlag(env.POWERTOOLS_METRICS_DISABLED);
+  if (disabled !== undefined) return !disabled;
+  return isLambdaRuntime(env) && !envFlag(env.POWERTOOLS_DEV);
+};
+
+const defaultTracingEnabled = (env: NodeJS.ProcessEnv): boolean =>
+  isLambdaRuntime(env) && env.POWERTOOLS_TRACE_ENABLED?.trim().toLowerCase() !== 'false';
+
+/**
+ * Powertools reads POWERTOOLS_METRICS_DISABLED whenever a `Metrics` is
+ * constructed (also for each `singleMetric()`) and has no option for it, so the
+ * decision is applied through the variable for the (synchronous) duration of
+ * those constructions only; the process environment is left as it was.
+ */
+const setMetricsEnv = (enabled: boolean): (() => void) => {
+  const key = 'POWERTOOLS_METRICS_DISABLED';
+  const saved = process.env[key];
+  process.env[key] = enabled ? 'false' : 'true';
+  return () => {
+    if (saved === undefined) delete process.env[key];
+    else process.env[key] = saved;
+  };
+};
+
+type MetricsOptions = NonNullable<ConstructorParameters<typeof Metrics>[0]>;
+
+/** Metrics whose enabled/disabled state is decided by us, not by the ambient environment. */
+export class SynapseMetrics extends Metrics {
+  readonly enabled: boolean;
+
+  constructor(options: MetricsOptions, enabled: boolean) {
+    const restore = setMetricsEnv(enabled);
+    try {
+      super(options);
+    } finally {
+      restore();
+    }
+    this.enabled = enabled;
+  }
+
+  override singleMetric(): Metrics {
+    const restore = setMetricsEnv(this.enabled);
+    try {
+      return super.singleMetric();
+    } finally {
+      restore();
+    }
+  }
+}
+
+/** Creates a logger, metrics and tracer; the module-level ones below serve the functions. */
+export const createObservability = (options: ObservabilityOptions = {}): Observability => {
+  const env = process.env;
+  const serviceName = options.serviceName ?? env.POWERTOOLS_SERVICE_NAME ?? DEFAULT_SERVICE_NAME;
+  const logger = new Logger({
+    serviceName,
+    ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+  });
+  // Metrics' own warnings go through the structured logger; the routine "no
+  // application metrics to publish" (a request that counted nothing) is debug noise.
+  const text = (a: unknown[]): string => a.map(String).join(' ');
+  const metricsLog = {
+    trace: (...a: unknown[]) => logger.trace(text(a)),
+    debug: (...a: unknown[]) => logger.debug(text(a)),
+    info: (...a: unknown[]) => logger.info(text(a)),
+    warn: (...a: unknown[]) =>
+      text(a).startsWith('No application metrics to publish') ? logger.debug(text(a)) : logger.warn(text(a)),
+    error: (...a: unknown[]) => logger.error(text(a)),
+  };
+  const metricsEnabled = options.metricsEnabled ?? defaultMetricsEnabled(env);
+  const metrics = new SynapseMetrics(
+    {
+      namespace: options.namespace ?? env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE,
+      serviceName,
+      logger: metricsLog,
+    },
+    metricsEnabled,
+  );
+  const tracer = new Tracer({
+    serviceName,
+    enabled: options.tracingEnabled ?? defaultTracingEnabled(env),
+  });
+  return { logger, metrics, tracer };
+};
+
+/** The process-wide instances the functions use. */
+export const observability: Observability = createObservability();
+export const { logger, metrics, tracer } = observability;
+
+export interface TaskKeys {
+  taskId?: string | undefined;
+  contextId?: string | undefined;
+  /** The request's id (JSON-RPC id or API Gateway request id). */
+  requestId?: string | number | undefined;
+}
+
+/** Adds the task's keys to every following log line of this invocation (reset after it). */
+export const appendTaskKeys = (keys: TaskKeys, target: Logger = logger): void => {
+  const defined = Object.fromEntries(
+    Object.entries(keys).filter(([, v]) => v !== undefined && v !== null && v !== ''),
+  );
+  if (Object.keys(defined).length > 0) target.appendKeys(defined);
+};
+
+/** Adds `value` to a custom count metric (published when the invocation ends). */
+export const countMetric = (name: MetricName, value = 1, target: Metrics = metrics): void => {
+  target.addMetric(name, MetricUnit.Count, value);
+};
+
+/** Counts one applied transition with its event type as the `EventType` dimension. */
+export const countTransition = (eventType: string, target: Metrics = metrics): void => {
+  const single = target.singleMetric();
+  single.addDimension(MetricDimension.EventType, eventType);
+  single.addMetric(MetricName.Transitions, MetricUnit.Count, 1);
+};
+
+/** Instruments an AWS SDK v3 client for X-Ray (a no-op when tracing is disabled). */
+export const traceAwsClient = <T>(client: T, target: Tracer = tracer): T =>
+  target.isTracingEnabled() ? target.captureAWSv3Client(client) : client;
+
+export interface WithObservabilityOptions {
+  /** Logical function name (`jsonrpc`, `executor`, …); stands in for the Lambda context's name locally. */
+  functionName: string;
+  /** Log the incoming event (default: POWERTOOLS_LOGGER_LOG_EVENT). */
+  logEvent?: boolean;
+  /** Instances to use; default the module-level ones. */
+  observability?: Observability;
+}
+
+export type BaseHandler<TEvent, TResult> = (event: TEvent, context: Context) => Promise<TResult>;
+
+/**
+ * Wraps a handler with the Powertools middlewares: X-Ray segment for the
+ * invocation, Lambda context and per-invocation keys in the logs (reset after
+ * each invocation), EMF metrics flushed at the end (with the ColdStart metric).
+ */
+export const withObservability = <TEvent, TResult>(
+  handler: BaseHandler<TEvent, TResult>,
+  options: WithObservabilityOptions,
+): MiddyfiedHandler<TEvent, TResult, Error, Context> => {
+  const { logger: log, metrics: met, tracer: tr } = options.observability ?? observability;
+  // Locally the context may be missing or partial: give it the logical name.
+  const fillContext: MiddlewareObj<TEvent, TResult, Error, Context> = {
+    before: (request) => {
+      if (!request.context.functionName) {
+        (request.context as { functionName: string }).functionName = options.functionName;
+      }
+    },
+  };
+  return middy<TEvent, TResult, Error, Context>(handler)
+    .use(fillContext)
+    .use(captureLambdaHandler(tr, { captureResponse: false }))
+    .use(
+      injectLambdaContext(log, {
+        resetKeys: true,
+        ...(options.logEvent !== undefined ? { logEvent: options.logEvent } : {}),
+      }),
+    )
+    .use(logMetrics(met, { captureColdStartMetric: true }));
+};

@@ -1,0 +1,386 @@
+/**
+ * The CDK app, synthesized in-process (no AWS, no credentials, real esbuild
+ * bundling) with cdk-nag's AwsSolutions checks on: triggers, least-privilege
+ * policies, routes, queues, table, monitoring, bundles.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { AGENT_SPECIFIER, ESM_REQUIRE_BANNER } from '../../infra/bundling.ts';
+import { StatefulStack } from '../../infra/stacks.ts';
+import { TASK_TABLE } from '../../shared/adapters/dynamodb/table.ts';
+import { EXECUTOR_QUEUE, QUEUES } from '../../shared/adapters/sqs/queues.ts';
+import { METRICS_NAMESPACE, MetricName } from '../../shared/observability/names.ts';
+import { ROUTES } from '../../shared/routes.ts';
+import {
+  actionsOf,
+  asArray,
+  bundleOf,
+  functionIds,
+  resourcePath,
+  resourcesOf,
+  type Statement,
+  type SynthesizedHub,
+  statementsOfRole,
+  synthHub,
+} from './support.ts';
+
+const LOGS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
+const TABLE_RW = [
+  'dynamodb:BatchGetItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:Query',
+  'dynamodb:UpdateItem',
+];
+const SQS_SEND = ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'];
+const SQS_CONSUME = [
+  'sqs:ChangeMessageVisibility',
+  'sqs:DeleteMessage',
+  'sqs:GetQueueAttributes',
+  'sqs:GetQueueUrl',
+  'sqs:ReceiveMessage',
+];
+const PUT_EVENTS = ['events:PutEvents'];
+const sorted = (...lists: string[][]): string[] => [...new Set(lists.flat())].sort();
+
+const EXPECTED_ACTIONS: Record<string, string[]> = {
+  'agent-card': sorted(LOGS, XRAY),
+  jsonrpc: sorted(LOGS, XRAY, TABLE_RW, SQS_SEND),
+  executor: sorted(LOGS, XRAY, TABLE_RW, SQS_SEND, SQS_CONSUME, PUT_EVENTS),
+  sweeper: sorted(LOGS, XRAY, TABLE_RW, PUT_EVENTS),
+};
+
+let hub: SynthesizedHub;
+
+before(() => {
+  hub = synthHub();
+});
+after(() => hub?.cleanup());
+
+describe('synth', () => {
+  it('synthesizes both stacks with cdk-nag AwsSolutions checks and no violation', () => {
+    assert.ok(hub.synthMs > 0);
+    const report = new AwsSolutionsChecks(hub.app).validateScope(hub.app);
+    assert.deepEqual(
+      report.violations.map(
+        (v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+      ),
+      [],
+    );
+    assert.equal(report.success, true);
+  });
+
+  it('cdk-nag does catch a violation (the plugin is live)', () => {
+    const app = new App();
+    const stack = new Stack(app, 'Bad');
+    new sqs.Queue(stack, 'PlainQueue', { encryption: sqs.QueueEncryption.UNENCRYPTED });
+    const report = new AwsSolutionsChecks(app).validateScope(app);
+    assert.equal(report.success, false);
+    assert.ok(report.violations.some((v) => v.ruleName === 'AwsSolutions-SQS4'));
+  });
+});
+
+describe('stateful stack', () => {
+  it('has the task table from TASK_TABLE: keys, LSI, GSIs with projections, TTL, on-demand, PITR, retained', () => {
+    const tables = resourcesOf(hub.statefulTemplate, 'AWS::DynamoDB::GlobalTable');
+    assert.equal(Object.keys(tables).length, 1);
+    const [table] = Object.values(tables);
+    assert.equal(table?.DeletionPolicy, 'Retain');
+    assert.equal(table?.UpdateReplacePolicy, 'Retain');
+    hub.statefulTemplate.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: TASK_TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TASK_TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      TimeToLiveSpecification: { AttributeName: TASK_TABLE.ttlAttribute, Enabled: true },
+      LocalSecondaryIndexes: TASK_TABLE.localIndexes.map((i) => ({
+        IndexName: i.name,
+        KeySchema: [
+          { AttributeName: i.partitionKey, KeyType: 'HASH' },
+          { AttributeName: i.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: i.projection },
+      })),
+      GlobalSecondaryIndexes: TASK_TABLE.globalIndexes.map((i) => ({
+        IndexName: i.name,
+        KeySchema: [
+          { AttributeName: i.partitionKey, KeyType: 'HASH' },
+          { AttributeName: i.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection:
+          typeof i.projection === 'string'
+            ? { ProjectionType: i.projection }
+            : { ProjectionType: 'INCLUDE', NonKeyAttributes: i.projection.include },
+      })),
+      Replicas: [
+        Match.objectLike({
+          DeletionProtectionEnabled: true,
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        }),
+      ],
+    });
+  });
+
+  it('makes deletion protection configurable by context', () => {
+    const app = new App({ context: { deletionProtection: 'false' } });
+    // the stateful stack alone: no bundling needed
+    const stack = new StatefulStack(app, 'S', { deletionProtection: false });
+    Template.fromStack(stack).hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      Replicas: [Match.objectLike({ DeletionProtectionEnabled: false })],
+    });
+  });
+
+  it('has each queue from QUEUES with its DLQ, redrive, SSE and TLS-only access', () => {
+    const queues = resourcesOf(hub.statefulTemplate, 'AWS::SQS::Queue');
+    assert.equal(Object.keys(queues).length, QUEUES.length * 2);
+    for (const def of QUEUES) {
+      const ref = hub.stateful.state.queues.find((q) => q.definition.name === def.name);
+      assert.ok(ref, def.name);
+      const queueId = hub.stateful.getLogicalId(ref.queue.node.defaultChild as sqs.CfnQueue);
+      const dlqId = hub.stateful.getLogicalId(ref.deadLetterQueue.node.defaultChild as sqs.CfnQueue);
+      assert.deepEqual(queues[queueId]?.Properties, {
+        MessageRetentionPeriod: 345600,
+        RedrivePolicy: {
+          deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
+          maxReceiveCount: def.maxReceiveCount,
+        },
+        SqsManagedSseEnabled: true,
+        VisibilityTimeout: def.visibilityTimeoutSeconds,
+      });
+      assert.equal(queues[dlqId]?.Properties.SqsManagedSseEnabled, true);
+      for (const id of [queueId, dlqId]) {
+        hub.statefulTemplate.hasResourceProperties('AWS::SQS::QueuePolicy', {
+          Queues: [{ Ref: id }],
+          PolicyDocument: {
+            Statement: Match.arrayWith([
+              Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            ]),
+          },
+        });
+      }
+    }
+  });
+
+  it('has the lifecycle event bus and the outputs (table, queues)', () => {
+    hub.statefulTemplate.resourceCountIs('AWS::Events::EventBus', 1);
+    const outputs = Object.keys(hub.statefulTemplate.toJSON().Outputs as object);
+    for (const key of [
+      'TableName',
+      'EventBusName',
+      'ExecutorQueueUrl',
+      'ExecutorQueueName',
+      'ExecutorDlqUrl',
+    ]) {
+      assert.ok(outputs.includes(key), key);
+    }
+  });
+});
+
+describe('stateless stack: functions and triggers', () => {
+  it('has one Node 22 ARM64 ESM function per handler, traced, with its own log group and environment', () => {
+    const ids = functionIds(hub);
+    assert.deepEqual(Object.keys(ids).sort(), ['agent-card', 'executor', 'jsonrpc', 'sweeper']);
+    const fns = resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Function');
+    assert.equal(Object.keys(fns).length, 4);
+    for (const [name, { fn }] of Object.entries(ids)) {
+      const p = fns[fn]?.Properties ?? {};
+      assert.equal(p.Runtime, 'nodejs22.x', name);
+      assert.deepEqual(p.Architectures, ['arm64']);
+      assert.equal(p.Handler, 'index.handler');
+      assert.deepEqual(p.TracingConfig, { Mode: 'Active' });
+      assert.ok((p.LoggingConfig as { LogGroup?: unknown }).LogGroup, `${name} has its own log group`);
+      const env = (p.Environment as { Variables: Record<string, unknown> }).Variables;
+      for (const key of ['TABLE_NAME', EXECUTOR_QUEUE.urlEnv, 'PUBLIC_URL', 'EVENT_BUS_NAME', 'LOG_LEVEL']) {
+        assert.ok(env[key], `${name}: ${key}`);
+      }
+      assert.equal(env.POWERTOOLS_METRICS_NAMESPACE, METRICS_NAMESPACE);
+      assert.equal(env.POWERTOOLS_SERVICE_NAME, 'synapse');
+      assert.equal(env.AGENT_MODULE, undefined, 'the agent is bundled, not loaded by path');
+      assert.match(JSON.stringify(env.PUBLIC_URL), /execute-api/);
+    }
+    for (const group of Object.values(resourcesOf(hub.statelessTemplate, 'AWS::Logs::LogGroup'))) {
+      assert.equal(group.Properties?.RetentionInDays, 30);
+    }
+  });
+
+  it('bundles each function as minified ESM with the require banner and a source map', () => {
+    for (const [name, { fn }] of Object.entries(functionIds(hub))) {
+      const code = bundleOf(hub, fn);
+      assert.ok(code.startsWith(ESM_REQUIRE_BANNER), `${name} starts with the createRequire banner`);
+      assert.match(code, /sourceMappingURL=index\.mjs\.map/, name);
+      // `#agent` was resolved at bundle time: no runtime import of the bare specifier is left
+      assert.doesNotMatch(code, new RegExp(`import\\(\\s*["'\`]${AGENT_SPECIFIER}["'\`]\\s*\\)`), name);
+    }
+  });
+
+  it('routes every ROUTES entry to its function through an API Gateway proxy integration', () => {
+    const ids = functionIds(hub);
+    const resources = resourcesOf(hub.statelessTemplate, 'AWS::ApiGateway::Resource');
+    const methods = Object.values(resourcesOf(hub.statelessTemplate, 'AWS::ApiGateway::Method'));
+    assert.equal(methods.length, ROUTES.length);
+    for (const route of ROUTES) {
+      const method = methods.find(
+        (m) =>
+          m.Properties.HttpMethod === route.method &&
+          resourcePath(resources, (m.Properties.ResourceId as { Ref: string }).Ref) === route.path,
+      );
+      assert.ok(method, `${route.method} ${route.path}`);
+      const integration = method.Properties?.Integration as { Type: string; Uri: unknown };
+      assert.equal(integration.Type, 'AWS_PROXY');
+      assert.ok(JSON.stringify(integration.Uri).includes(`"${ids[route.function].fn}"`), route.path);
+    }
+  });
+
+  it('has stage prod with access logs, execution logs, tracing and throttling', () => {
+    hub.statelessTemplate.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'prod',
+      TracingEnabled: true,
+      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+      MethodSettings: [
+        Match.objectLike({
+          LoggingLevel: 'ERROR',
+          DataTraceEnabled: false,
+          ThrottlingRateLimit: 100,
+          ThrottlingBurstLimit: 200,
+        }),
+      ],
+    });
+  });
+
+  it('feeds the executor from its queue with partial batch responses', () => {
+    const ids = functionIds(hub);
+    hub.statelessTemplate.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    hub.statelessTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: ids.executor.fn },
+      BatchSize: EXECUTOR_QUEUE.batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: { 'Fn::ImportValue': Match.stringLikeRegexp('ExecutorQueue') },
+    });
+    const fn = resourcesOf(hub.statelessTemplate)[ids.executor.fn];
+    assert.equal(fn?.Properties.Timeout, EXECUTOR_QUEUE.consumerTimeoutSeconds);
+  });
+
+  it('runs the sweeper every minute from an EventBridge rule', () => {
+    const ids = functionIds(hub);
+    hub.statelessTemplate.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [ids.sweeper.fn, 'Arn'] } })],
+    });
+    hub.statelessTemplate.hasResourceProperties('AWS::Lambda::Permission', {
+      FunctionName: { 'Fn::GetAtt': [ids.sweeper.fn, 'Arn'] },
+      Principal: 'events.amazonaws.com',
+    });
+  });
+
+  it('outputs the endpoint, agent card URL and dashboard', () => {
+    const outputs = hub.statelessTemplate.toJSON().Outputs as Record<string, { Value: unknown }>;
+    for (const key of ['ApiUrl', 'JsonRpcUrl', 'AgentCardUrl', 'DashboardName']) assert.ok(outputs[key], key);
+    assert.match(JSON.stringify(outputs.AgentCardUrl?.Value), /\/\.well-known\/agent-card\.json/);
+    assert.match(JSON.stringify(outputs.JsonRpcUrl?.Value), /\/a2a\/jsonrpc/);
+  });
+});
+
+describe('stateless stack: least privilege', () => {
+  it('gives each function exactly the actions it uses, through its own role without managed policies', () => {
+    const ids = functionIds(hub);
+    const roles = resourcesOf(hub.statelessTemplate, 'AWS::IAM::Role');
+    for (const [name, { role }] of Object.entries(ids)) {
+      assert.equal(roles[role]?.Properties.ManagedPolicyArns, undefined, `${name}: no managed policies`);
+      const statements = statementsOfRole(hub.statelessTemplate, role);
+      assert.deepEqual(actionsOf(statements), EXPECTED_ACTIONS[name], name);
+      for (const s of statements) {
+        assert.equal(s.Effect, 'Allow');
+        for (const action of asArray(s.Action)) assert.doesNotMatch(action, /\*/, `${name}: wildcard action`);
+        if (asArray(s.Resource).includes('*')) {
+          assert.deepEqual(asArray(s.Action).sort(), XRAY, `${name}: only X-Ray may use Resource "*"`);
+        }
+      }
+    }
+  });
+
+  it('scopes table queries to the listed indexes (the sweeper: the deadline index only)', () => {
+    const ids = functionIds(hub);
+    const queryResources = (role: string): string[] =>
+      statementsOfRole(hub.statelessTemplate, role)
+        .filter((s) => asArray(s.Action).includes('dynamodb:Query'))
+        .flatMap((s) => asArray(s.Resource))
+        .map((r) => JSON.stringify(r));
+    const sweeper = queryResources(ids.sweeper.role);
+    assert.equal(sweeper.length, 2);
+    assert.ok(sweeper.some((r) => r.includes('/index/byDeadline')));
+    const jsonrpc = queryResources(ids.jsonrpc.role);
+    const indexes = [...TASK_TABLE.localIndexes, ...TASK_TABLE.globalIndexes].map((i) => i.name);
+    assert.equal(jsonrpc.length, 1 + indexes.length);
+    for (const index of indexes)
+      assert.ok(
+        jsonrpc.some((r) => r.includes(`/index/${index}"`)),
+        index,
+      );
+    for (const r of [...sweeper, ...jsonrpc]) assert.ok(!r.includes('index/*'), 'no index wildcard');
+  });
+
+  it('has no statement allowing Action "*" on Resource "*" anywhere', () => {
+    for (const template of [hub.statefulTemplate, hub.statelessTemplate]) {
+      const docs = Object.values(template.toJSON().Resources as Record<string, { Properties?: object }>)
+        .flatMap((r) => Object.values(r.Properties ?? {}))
+        .filter(
+          (v): v is { Statement: Statement[] } => typeof v === 'object' && v !== null && 'Statement' in v,
+        );
+      assert.ok(docs.length > 0);
+      for (const s of docs.flatMap((d) => d.Statement)) {
+        const star = asArray(s.Action).includes('*') && asArray(s.Resource).includes('*');
+        assert.ok(!(star && s.Effect === 'Allow'), JSON.stringify(s));
+      }
+    }
+  });
+});
+
+describe('stateless stack: monitoring', () => {
+  it('has alarms for API 5xx rate, each function, each DLQ and the oldest message age', () => {
+    const alarms = Object.values(resourcesOf(hub.statelessTemplate, 'AWS::CloudWatch::Alarm')).map(
+      (a) => a.Properties as Record<string, unknown>,
+    );
+    assert.equal(alarms.length, 1 + 4 + QUEUES.length * 2);
+    assert.ok(alarms.some((a) => a.MetricName === '5XXError' && a.Statistic === 'Average'));
+    assert.equal(alarms.filter((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda').length, 4);
+    assert.ok(alarms.some((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && a.Threshold === 1));
+    assert.ok(alarms.some((a) => a.MetricName === 'ApproximateAgeOfOldestMessage'));
+  });
+
+  it('has a dashboard with API, Lambda, DynamoDB, custom and SQS metrics', () => {
+    hub.statelessTemplate.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    const body = JSON.stringify(
+      Object.values(resourcesOf(hub.statelessTemplate, 'AWS::CloudWatch::Dashboard'))[0]?.Properties
+        ?.DashboardBody,
+    );
+    for (const metric of [
+      '4XXError',
+      '5XXError',
+      'Latency',
+      'Errors',
+      'Throttles',
+      'Duration',
+      'ThrottledRequests',
+      MetricName.ConflictsLost,
+      'ApproximateAgeOfOldestMessage',
+      'ApproximateNumberOfMessagesVisible',
+    ]) {
+      assert.ok(body.includes(metric), metric);
+    }
+    assert.ok(body.includes(METRICS_NAMESPACE));
+  });
+
+  it('creates no alarm topic unless asked (see hub.test.ts for the e-mail topic)', () => {
+    hub.statelessTemplate.resourceCountIs('AWS::SNS::Topic', 0);
+  });
+});
