@@ -9,7 +9,7 @@ import { SqsExecutorQueue } from './adapters/sqs/executor-queue.ts';
 import { EXECUTOR_QUEUE } from './adapters/sqs/queues.ts';
 import type { ExecutorQueue } from './app/ports.ts';
 import { type EngineObserver, TaskEngine } from './app/task-engine.ts';
-import { TaskService } from './app/task-service.ts';
+import { DEFAULT_TASK_TIMEOUT_SECONDS, TaskService } from './app/task-service.ts';
 import { countMetric, countTransition, MetricName, traceAwsClient } from './observability/index.ts';
 
 const metricsObserver: EngineObserver = {
@@ -39,7 +39,12 @@ export const executorQueueFromEnv = (): ExecutorQueue => {
   return executorQueue;
 };
 
-export const taskService = (): TaskService => new TaskService(taskEngine(), executorQueueFromEnv());
+export const taskService = (): TaskService =>
+  new TaskService(
+    taskEngine(),
+    executorQueueFromEnv(),
+    Number(process.env.TASK_TIMEOUT_SECONDS ?? DEFAULT_TASK_TIMEOUT_SECONDS),
+  );
 
 /** Tenant of unauthenticated callers until authentication lands. */
 export const defaultCaller = () => ({ tenant: process.env.DEFAULT_TENANT ?? 'default', owner: 'anonymous' });

@@ -47,10 +47,14 @@ export const decisionOf = (message: Message): { approved: boolean; notes?: strin
   return undefined;
 };
 
+/** A task still live after this long is failed by the expiry sweep (Synapse TaskTimeout; generous for A2A). */
+export const DEFAULT_TASK_TIMEOUT_SECONDS = 3600;
+
 export class TaskService {
   constructor(
     private readonly engine: TaskEngine,
     private readonly executor: ExecutorQueue,
+    private readonly taskTimeoutSeconds = DEFAULT_TASK_TIMEOUT_SECONDS,
   ) {}
 
   /** Creates a task from the requester's first message and hands it to the executor. */
@@ -61,6 +65,7 @@ export class TaskService {
       ...(contextId ? { contextId } : {}),
       message,
       dedupScope: caller.owner,
+      deadlineAt: new Date(Date.now() + this.taskTimeoutSeconds * 1000).toISOString(),
     });
     if (!result.duplicate)
       await this.executor.enqueue({ ...this.ref(result.head), version: result.head.version });
