@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { demoAgent } from '../../agents/demo/index.ts';
+import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
+import { type AgentHandler, complete } from '../../shared/agent/api.ts';
+import { type RunResult, TaskExecutor } from '../../shared/app/executor.ts';
+import type { ExecutorQueue, ExecutorRun } from '../../shared/app/ports.ts';
+import { TaskEngine } from '../../shared/app/task-engine.ts';
+import { TaskService } from '../../shared/app/task-service.ts';
+import { InvalidTransitionError, ValidationError } from '../../shared/domain/errors.ts';
+import type { Message } from '../../shared/domain/task.ts';
+import { createTestTable, type TestTable } from '../support/dynamo.ts';
+
+let table: TestTable;
+let engine: TaskEngine;
+const caller = { tenant: 'acme', owner: 'bob' };
+const user = (text: string, extra: Partial<Message> = {}): Message => ({
+  messageId: crypto.randomUUID(),
+  role: 'user',
+  parts: [{ text }],
+  ...extra,
+});
+
+/** Stands in for SQS here (this file tests the claim and the agent flows, not the queue). */
+class RecordingQueue implements ExecutorQueue {
+  runs: ExecutorRun[] = [];
+  async enqueue(run: ExecutorRun) {
+    this.runs.push(run);
+  }
+  take(): ExecutorRun {
+    const run = this.runs.shift();
+    assert.ok(run, 'a run was enqueued');
+    return run;
+  }
+}
+
+before(async () => {
+  table = await createTestTable();
+  engine = new TaskEngine(new DynamoTaskStore(table.client, { tableName: table.tableName }));
+});
+after(async () => table.drop());
+
+describe('executor claim', () => {
+  it('runs the agent once when the same executor message is delivered twice', async () => {
+    let executions = 0;
+    const counting: AgentHandler = {
+      describe: () => demoAgent.describe(),
+      async execute() {
+        executions++;
+        await new Promise((r) => setTimeout(r, 50));
+        return complete('done');
+      },
+    };
+    const executor = new TaskExecutor(engine, counting);
+    for (let i = 0; i < 10; i++) {
+      const queue = new RecordingQueue();
+      const service = new TaskService(engine, queue);
+      const { head } = await service.submit(caller, user(`job ${i}`));
+      const run = queue.take();
+      const results = await Promise.all([executor.run(run), executor.run(run), executor.run(run)]);
+      assert.equal(results.filter((r) => r === 'completed').length, 1, results.join());
+      assert.equal(await executor.run(run), 'skipped', 'a late redelivery is dropped');
+      assert.equal((await engine.store.getHead(head))?.state, 'completed');
+    }
+    assert.equal(executions, 10);
+  });
+});
+
+describe('demo agent through the task service', () => {
+  const queue = new RecordingQueue();
+  let service: TaskService;
+  let executor: TaskExecutor;
+  const runNext = (): Promise<RunResult> => executor.run(queue.take());
+  const state = async (taskId: string) =>
+    (await engine.store.getHead({ tenant: caller.tenant, taskId }))?.state;
+
+  before(() => {
+    service = new TaskService(engine, queue);
+    executor = new TaskExecutor(engine, demoAgent);
+  });
+
+  it('echo: completes with the text as an artifact', async () => {
+    const { head } = await service.submit(caller, user('hello there'));
+    assert.equal(await runNext(), 'completed');
+    const view = await service.read(caller, head.taskId, { includeArtifacts: true });
+    assert.equal(view.head.state, 'completed');
+    assert.deepEqual(view.artifacts[0]?.parts, [{ text: 'hello there', mediaType: 'text/plain' }]);
+    assert.equal(view.history[0]?.parts[0]?.text, 'hello there');
+  });
+
+  it('slow N: reports progress and honours cancel', async () => {
+    const { head } = await service.submit(caller, user('slow 3'));
+    const running = runNext();
+    for (let i = 0; i < 100 && (await engine.store.getHead(head))?.progress === undefined; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(await state(head.taskId), 'executing');
+    const canceled = await service.cancel(caller, head.taskId);
+    assert.equal(canceled.state, 'cancelled');
+    assert.equal(await running, 'stopped');
+    const events = await engine.store.events(head, 0);
+    assert.equal(events.at(-1)?.type, 'cancel', 'nothing was recorded after the cancel');
+    // canceling again returns the canceled task
+    assert.equal((await service.cancel(caller, head.taskId)).state, 'cancelled');
+  });
+
+  it('slow without N: validation asks for the missing field, then runs', async () => {
+    const { head } = await service.submit(caller, user('slow'));
+    assert.equal(await runNext(), 'waiting');
+    assert.equal(await state(head.taskId), 'info_needed');
+    await service.continueTask(caller, head.taskId, user('1'));
+    assert.equal(await runNext(), 'completed');
+    const view = await service.read(caller, head.taskId, {});
+    assert.equal(view.head.state, 'completed');
+    assert.equal(view.head.progress, 100);
+  });
+
+  it('ask: input required, then completes with the answer on the same task', async () => {
+    const { head } = await service.submit(caller, user('ask'));
+    assert.equal(await runNext(), 'waiting');
+    const waiting = await service.read(caller, head.taskId, {});
+    assert.equal(waiting.head.state, 'info_needed');
+    assert.equal(waiting.head.statusMessage?.parts[0]?.text, 'What is your answer?');
+    await service.continueTask(caller, head.taskId, user('42'));
+    assert.equal(await runNext(), 'completed');
+    const done = await service.read(caller, head.taskId, {});
+    assert.equal(done.head.statusMessage?.parts[0]?.text, 'You answered: 42');
+    assert.deepEqual(
+      done.history.map((m) => m.role),
+      ['user', 'agent', 'user', 'agent'],
+    );
+  });
+
+  it('approve: waits for a human; approve completes, reject rejects', async () => {
+    const approved = await service.submit(caller, user('approve'));
+    assert.equal(await runNext(), 'waiting');
+    assert.equal(await state(approved.head.taskId), 'need_human');
+    await service.continueTask(caller, approved.head.taskId, user('approve looks fine'));
+    assert.equal(await runNext(), 'completed');
+    const view = await service.read(caller, approved.head.taskId, {});
+    assert.equal(view.head.state, 'completed');
+    assert.equal(view.head.statusMessage?.parts[0]?.text, 'Approved: looks fine');
+
+    const rejected = await service.submit(caller, user('approve'));
+    await runNext();
+    await service.continueTask(caller, rejected.head.taskId, {
+      messageId: crypto.randomUUID(),
+      role: 'user',
+      parts: [{ data: { decision: 'reject', notes: 'too risky' } }],
+    });
+    await runNext();
+    assert.equal(await state(rejected.head.taskId), 'rejected');
+  });
+
+  it('a message that is not a decision is refused and changes nothing', async () => {
+    const { head } = await service.submit(caller, user('approve'));
+    await runNext();
+    const before = await engine.store.getHead(head);
+    await assert.rejects(service.continueTask(caller, head.taskId, user('maybe later')), ValidationError);
+    assert.deepEqual(await engine.store.getHead(head), before);
+    assert.equal(queue.runs.length, 0);
+  });
+
+  it('fail and reject', async () => {
+    const failed = await service.submit(caller, user('fail'));
+    assert.equal(await runNext(), 'completed');
+    assert.equal(await state(failed.head.taskId), 'failed');
+    const rejected = await service.submit(caller, user('reject'));
+    assert.equal(await runNext(), 'finished');
+    assert.equal(await state(rejected.head.taskId), 'rejected');
+  });
+
+  it('a message to a finished or working task is refused; another caller sees nothing', async () => {
+    const { head } = await service.submit(caller, user('hi'));
+    await assert.rejects(service.continueTask(caller, head.taskId, user('more')), InvalidTransitionError);
+    await runNext();
+    await assert.rejects(
+      service.continueTask(caller, head.taskId, user('more')),
+      (e: unknown) =>
+        e instanceof InvalidTransitionError && /finished task accepts no messages/.test(e.message),
+    );
+    await assert.rejects(service.read({ tenant: 'acme', owner: 'eve' }, head.taskId, {}), /Task not found/);
+    await assert.rejects(service.cancel({ tenant: 'acme', owner: 'eve' }, head.taskId), /Task not found/);
+  });
+
+  it('a duplicate submission returns the same task and enqueues nothing', async () => {
+    const message = user('same');
+    const first = await service.submit(caller, message);
+    queue.take();
+    const second = await service.submit(caller, message);
+    assert.equal(second.head.taskId, first.head.taskId);
+    assert.equal(second.duplicate, true);
+    assert.equal(queue.runs.length, 0);
+  });
+});
