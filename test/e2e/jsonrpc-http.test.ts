@@ -1,0 +1,246 @@
+/**
+ * Raw HTTP against the local hub: every JSON-RPC error code, the body limit,
+ * v0.3 requests without the version header, and the agent card's caching.
+ * Each bad request must change nothing: the task count is checked around them.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type LocalHub, startLocalHub } from '../../local/hub.ts';
+
+let hub: LocalHub;
+let rpcUrl: string;
+
+interface RpcReply {
+  status: number;
+  body: {
+    jsonrpc: string;
+    id: unknown;
+    result?: Record<string, unknown>;
+    error?: { code: number; message: string; data?: unknown };
+  };
+}
+
+const post = async (
+  body: string,
+  headers: Record<string, string> = { 'A2A-Version': '1.0' },
+): Promise<RpcReply> => {
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
+  return { status: res.status, body: (await res.json()) as RpcReply['body'] };
+};
+const call = (method: string, params: unknown, headers?: Record<string, string>) =>
+  post(JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }), headers);
+
+const v1Message = (text: string, extra: Record<string, unknown> = {}) => ({
+  messageId: crypto.randomUUID(),
+  role: 'ROLE_USER',
+  parts: [{ text }],
+  ...extra,
+});
+
+const taskCount = async (): Promise<number> => {
+  const r = await call('ListTasks', { pageSize: 1 });
+  return r.body.result?.totalSize as number;
+};
+
+const errorInfo = (data: unknown) =>
+  (data as Array<Record<string, unknown>>).find(
+    (d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo',
+  );
+
+before(async () => {
+  hub = await startLocalHub({ port: 0, sweepIntervalMs: 60_000 });
+  rpcUrl = `${hub.url}/a2a/jsonrpc`;
+});
+after(async () => hub?.stop());
+
+describe('JSON-RPC errors over HTTP', () => {
+  it('-32700 for a body that is not JSON, with id null', async () => {
+    const r = await post('{"jsonrpc": "2.0", "method": ');
+    assert.equal(r.status, 200);
+    assert.equal(r.body.error?.code, -32700);
+    assert.equal(r.body.id, null);
+    assert.equal(errorInfo(r.body.error?.data)?.reason, 'PARSE_ERROR');
+  });
+
+  it('-32600 for envelopes that are not JSON-RPC 2.0 requests', async () => {
+    const bad = [
+      { id: 1, method: 'GetTask', params: {} },
+      { jsonrpc: '1.0', id: 1, method: 'GetTask', params: {} },
+      { jsonrpc: '2.0', id: 1, params: {} },
+      { jsonrpc: '2.0', id: { no: 1 }, method: 'GetTask', params: {} },
+      [{ jsonrpc: '2.0', id: 1, method: 'GetTask', params: {} }],
+    ];
+    for (const body of bad) {
+      const r = await post(JSON.stringify(body));
+      assert.equal(r.body.error?.code, -32600, JSON.stringify(body));
+    }
+  });
+
+  it('-32601 for unknown methods and for a method of the other A2A version', async () => {
+    const unknown = await call('tasks/teleport', {});
+    assert.equal(unknown.body.error?.code, -32601);
+    const v1WithoutHeader = await call('SendMessage', { message: v1Message('x') }, {});
+    assert.equal(v1WithoutHeader.body.error?.code, -32601);
+    assert.match(v1WithoutHeader.body.error?.message ?? '', /A2A-Version: 1\.0/);
+  });
+
+  it('-32602 for invalid params, naming the field; nothing is written', async () => {
+    const before = await taskCount();
+    const cases: Array<[string, unknown, RegExp]> = [
+      ['SendMessage', { message: { messageId: 'a', role: 'ROLE_USER', parts: [] } }, /parts/],
+      ['SendMessage', { message: { messageId: 'a', parts: [{ text: 'x' }] } }, /role/],
+      ['SendMessage', { message: { role: 'ROLE_USER', parts: [{ text: 'x' }] } }, /messageId/],
+      ['SendMessage', { message: v1Message('x', { kind: 'message' }) }, /kind/],
+      ['SendMessage', { message: v1Message('x'), surprise: true }, /surprise/],
+      ['GetTask', { id: 'x', historyLength: -1 }, /historyLength/],
+      ['ListTasks', { statusTimestampAfter: 'yesterday' }, /statusTimestampAfter/],
+      ['ListTasks', { pageSize: 1000 }, /pageSize/],
+      ['ListTasks', { status: 'TASK_STATE_SLEEPING' }, /status/],
+      ['ListTasks', { pageToken: 'not-a-token' }, /pageToken/],
+    ];
+    for (const [method, params, field] of cases) {
+      const r = await call(method, params);
+      assert.equal(r.status, 200);
+      assert.equal(r.body.error?.code, -32602, `${method} ${JSON.stringify(params)}`);
+      assert.match(JSON.stringify(r.body.error), field);
+    }
+    const tooLong = await call('SendMessage', { message: v1Message('x'.repeat(70 * 1024)) });
+    assert.equal(tooLong.body.error?.code, -32602);
+    assert.match(tooLong.body.error?.message ?? '', /65536 bytes/);
+    assert.equal(await taskCount(), before);
+  });
+
+  it('-32001 task not found, -32002 not cancelable, -32004 message to a finished task', async () => {
+    const missing = await call('GetTask', { id: crypto.randomUUID() });
+    assert.equal(missing.body.error?.code, -32001);
+    assert.equal(errorInfo(missing.body.error?.data)?.reason, 'TASK_NOT_FOUND');
+
+    const done = await call('SendMessage', { message: v1Message('hi') });
+    const task = done.body.result?.task as { id: string; status: { state: string } };
+    assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
+    const cancel = await call('CancelTask', { id: task.id });
+    assert.equal(cancel.body.error?.code, -32002);
+    const more = await call('SendMessage', { message: v1Message('more', { taskId: task.id }) });
+    assert.equal(more.body.error?.code, -32004);
+    const again = await call('GetTask', { id: task.id });
+    assert.equal((again.body.result?.status as { state: string }).state, 'TASK_STATE_COMPLETED', 'unchanged');
+  });
+
+  it('-32602 when the contextId does not match the task', async () => {
+    const asked = await call('SendMessage', { message: v1Message('ask') });
+    const task = asked.body.result?.task as { id: string };
+    const r = await call('SendMessage', {
+      message: v1Message('42', { taskId: task.id, contextId: 'another' }),
+    });
+    assert.equal(r.body.error?.code, -32602);
+    const still = await call('GetTask', { id: task.id });
+    assert.equal((still.body.result?.status as { state: string }).state, 'TASK_STATE_INPUT_REQUIRED');
+  });
+
+  it('-32009 for an unsupported A2A-Version', async () => {
+    const r = await call('GetTask', { id: 'x' }, { 'A2A-Version': '2.0' });
+    assert.equal(r.body.error?.code, -32009);
+    assert.equal(errorInfo(r.body.error?.data)?.reason, 'VERSION_NOT_SUPPORTED');
+  });
+
+  it('refuses a body over 1 MiB with a clear error and writes nothing', async () => {
+    const before = await taskCount();
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: v1Message('y'.repeat(1_100_000)) },
+    });
+    const r = await post(big);
+    assert.equal(r.status, 413);
+    assert.equal(r.body.error?.code, -32600);
+    assert.match(r.body.error?.message ?? '', /1048576 bytes/);
+    assert.equal(await taskCount(), before);
+  });
+});
+
+describe('A2A v0.3 without the version header', () => {
+  it('message/send, tasks/get and tasks/cancel with kind discriminators and lower-case states', async () => {
+    const sent = await call(
+      'message/send',
+      {
+        message: {
+          kind: 'message',
+          messageId: crypto.randomUUID(),
+          role: 'user',
+          parts: [{ kind: 'text', text: 'v03' }],
+        },
+      },
+      {},
+    );
+    const task = sent.body.result as {
+      kind: string;
+      id: string;
+      status: { state: string };
+      artifacts: Array<{ parts: unknown[] }>;
+    };
+    assert.equal(task.kind, 'task');
+    assert.equal(task.status.state, 'completed');
+    assert.deepEqual(task.artifacts[0]?.parts[0], { kind: 'text', text: 'v03' });
+
+    const got = await call('tasks/get', { id: task.id }, {});
+    assert.equal((got.body.result as { kind: string }).kind, 'task');
+
+    const slow = await call(
+      'message/send',
+      {
+        message: {
+          kind: 'message',
+          messageId: crypto.randomUUID(),
+          role: 'user',
+          parts: [{ kind: 'text', text: 'slow 20' }],
+        },
+        configuration: { blocking: false },
+      },
+      {},
+    );
+    const slowTask = slow.body.result as { id: string; status: { state: string } };
+    assert.ok(['submitted', 'working'].includes(slowTask.status.state));
+    const canceled = await call('tasks/cancel', { id: slowTask.id }, {});
+    assert.equal((canceled.body.result as { status: { state: string } }).status.state, 'canceled');
+  });
+
+  it('v0.3 errors carry a free-form data object', async () => {
+    const r = await call('tasks/get', { id: crypto.randomUUID() }, {});
+    assert.equal(r.body.error?.code, -32001);
+    assert.ok(!Array.isArray(r.body.error?.data));
+  });
+});
+
+describe('agent card', () => {
+  it('serves the v1.0 card with caching headers and 304 on If-None-Match', async () => {
+    const res = await fetch(`${hub.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } });
+    assert.equal(res.status, 200);
+    const etag = res.headers.get('etag');
+    assert.ok(etag);
+    assert.ok(res.headers.get('last-modified'));
+    assert.match(res.headers.get('cache-control') ?? '', /max-age=\d+/);
+    const card = (await res.json()) as {
+      supportedInterfaces: Array<{ protocolVersion: string; url: string }>;
+    };
+    assert.equal(card.supportedInterfaces[0]?.protocolVersion, '1.0');
+    assert.equal(card.supportedInterfaces[0]?.url, rpcUrl);
+    const again = await fetch(`${hub.url}/.well-known/agent-card.json`, {
+      headers: { 'A2A-Version': '1.0', 'If-None-Match': etag },
+    });
+    assert.equal(again.status, 304);
+  });
+
+  it('serves the legacy path, and the v0.3 shape without the header', async () => {
+    const res = await fetch(`${hub.url}/.well-known/agent.json`);
+    assert.equal(res.status, 200);
+    const card = (await res.json()) as { url: string; protocolVersion: string; preferredTransport: string };
+    assert.equal(card.url, rpcUrl);
+    assert.equal(card.preferredTransport, 'JSONRPC');
+    assert.match(card.protocolVersion, /^0\.3/);
+  });
+});
