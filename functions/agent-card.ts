@@ -5,10 +5,10 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { loadAgent } from '../shared/agent/load.ts';
+import { lowerCaseHeaders, publicUrlOf } from '../shared/http.ts';
 import { withObservability } from '../shared/observability/index.ts';
 import { buildAgentCard, cardETag, cardVersionFor } from '../shared/protocol/a2a/index.ts';
 import { JSONRPC_PATH } from '../shared/routes.ts';
-import { lowerCaseHeaders, publicUrlOf } from '../shared/wiring.ts';
 
 /** The card only changes with a deployment, i.e. with a new container. */
 const LAST_MODIFIED = new Date().toUTCString();

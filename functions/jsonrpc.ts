@@ -4,8 +4,9 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { A2AJsonRpc } from '../shared/app/a2a-jsonrpc.ts';
+import { lowerCaseHeaders } from '../shared/http.ts';
 import { withObservability } from '../shared/observability/index.ts';
-import { callerOf, lowerCaseHeaders, taskService } from '../shared/wiring.ts';
+import { callerOf, taskService } from '../shared/wiring.ts';
 
 /** API Gateway REST APIs give up after 29 s: a blocking send answers with the current task before that. */
 const MAX_BLOCKING_MS = Number(process.env.BLOCKING_WAIT_MS ?? 25_000);

@@ -6,6 +6,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestTable } from '../support/dynamo.ts';
+import { measureBundles } from './bundles.ts';
+import { benchRoundTrips, benchStartup, benchThroughput } from './jsonrpc.ts';
 import { benchStore } from './store.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -30,6 +32,32 @@ if (want('store')) {
   console.table(store.readLastTenByHistory);
   console.log('One whole simple task');
   console.table([store.simpleTask]);
+}
+
+if (want('jsonrpc')) {
+  const table = await createTestTable();
+  const roundTrips = await benchRoundTrips(table);
+  await table.drop();
+  console.log(
+    '\nDynamoDB cost per JSON-RPC method (sequential round trips; targets: send ≤ 2, get ≤ 1, cancel ≤ 2)',
+  );
+  console.table(roundTrips);
+  const startup = await benchStartup();
+  console.log(`npm start to ready: ${startup.wallMs} ms wall (hub reports ${startup.reportedMs} ms)`);
+  const throughput = await benchThroughput();
+  console.log('Requests per second through the local runtime');
+  console.table(throughput);
+  const [get, echo] = throughput;
+  const ratio = get && echo ? Math.round((echo.perSecond / get.perSecond) * 100) / 100 : undefined;
+  console.log(`blocking echo / GetTask throughput ratio: ${ratio}`);
+  results.jsonrpc = { roundTrips, startup, throughput, echoToGetRatio: ratio };
+}
+
+if (want('bundles')) {
+  const bundles = await measureBundles();
+  console.log('\nFunction bundles (esbuild, as deployed) and import time vs @a2a-js/sdk/server + express');
+  console.table(bundles);
+  results.bundles = bundles;
 }
 
 const dir = join(root, '.bench');

@@ -1,0 +1,100 @@
+/**
+ * `npm start`: runs the hub until SIGINT/SIGTERM. Split from main.ts so a test
+ * can run the same start-up, messages and shutdown with fake handlers.
+ */
+import { JSONRPC_PATH, ROUTES } from '../shared/routes.ts';
+import { JavaMissingError } from './dynamodb-local.ts';
+import { type HubHandlers, type LocalHub, startLocalHub } from './hub.ts';
+
+export interface CliOptions {
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  /** For tests: handlers instead of functions/*.ts. */
+  handlers?: Partial<HubHandlers>;
+}
+
+export const SEND_MESSAGE_EXAMPLE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'SendMessage',
+  params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hello' }] } },
+});
+
+const dataDirFlag = (argv: string[]): string | undefined => {
+  const i = argv.findIndex((a) => a === '--data-dir' || a.startsWith('--data-dir='));
+  if (i < 0) return undefined;
+  const arg = argv[i]!;
+  const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[i + 1];
+  if (!value) throw new Error('--data-dir needs a directory');
+  return value;
+};
+
+const fail = (message: string): never => {
+  console.error(message);
+  process.exit(1);
+};
+
+export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<LocalHub> => {
+  const started = performance.now();
+  // the SDK's notice that future versions need Node 22 would open every start-up; Lambda runs 22 already
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const port = Number(env.PORT || 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    fail(`PORT must be a port number, got "${env.PORT}"`);
+  const host = env.HOST ?? '127.0.0.1';
+  let dataDir: string | undefined;
+  try {
+    dataDir = dataDirFlag(argv) ?? env.SYNAPSE_DATA_DIR;
+  } catch (e) {
+    fail((e as Error).message);
+  }
+
+  // a signal during start-up exits at once; dynamodb-local.ts kills Java on exit
+  let hub: LocalHub | undefined;
+  let stopping = false;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (!hub || stopping) process.exit(130);
+    stopping = true;
+    console.log(`\n${signal}: stopping the local hub…`);
+    const t0 = performance.now();
+    await hub.stop();
+    console.log(`Stopped in ${((performance.now() - t0) / 1000).toFixed(1)} s.`);
+    process.exit(0);
+  };
+  process.on('SIGINT', (s) => void shutdown(s));
+  process.on('SIGTERM', (s) => void shutdown(s));
+
+  try {
+    hub = await startLocalHub({
+      port,
+      host,
+      ...(dataDir ? { dataDir } : {}),
+      ...(env.AGENT_MODULE ? { env: { AGENT_MODULE: env.AGENT_MODULE } } : {}),
+      ...(handlers ? { handlers } : {}),
+    });
+  } catch (e) {
+    if (e instanceof JavaMissingError) return fail(`Cannot start the local hub: ${e.message}`);
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      return fail(
+        `Cannot start the local hub: port ${port} on ${host} is already in use. ` +
+          'Stop whatever holds it, or pick another port: PORT=8081 npm start (PORT=0 picks a free one).',
+      );
+    }
+    return fail(`Cannot start the local hub: ${e instanceof Error ? e.message : String(e)}`);
+  }
+
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const card = ROUTES.find((r) => r.function === 'agent-card')!.path;
+  console.log(
+    [
+      `Synapse local hub ready in ${seconds} s on ${hub.url}`,
+      `  Agent card: ${hub.url}${card}`,
+      `  JSON-RPC:   ${hub.url}${JSONRPC_PATH}`,
+      `  Data:       ${dataDir ? `kept in ${dataDir}` : 'in memory (--data-dir or SYNAPSE_DATA_DIR keeps it)'}`,
+      'Try:',
+      `  curl -s ${hub.url}${JSONRPC_PATH} -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -d '${SEND_MESSAGE_EXAMPLE}'`,
+      'Press Ctrl+C to stop.',
+    ].join('\n'),
+  );
+  return hub;
+};

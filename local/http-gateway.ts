@@ -1,0 +1,354 @@
+/**
+ * A local stand-in for the API Gateway REST API: turns each HTTP request into
+ * the Lambda proxy (v1) event the deployed function gets and writes the proxy
+ * result back, so `functions/*.ts` run unchanged.
+ *
+ * Deliberate differences from AWS:
+ * - An unknown path answers 404 `{"message":"Not Found"}` and a known path with
+ *   another method 405 (with `Allow`); AWS answers 403 `{"message":"Missing
+ *   Authentication Token"}` for both, which only confuses someone trying the hub.
+ * - Handlers run in this process: the integration timeout answers 504 like AWS,
+ *   but the handler itself keeps running to its end.
+ * - Bodies are base64-encoded for non-text content types (as if the API had
+ *   `binaryMediaTypes: ['*\/*']` minus text); AWS decides by the API's binaryMediaTypes.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { consoleLog, createLambdaContext, LOCAL_ACCOUNT, type LocalLog } from './lambda-context.ts';
+
+export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+export interface GatewayRoute<F extends string = string> {
+  method: string;
+  /** API Gateway resource path; `{name}` and a final `{name+}` are path parameters. */
+  path: string;
+  function: F;
+}
+
+export interface HttpGatewayOptions<F extends string = string> {
+  routes: readonly GatewayRoute<F>[];
+  /** Looked up on every request, so a caller may fill it after the port is bound. */
+  handlers: Partial<Record<F, ApiHandler>>;
+  port?: number;
+  host?: string;
+  /** API Gateway's payload limit is 10 MB. */
+  maxBodyBytes?: number;
+  /** API Gateway's default integration timeout is 29 s. */
+  timeoutMs?: number;
+  stage?: string;
+  log?: LocalLog;
+}
+
+export interface HttpGateway {
+  url: string;
+  port: number;
+  server: Server;
+  /** Stops accepting requests and waits (up to `graceMs`) for those in flight. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_TIMEOUT_MS = 29_000;
+
+interface CompiledRoute<F extends string> {
+  route: GatewayRoute<F>;
+  pattern: RegExp;
+  params: string[];
+  /** Static routes win over parameterised ones, greedy ones come last (as in API Gateway). */
+  rank: number;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const compile = <F extends string>(route: GatewayRoute<F>): CompiledRoute<F> => {
+  const params: string[] = [];
+  let rank = 0;
+  const source = route.path
+    .split('/')
+    .map((segment) => {
+      const param = /^\{([^}+]+)(\+)?\}$/.exec(segment);
+      if (!param) return escapeRegExp(segment);
+      params.push(param[1]!);
+      rank += param[2] ? 1000 : 1;
+      return param[2] ? '(.+)' : '([^/]+)';
+    })
+    .join('/');
+  return { route, pattern: new RegExp(`^${source}$`), params, rank };
+};
+
+const TEXT_TYPE =
+  /^(text\/.*|application\/(json|xml|javascript|x-www-form-urlencoded|graphql)|.*\+(json|xml))$/;
+
+const isTextBody = (req: IncomingMessage): boolean => {
+  const encoding = req.headers['content-encoding'];
+  if (encoding && encoding !== 'identity') return false;
+  const type = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  return !type || TEXT_TYPE.test(type);
+};
+
+const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+};
+
+/** Header maps in the client's spelling: the last value in `headers`, all of them in `multiValueHeaders`. */
+const requestHeaders = (req: IncomingMessage, extra: Record<string, string>) => {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  const spelling = new Map<string, string>();
+  const add = (name: string, value: string) => {
+    const key = spelling.get(name.toLowerCase()) ?? name;
+    spelling.set(name.toLowerCase(), key);
+    headers[key] = value;
+    multiValueHeaders[key] = [...(multiValueHeaders[key] ?? []), value];
+  };
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) add(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  for (const [name, value] of Object.entries(extra)) if (!spelling.has(name.toLowerCase())) add(name, value);
+  return { headers, multiValueHeaders };
+};
+
+const queryParameters = (search: URLSearchParams) => {
+  if (search.size === 0) return { single: null, multi: null };
+  const single: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  for (const [key, value] of search) {
+    single[key] = value;
+    multi[key] = [...(multi[key] ?? []), value];
+  }
+  return { single, multi };
+};
+
+/** `Date` → API Gateway's requestTime format, e.g. `09/Apr/2015:12:34:56 +0000`. */
+const requestTime = (d: Date) => {
+  const [, day, month, year, time] = d.toUTCString().split(' ');
+  return `${day}/${month}/${year}:${time} +0000`;
+};
+
+type BodyResult = { ok: true; body: Buffer } | { ok: false };
+
+const readBody = (req: IncomingMessage, limit: number): Promise<BodyResult> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) over = true;
+      if (!over) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(over ? { ok: false } : { ok: true, body: Buffer.concat(chunks) }));
+    req.on('error', reject);
+  });
+
+const isProxyResult = (value: unknown): value is APIGatewayProxyResult => {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Record<string, unknown>;
+  return (
+    Number.isInteger(r.statusCode) &&
+    (r.statusCode as number) >= 100 &&
+    (r.statusCode as number) <= 599 &&
+    (r.body === undefined || r.body === null || typeof r.body === 'string')
+  );
+};
+
+/** API Gateway merges both maps; for a name present in both, only the multi-value entries count. */
+const responseHeaders = (result: APIGatewayProxyResult): Record<string, string[]> => {
+  const out: Record<string, string[]> = {};
+  const names = new Map<string, string>();
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
+    names.set(name.toLowerCase(), name);
+    out[name] = values.map(String);
+  }
+  for (const [name, value] of Object.entries(result.headers ?? {})) {
+    if (!names.has(name.toLowerCase())) out[name] = [String(value)];
+  }
+  return out;
+};
+
+const writeResult = (res: ServerResponse, result: APIGatewayProxyResult, requestId: string) => {
+  const body = result.isBase64Encoded
+    ? Buffer.from(result.body ?? '', 'base64')
+    : Buffer.from(result.body ?? '', 'utf8');
+  const headers = responseHeaders(result);
+  const has = (name: string) => Object.keys(headers).some((h) => h.toLowerCase() === name);
+  // REST APIs answer application/json when the function sets no content type
+  if (!has('content-type')) headers['Content-Type'] = ['application/json'];
+  for (const name of Object.keys(headers)) {
+    if (['content-length', 'transfer-encoding', 'connection'].includes(name.toLowerCase()))
+      delete headers[name];
+  }
+  res.writeHead(result.statusCode, {
+    ...headers,
+    'Content-Length': String(body.length),
+    'x-amzn-RequestId': requestId,
+  });
+  res.end(body);
+};
+
+export const startHttpGateway = async <F extends string>(
+  options: HttpGatewayOptions<F>,
+): Promise<HttpGateway> => {
+  const routes = options.routes.map(compile).sort((a, b) => a.rank - b.rank);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const stage = options.stage ?? 'local';
+  const log = options.log ?? consoleLog;
+  const inFlight = new Set<Promise<unknown>>();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const requestTimeEpoch = Date.now();
+    const requestId = randomUUID();
+    const url = new URL(req.url ?? '/', 'http://local');
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+    const method = req.method ?? 'GET';
+
+    const onPath = routes.filter((r) => r.pattern.test(path));
+    if (onPath.length === 0) {
+      req.resume();
+      return json(res, 404, { message: 'Not Found' });
+    }
+    const match = onPath.find((r) => r.route.method === method);
+    if (!match) {
+      req.resume();
+      const allow = [...new Set(onPath.map((r) => r.route.method))].join(', ');
+      return json(res, 405, { message: 'Method Not Allowed' }, { allow });
+    }
+
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > maxBodyBytes) {
+      // answer at once, then drain what the client still sends so it can read the answer
+      req.resume();
+      return json(res, 413, { message: 'Request Too Long' }, { connection: 'close' });
+    }
+    const read = await readBody(req, maxBodyBytes);
+    if (!read.ok) return json(res, 413, { message: 'Request Too Long' }, { connection: 'close' });
+
+    const handler = options.handlers[match.route.function];
+    if (!handler) return json(res, 503, { message: `Function ${match.route.function} is not loaded yet` });
+
+    const groups = match.pattern.exec(path)!.slice(1);
+    const pathParameters = match.params.length
+      ? Object.fromEntries(match.params.map((name, i) => [name, decodeURIComponent(groups[i]!)]))
+      : null;
+    const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+    const { headers, multiValueHeaders } = requestHeaders(req, {
+      'X-Forwarded-For': sourceIp,
+      'X-Forwarded-Port': String(req.socket.localPort ?? ''),
+      'X-Forwarded-Proto': 'http',
+    });
+    const query = queryParameters(url.searchParams);
+    const text = isTextBody(req);
+    const event: APIGatewayProxyEvent = {
+      resource: match.route.path,
+      path,
+      httpMethod: method,
+      headers,
+      multiValueHeaders,
+      queryStringParameters: query.single,
+      multiValueQueryStringParameters: query.multi,
+      pathParameters,
+      stageVariables: null,
+      body: read.body.length === 0 ? null : read.body.toString(text ? 'utf8' : 'base64'),
+      isBase64Encoded: read.body.length > 0 && !text,
+      requestContext: {
+        accountId: LOCAL_ACCOUNT,
+        apiId: 'local',
+        authorizer: null,
+        domainName: req.headers.host ?? 'localhost',
+        extendedRequestId: requestId,
+        httpMethod: method,
+        identity: {
+          accessKey: null,
+          accountId: null,
+          apiKey: null,
+          apiKeyId: null,
+          caller: null,
+          clientCert: null,
+          cognitoAuthenticationProvider: null,
+          cognitoAuthenticationType: null,
+          cognitoIdentityId: null,
+          cognitoIdentityPoolId: null,
+          principalOrgId: null,
+          sourceIp,
+          user: null,
+          userAgent: req.headers['user-agent'] ?? null,
+          userArn: null,
+        },
+        path: `/${stage}${path}`,
+        protocol: `HTTP/${req.httpVersion}`,
+        requestId,
+        requestTime: requestTime(new Date(requestTimeEpoch)),
+        requestTimeEpoch,
+        resourceId: 'local',
+        resourcePath: match.route.path,
+        stage,
+      },
+    };
+    const context = createLambdaContext({ functionName: match.route.function, timeoutMs });
+
+    let timer: NodeJS.Timeout | undefined;
+    // async wrapper: a handler that throws synchronously is a failed invocation too
+    const invocation = (async () => handler(event, context))();
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    });
+    try {
+      const result = await Promise.race([invocation, timeout]);
+      if (result === 'timeout') {
+        invocation.catch((e: unknown) => log(`${match.route.function} failed after its timeout`, e));
+        return json(res, 504, { message: 'Endpoint request timed out' });
+      }
+      if (!isProxyResult(result)) {
+        log(`${match.route.function} returned a malformed proxy response: ${JSON.stringify(result)}`);
+        return json(res, 502, { message: 'Internal server error' });
+      }
+      writeResult(res, result, requestId);
+    } catch (e) {
+      log(`${match.route.function} threw`, e);
+      json(res, 502, { message: 'Internal server error' });
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const server = createServer((req, res) => {
+    const done = handle(req, res).catch((e: unknown) => {
+      log('local gateway failed', e);
+      if (!res.headersSent) json(res, 500, { message: 'Internal server error' });
+      else res.destroy();
+    });
+    inFlight.add(done);
+    void done.finally(() => inFlight.delete(done));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.removeListener('error', reject);
+      resolve();
+    });
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    server,
+    stop: async (graceMs = 5000) => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+      await Promise.race([Promise.allSettled([...inFlight]), grace]);
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+};

@@ -1,0 +1,223 @@
+/**
+ * The whole hub on one machine: DynamoDB Local, the local SQS, the HTTP
+ * gateway, the executor queue's event source and the sweeper's schedule,
+ * wired to the same Lambda handlers that are deployed.
+ *
+ * The handlers read their configuration from process.env when they first
+ * need it, so the environment is set before they are imported; stop() puts
+ * the previous values back. Modules stay cached, so a second hub in the same
+ * process reuses handler modules (and any client they built at import time).
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import { createTableInput } from '../shared/adapters/dynamodb/table.ts';
+import { EXECUTOR_QUEUE, QUEUES } from '../shared/adapters/sqs/queues.ts';
+import { type FunctionName, ROUTES } from '../shared/routes.ts';
+import { type DynamoLocal, startDynamoLocal } from './dynamodb-local.ts';
+import { type EventSource, type SqsHandler, startEventSource } from './event-source.ts';
+import { type ApiHandler, type HttpGateway, startHttpGateway } from './http-gateway.ts';
+import { consoleLog, LOCAL_REGION, type LocalLog } from './lambda-context.ts';
+import { type Schedule, type ScheduledHandler, startSchedule } from './scheduler.ts';
+import { type LocalSqs, startLocalSqs } from './sqs.ts';
+
+export interface HubHandlers {
+  'agent-card': ApiHandler;
+  jsonrpc: ApiHandler;
+  executor: SqsHandler;
+  sweeper: ScheduledHandler;
+}
+export type HubFunctionName = keyof HubHandlers;
+
+export interface LocalHubOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  host?: string;
+  /** Keep DynamoDB data here across restarts; in memory when absent. Queued messages are never kept. */
+  dataDir?: string;
+  tableName?: string;
+  /** Handlers to use instead of `functions/<name>.ts` (each loaded only when not given here). */
+  handlers?: Partial<HubHandlers>;
+  /** Extra environment for the handlers; wins over the hub's own values. */
+  env?: Record<string, string>;
+  /** The sweeper's rate; EventBridge runs it every minute. */
+  sweepIntervalMs?: number;
+  /** Parallel pollers of the executor queue. */
+  executorConcurrency?: number;
+  /** Long-poll time of an idle poller (bounds how long stop() waits for it). */
+  pollWaitSeconds?: number;
+  maxBodyBytes?: number;
+  log?: LocalLog;
+}
+
+export interface LocalHub {
+  url: string;
+  port: number;
+  tableName: string;
+  /** By queue name, dead-letter queues included. */
+  queueUrls: Record<string, string>;
+  dynamoEndpoint: string;
+  sqsEndpoint: string;
+  /** Runs the sweeper now instead of waiting for its next tick. */
+  sweep(): Promise<void>;
+  /** Stops everything (reverse order of start) and restores the environment. */
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_TABLE_NAME = 'synapse-local';
+
+/** Values that keep Powertools and the SDK quiet locally, unless the caller's environment says otherwise. */
+const QUIET_DEFAULTS: Record<string, string> = {
+  POWERTOOLS_SERVICE_NAME: 'synapse',
+  POWERTOOLS_LOG_LEVEL: 'WARN',
+  POWERTOOLS_METRICS_NAMESPACE: 'Synapse',
+  POWERTOOLS_METRICS_DISABLED: 'true',
+  POWERTOOLS_TRACE_ENABLED: 'false',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+};
+
+const loadHandler = async <N extends HubFunctionName>(name: N): Promise<HubHandlers[N]> => {
+  const file = new URL(`../functions/${name}.ts`, import.meta.url);
+  let mod: { handler?: unknown };
+  try {
+    mod = await import(file.href);
+  } catch (e) {
+    throw new Error(`Cannot load the ${name} handler from functions/${name}.ts: ${String(e)}`, { cause: e });
+  }
+  if (typeof mod.handler !== 'function') throw new Error(`functions/${name}.ts does not export a handler`);
+  return mod.handler as HubHandlers[N];
+};
+
+const createTableIfMissing = async (endpoint: string, tableName: string) => {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+  try {
+    await client.send(new CreateTableCommand(createTableInput(tableName)));
+  } catch (e) {
+    // a data directory from an earlier run already has it
+    if (!(e instanceof ResourceInUseException)) throw e;
+  } finally {
+    client.destroy();
+  }
+};
+
+/** Sets the variables and returns a function that puts the previous values back. */
+const applyEnv = (values: Record<string, string>): (() => void) => {
+  const previous = Object.fromEntries(Object.keys(values).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, values);
+  return () => {
+    for (const [k, v] of Object.entries(previous)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+};
+
+export const startLocalHub = async (options: LocalHubOptions = {}): Promise<LocalHub> => {
+  const log = options.log ?? consoleLog;
+  const tableName = options.tableName ?? DEFAULT_TABLE_NAME;
+  const apiHandlers: Partial<Record<FunctionName, ApiHandler>> = {};
+  const cleanup: (() => Promise<void> | void)[] = [];
+  let gateway: HttpGateway | undefined;
+  // the gateway goes first so no request reaches a half-stopped hub; the rest in reverse order of start
+  const stopAll = async () => {
+    const steps = cleanup.splice(0).reverse();
+    if (gateway) steps.unshift(gateway.stop);
+    gateway = undefined;
+    for (const step of steps) {
+      try {
+        await step();
+      } catch (e) {
+        log('local hub: a component did not stop cleanly', e);
+      }
+    }
+  };
+
+  try {
+    // the port first: a taken port fails before Java starts, and PUBLIC_URL needs the bound port
+    const api = await startHttpGateway({
+      routes: ROUTES,
+      handlers: apiHandlers,
+      port: options.port ?? 0,
+      host: options.host ?? '127.0.0.1',
+      log,
+      ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    });
+    gateway = api;
+    const publicUrl = api.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//127.0.0.1');
+
+    const dataDir = options.dataDir ? resolve(options.dataDir) : undefined;
+    if (dataDir) mkdirSync(dataDir, { recursive: true });
+    const dynamo: DynamoLocal = await startDynamoLocal(dataDir ? { dataDir } : {});
+    cleanup.push(() => dynamo.stop());
+    await createTableIfMissing(dynamo.endpoint, tableName);
+
+    const sqs: LocalSqs = await startLocalSqs({ queues: QUEUES });
+    cleanup.push(() => sqs.stop());
+
+    const quiet = Object.fromEntries(
+      Object.entries(QUIET_DEFAULTS).filter(([k]) => process.env[k] === undefined),
+    );
+    const restoreEnv = applyEnv({
+      ...quiet,
+      TABLE_NAME: tableName,
+      ...Object.fromEntries(QUEUES.map((q) => [q.urlEnv, sqs.queues[q.name]!.url])),
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+      AWS_REGION: LOCAL_REGION,
+      AWS_DEFAULT_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      PUBLIC_URL: publicUrl,
+      ...options.env,
+    });
+    cleanup.push(restoreEnv);
+
+    const given = options.handlers ?? {};
+    const handlers: HubHandlers = {
+      'agent-card': given['agent-card'] ?? (await loadHandler('agent-card')),
+      jsonrpc: given.jsonrpc ?? (await loadHandler('jsonrpc')),
+      executor: given.executor ?? (await loadHandler('executor')),
+      sweeper: given.sweeper ?? (await loadHandler('sweeper')),
+    };
+    apiHandlers['agent-card'] = handlers['agent-card'];
+    apiHandlers.jsonrpc = handlers.jsonrpc;
+
+    const executor: EventSource = startEventSource({
+      client: sqs.client,
+      queue: sqs.queues[EXECUTOR_QUEUE.name]!,
+      handler: handlers.executor,
+      functionName: 'executor',
+      concurrency: options.executorConcurrency ?? 2,
+      waitTimeSeconds: options.pollWaitSeconds ?? 1,
+      log,
+    });
+    cleanup.push(() => executor.stop());
+
+    const sweeper: Schedule = startSchedule({
+      handler: handlers.sweeper,
+      functionName: 'sweeper',
+      intervalMs: options.sweepIntervalMs ?? 60_000,
+      log,
+    });
+    cleanup.push(() => sweeper.stop());
+
+    return {
+      url: publicUrl,
+      port: api.port,
+      tableName,
+      queueUrls: sqs.urls,
+      dynamoEndpoint: dynamo.endpoint,
+      sqsEndpoint: sqs.endpoint,
+      sweep: () => sweeper.fire(),
+      stop: stopAll,
+    };
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
+};
