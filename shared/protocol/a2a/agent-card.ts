@@ -9,31 +9,14 @@
  * with `Vary: A2A-Version`.
  */
 import { createHash } from 'node:crypto';
+import type { AgentDescription, AgentSkill } from '../../agent/api.ts';
 import type { A2AVersion } from './codec.ts';
 
-export interface AgentSkillInput {
-  id: string;
-  name: string;
-  description: string;
-  tags: string[];
-  examples?: string[];
-  inputModes?: string[];
-  outputModes?: string[];
-}
+export type { AgentSkill };
 
 export interface AgentCardInput {
-  agent: {
-    name: string;
-    description: string;
-    /** The agent's own version, e.g. "1.2.0". */
-    version: string;
-    provider?: { organization: string; url: string };
-    documentationUrl?: string;
-    iconUrl?: string;
-    skills: AgentSkillInput[];
-    defaultInputModes?: string[];
-    defaultOutputModes?: string[];
-  };
+  /** The agent's own description (skills, modes, provider...). */
+  agent: AgentDescription;
   /** Absolute URL of the JSON-RPC endpoint. */
   jsonRpcUrl: string;
   /** Only what actually works may be true. */
@@ -45,16 +28,6 @@ export interface AgentInterface {
   url: string;
   protocolBinding: 'JSONRPC';
   protocolVersion: A2AVersion;
-}
-
-export interface AgentSkill {
-  id: string;
-  name: string;
-  description: string;
-  tags: string[];
-  examples?: string[];
-  inputModes?: string[];
-  outputModes?: string[];
 }
 
 export interface V1AgentCard {
@@ -100,7 +73,7 @@ export const V03_CARD_PROTOCOL_VERSION = '0.3.0';
 
 const DEFAULT_MODES = ['text/plain'];
 
-function skillOf(s: AgentSkillInput): AgentSkill {
+function skillOf(s: AgentSkill): AgentSkill {
   return {
     id: s.id,
     name: s.name,

@@ -25,7 +25,6 @@ export {
   type AgentCardInput,
   type AgentInterface,
   type AgentSkill,
-  type AgentSkillInput,
   buildAgentCard,
   cardETag,
   type V1AgentCard,

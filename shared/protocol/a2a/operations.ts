@@ -254,3 +254,26 @@ export function projectTask(view: TaskView, opts: TaskEncodeOptions): TaskProjec
     ...(head.metadata && Object.keys(head.metadata).length > 0 ? { metadata: head.metadata } : {}),
   };
 }
+
+const present = (v: string | readonly unknown[] | undefined): boolean => v !== undefined && v.length > 0;
+
+/** The fields every version's Message shares; codecs add the role (and v0.3 its `kind`). */
+export const messageFields = <P>(m: Message, encodePart: (p: Message['parts'][number]) => P) => ({
+  messageId: m.messageId,
+  ...(present(m.contextId) ? { contextId: m.contextId } : {}),
+  ...(present(m.taskId) ? { taskId: m.taskId } : {}),
+  parts: m.parts.map(encodePart),
+  ...(m.metadata ? { metadata: m.metadata } : {}),
+  ...(present(m.extensions) ? { extensions: m.extensions } : {}),
+  ...(present(m.referenceTaskIds) ? { referenceTaskIds: m.referenceTaskIds } : {}),
+});
+
+/** An Artifact is the same in every version but for its parts. */
+export const artifactFields = <P>(a: Artifact, encodePart: (p: Artifact['parts'][number]) => P) => ({
+  artifactId: a.artifactId,
+  ...(present(a.name) ? { name: a.name } : {}),
+  ...(present(a.description) ? { description: a.description } : {}),
+  parts: a.parts.map(encodePart),
+  ...(a.metadata ? { metadata: a.metadata } : {}),
+  ...(present(a.extensions) ? { extensions: a.extensions } : {}),
+});

@@ -12,6 +12,7 @@ import type { A2ACodec } from './codec.ts';
 import { A2AProtocolError } from './errors.ts';
 import type { JsonRpcErrorObject } from './jsonrpc.ts';
 import {
+  artifactFields,
   type CancelTaskCommand,
   finishCancelTask,
   finishGetTask,
@@ -19,6 +20,7 @@ import {
   type GetTaskCommand,
   type ListTasksCommand,
   type ListTasksResult,
+  messageFields,
   methodLookup,
   type ParseOptions,
   type PushNotificationConfig,
@@ -307,28 +309,11 @@ export function encodePart(p: Part): V03Part {
 }
 
 export function encodeMessage(m: Message): V03Message {
-  return {
-    kind: 'message',
-    messageId: m.messageId,
-    role: m.role,
-    parts: m.parts.map(encodePart),
-    ...(nonEmpty(m.contextId) ? { contextId: m.contextId } : {}),
-    ...(nonEmpty(m.taskId) ? { taskId: m.taskId } : {}),
-    ...(m.metadata ? { metadata: m.metadata } : {}),
-    ...(nonEmpty(m.extensions) ? { extensions: m.extensions } : {}),
-    ...(nonEmpty(m.referenceTaskIds) ? { referenceTaskIds: m.referenceTaskIds } : {}),
-  };
+  return { kind: 'message', ...messageFields(m, encodePart), role: m.role };
 }
 
 export function encodeArtifact(a: Artifact): V03Artifact {
-  return {
-    artifactId: a.artifactId,
-    ...(nonEmpty(a.name) ? { name: a.name } : {}),
-    ...(nonEmpty(a.description) ? { description: a.description } : {}),
-    parts: a.parts.map(encodePart),
-    ...(a.metadata ? { metadata: a.metadata } : {}),
-    ...(nonEmpty(a.extensions) ? { extensions: a.extensions } : {}),
-  };
+  return artifactFields(a, encodePart);
 }
 
 function encodeTask(view: TaskView, opts: TaskEncodeOptions): V03Task {

@@ -12,6 +12,7 @@ import type { A2ACodec } from './codec.ts';
 import { type A2AProtocolError, badRequestOf, type ErrorInfoDetail, errorInfoOf } from './errors.ts';
 import type { JsonRpcErrorObject } from './jsonrpc.ts';
 import {
+  artifactFields,
   type CancelTaskCommand,
   finishCancelTask,
   finishGetTask,
@@ -21,6 +22,7 @@ import {
   LIST_PAGE_SIZE,
   type ListTasksCommand,
   type ListTasksResult,
+  messageFields,
   methodLookup,
   type ParseOptions,
   type PushNotificationConfig,
@@ -342,27 +344,11 @@ export function encodePart(p: Part): V1Part {
 }
 
 export function encodeMessage(m: Message): V1Message {
-  return {
-    messageId: m.messageId,
-    ...(nonEmpty(m.contextId) ? { contextId: m.contextId } : {}),
-    ...(nonEmpty(m.taskId) ? { taskId: m.taskId } : {}),
-    role: ROLE_TO_WIRE[m.role],
-    parts: m.parts.map(encodePart),
-    ...(m.metadata ? { metadata: m.metadata } : {}),
-    ...(nonEmpty(m.extensions) ? { extensions: m.extensions } : {}),
-    ...(nonEmpty(m.referenceTaskIds) ? { referenceTaskIds: m.referenceTaskIds } : {}),
-  };
+  return { ...messageFields(m, encodePart), role: ROLE_TO_WIRE[m.role] };
 }
 
 export function encodeArtifact(a: Artifact): V1Artifact {
-  return {
-    artifactId: a.artifactId,
-    ...(nonEmpty(a.name) ? { name: a.name } : {}),
-    ...(nonEmpty(a.description) ? { description: a.description } : {}),
-    parts: a.parts.map(encodePart),
-    ...(a.metadata ? { metadata: a.metadata } : {}),
-    ...(nonEmpty(a.extensions) ? { extensions: a.extensions } : {}),
-  };
+  return artifactFields(a, encodePart);
 }
 
 function encodeTask(view: TaskView, opts: TaskEncodeOptions): V1Task {
