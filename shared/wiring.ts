@@ -29,7 +29,8 @@ let executorQueue: ExecutorQueue | undefined;
 
 export const taskEngine = (): TaskEngine => {
   engine ??= new TaskEngine(
-    new DynamoTaskStore(new DynamoDBClient({}), { tableName: required('TABLE_NAME') }),
+    new DynamoTaskStore(traceAwsClient(new DynamoDBClient({})), { tableName: required('TABLE_NAME') }),
+    { observer: metricsObserver },
   );
   return engine;
 };

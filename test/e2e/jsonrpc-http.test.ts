@@ -127,7 +127,11 @@ describe('JSON-RPC errors over HTTP', () => {
     const more = await call('SendMessage', { message: v1Message('more', { taskId: task.id }) });
     assert.equal(more.body.error?.code, -32004);
     const again = await call('GetTask', { id: task.id });
-    assert.equal((again.body.result?.status as { state: string }).state, 'TASK_STATE_COMPLETED', 'unchanged');
+    assert.equal(
+      (again.body.result?.status as { state: string } | undefined)?.state,
+      'TASK_STATE_COMPLETED',
+      'unchanged',
+    );
   });
 
   it('-32602 when the contextId does not match the task', async () => {
@@ -138,7 +142,10 @@ describe('JSON-RPC errors over HTTP', () => {
     });
     assert.equal(r.body.error?.code, -32602);
     const still = await call('GetTask', { id: task.id });
-    assert.equal((still.body.result?.status as { state: string }).state, 'TASK_STATE_INPUT_REQUIRED');
+    assert.equal(
+      (still.body.result?.status as { state: string } | undefined)?.state,
+      'TASK_STATE_INPUT_REQUIRED',
+    );
   });
 
   it('-32009 for an unsupported A2A-Version', async () => {
