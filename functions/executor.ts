@@ -3,11 +3,12 @@
  * the claim inside TaskExecutor makes a redelivered record harmless. Records
  * that throw are reported as partial batch failures and come back later.
  */
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
+import { EXECUTOR_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { loadAgent } from '../shared/agent/load.ts';
 import { TaskExecutor } from '../shared/app/executor.ts';
-import { logger, withObservability } from '../shared/observability/index.ts';
+import { countMetric, logger, MetricName, withObservability } from '../shared/observability/index.ts';
 import { taskEngine } from '../shared/wiring.ts';
 
 const runSchema = z.object({
@@ -24,6 +25,8 @@ const parseJson = (body: string): unknown => {
   }
 };
 
+const receiveCount = (record: SQSRecord): number => Number(record.attributes.ApproximateReceiveCount ?? 1);
+
 export const executorHandler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const executor = new TaskExecutor(taskEngine(), await loadAgent());
   const results = await Promise.allSettled(
@@ -34,7 +37,22 @@ export const executorHandler = async (event: SQSEvent): Promise<SQSBatchResponse
         logger.error('dropping malformed executor message', { body: record.body.slice(0, 1000) });
         return;
       }
-      await executor.run(parsed.data);
+      const keys = { taskId: parsed.data.taskId, tenant: parsed.data.tenant, messageId: record.messageId };
+      if (receiveCount(record) > 1) countMetric(MetricName.DeliveriesRetried);
+      try {
+        const result = await executor.run(parsed.data);
+        logger.info('executor run finished', { ...keys, result });
+      } catch (e) {
+        const final = receiveCount(record) >= EXECUTOR_QUEUE.maxReceiveCount;
+        if (final) countMetric(MetricName.DlqArrivals);
+        logger.error('executor run failed', {
+          ...keys,
+          receiveCount: receiveCount(record),
+          final,
+          error: e as Error,
+        });
+        throw e;
+      }
     }),
   );
   return {

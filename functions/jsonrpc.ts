@@ -5,7 +5,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { A2AJsonRpc } from '../shared/app/a2a-jsonrpc.ts';
 import { lowerCaseHeaders } from '../shared/http.ts';
-import { withObservability } from '../shared/observability/index.ts';
+import { appendTaskKeys, logger, withObservability } from '../shared/observability/index.ts';
 import { callerOf, taskService } from '../shared/wiring.ts';
 
 /** API Gateway REST APIs give up after 29 s: a blocking send answers with the current task before that. */
@@ -19,12 +19,23 @@ export const jsonRpcHandler = async (
 ): Promise<APIGatewayProxyResult> => {
   const body =
     event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  return rpc().handle({
+  const { meta, ...response } = await rpc().handle({
     body,
     headers: lowerCaseHeaders(event.headers),
     caller: callerOf(event),
     blockingBudgetMs: Math.max(0, Math.min(MAX_BLOCKING_MS, context.getRemainingTimeInMillis() - 2_000)),
   });
+  appendTaskKeys({
+    taskId: meta?.taskId,
+    contextId: meta?.contextId,
+    requestId: event.requestContext?.requestId,
+  });
+  logger.info('jsonrpc request', {
+    method: meta?.method,
+    errorCode: meta?.errorCode,
+    statusCode: response.statusCode,
+  });
+  return response;
 };
 
 export const handler = withObservability(jsonRpcHandler, { functionName: 'jsonrpc' });

@@ -40,6 +40,8 @@ export interface RpcResponse {
   statusCode: number;
   headers: Record<string, string>;
   body: string;
+  /** For logs: what the request was about. */
+  meta?: { method?: string; taskId?: string; contextId?: string; errorCode?: number };
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -78,33 +80,46 @@ export class A2AJsonRpc {
     }
     const envelope = parseEnvelope(request.body);
     if (!envelope.ok) return reply(envelope.id, { error: envelope.error, codec });
+    const meta: NonNullable<RpcResponse['meta']> = { method: envelope.method };
     try {
       const parsed = parseRequest(codec, envelope.method, envelope.params);
-      const result = await this.run(codec, parsed, request);
-      return reply(envelope.id, { result });
+      const result = await this.run(codec, parsed, request, meta);
+      return { ...reply(envelope.id, { result }), meta };
     } catch (e) {
-      return reply(envelope.id, { error: toProtocolError(e), codec });
+      const error = toProtocolError(e);
+      return { ...reply(envelope.id, { error, codec }), meta: { ...meta, errorCode: error.code } };
     }
   }
 
-  private run(
+  private async run(
     codec: A2ACodec,
     parsed: ReturnType<typeof parseRequest>,
     request: RpcRequest,
+    meta: NonNullable<RpcResponse['meta']>,
   ): Promise<unknown> {
+    const note = (view: TaskView) => {
+      meta.taskId = view.head.taskId;
+      meta.contextId = view.head.contextId;
+      return view;
+    };
     switch (parsed.operation) {
       case 'SendMessage':
-        return this.sendMessage(codec, parsed.command, request);
+        return this.sendMessage(codec, parsed.command, request, note);
       case 'GetTask':
-        return this.getTask(codec, parsed.command, request.caller);
+        return this.getTask(codec, parsed.command, request.caller, note);
       case 'ListTasks':
         return this.listTasks(codec, parsed.command, request.caller);
       case 'CancelTask':
-        return this.cancelTask(codec, parsed.command, request.caller);
+        return this.cancelTask(codec, parsed.command, request.caller, note);
     }
   }
 
-  private async sendMessage(codec: A2ACodec, cmd: SendMessageCommand, request: RpcRequest): Promise<unknown> {
+  private async sendMessage(
+    codec: A2ACodec,
+    cmd: SendMessageCommand,
+    request: RpcRequest,
+    note: (v: TaskView) => TaskView,
+  ): Promise<unknown> {
     const { caller } = request;
     const submitted = cmd.taskId
       ? await this.tasks.continueTask(caller, cmd.taskId, cmd.message, cmd.contextId)
@@ -127,30 +142,40 @@ export class A2AJsonRpc {
               includeArtifacts: true,
               ...historyOption(cmd.historyLength),
             });
-      return codec.encodeSendResult(view, encode);
+      return codec.encodeSendResult(note(view), encode);
     }
     await this.tasks.waitUntilSettled(caller, taskId, request.blockingBudgetMs);
     const view = await this.tasks.read(caller, taskId, {
       includeArtifacts: true,
       ...historyOption(cmd.historyLength),
     });
-    return codec.encodeSendResult(view, encode);
+    return codec.encodeSendResult(note(view), encode);
   }
 
-  private async getTask(codec: A2ACodec, cmd: GetTaskCommand, caller: Caller): Promise<unknown> {
+  private async getTask(
+    codec: A2ACodec,
+    cmd: GetTaskCommand,
+    caller: Caller,
+    note: (v: TaskView) => TaskView,
+  ): Promise<unknown> {
     const view = await this.tasks.read(caller, cmd.id, {
       includeArtifacts: true,
       ...historyOption(cmd.historyLength),
     });
-    return codec.encodeGetResult(view, {
+    return codec.encodeGetResult(note(view), {
       includeArtifacts: true,
       ...(cmd.historyLength !== undefined ? { historyLength: cmd.historyLength } : {}),
     });
   }
 
-  private async cancelTask(codec: A2ACodec, cmd: CancelTaskCommand, caller: Caller): Promise<unknown> {
+  private async cancelTask(
+    codec: A2ACodec,
+    cmd: CancelTaskCommand,
+    caller: Caller,
+    note: (v: TaskView) => TaskView,
+  ): Promise<unknown> {
     const view = await this.tasks.cancelAndRead(caller, cmd.id);
-    return codec.encodeCancelResult(view, { includeArtifacts: true });
+    return codec.encodeCancelResult(note(view), { includeArtifacts: true });
   }
 
   private async listTasks(codec: A2ACodec, cmd: ListTasksCommand, caller: Caller): Promise<unknown> {
