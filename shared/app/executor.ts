@@ -15,7 +15,7 @@ import type {
 import { textOf } from '../agent/api.ts';
 import { ConflictError, InvalidTransitionError } from '../domain/errors.ts';
 import { isTerminal } from '../domain/states.ts';
-import type { EventDraft, Message, TaskHead } from '../domain/task.ts';
+import type { EventDraft, Message, TaskHead, TaskView } from '../domain/task.ts';
 import type { ExecutorRun, IdGenerator, TaskRef } from './ports.ts';
 import { randomIds, type TaskEngine } from './task-engine.ts';
 
@@ -38,31 +38,34 @@ export class TaskExecutor {
 
   async run(run: ExecutorRun): Promise<RunResult> {
     const ref: TaskRef = { tenant: run.tenant, taskId: run.taskId };
-    let head = await this.engine.store.getHead(ref);
-    if (!head || isTerminal(head.state)) return 'skipped';
+    // one read gives the head to decide on and the history the agent needs
+    const view = await this.engine.store.read(ref, {});
+    if (!view || isTerminal(view.head.state)) return 'skipped';
+    const input = this.inputOf(view);
+    let head = view.head;
 
     if (head.state === 'pending') {
-      const validation = (await this.agent.validate?.(await this.input(ref))) ?? { decision: 'accept' };
-      const next = await this.recordValidation(ref, validation);
+      const validation = (await this.agent.validate?.(input)) ?? { decision: 'accept' };
+      const next = await this.recordValidation(ref, head, validation);
       if (!next) return 'skipped';
       if (next.state !== 'confirmed') return next.state === 'info_needed' ? 'waiting' : 'finished';
       head = next;
     }
 
     let resumption: Resumption | undefined;
+    let claimed: TaskHead | undefined;
     if (head.state === 'confirmed') {
-      if (!(await this.claim(ref, { type: 'start' }))) return 'skipped';
+      claimed = await this.claim(ref, head, { type: 'start' });
     } else if (RESUMABLE.has(head.state)) {
       resumption = await this.resumptionOf(ref, head);
-      if (!(await this.claim(ref, { type: 'resume' }))) return 'skipped';
-    } else {
-      // executing (someone holds it) or waiting for the requester: not ours to run
-      return 'skipped';
+      claimed = await this.claim(ref, head, { type: 'resume' });
     }
-    return this.execute(ref, await this.input(ref), resumption);
+    // otherwise executing (someone holds it) or waiting for the requester: not ours to run
+    if (!claimed) return 'skipped';
+    return this.execute(ref, claimed, input, resumption);
   }
 
-  private async recordValidation(ref: TaskRef, v: Validation): Promise<TaskHead | undefined> {
+  private async recordValidation(ref: TaskRef, seen: TaskHead, v: Validation): Promise<TaskHead | undefined> {
     const draft: EventDraft =
       v.decision === 'accept'
         ? { type: 'confirm' }
@@ -78,28 +81,35 @@ export class TaskExecutor {
               data: { missingFields: v.missingFields ?? [] },
             };
     try {
-      return (await this.engine.apply(ref, draft)).head;
+      return (await this.engine.apply(ref, draft, { seen })).head;
     } catch (e) {
       if (lostRace(e)) return undefined;
       throw e;
     }
   }
 
-  private async claim(ref: TaskRef, draft: EventDraft): Promise<boolean> {
+  /** The claim: one conditional write; whoever loses it does not run the agent. */
+  private async claim(ref: TaskRef, seen: TaskHead, draft: EventDraft): Promise<TaskHead | undefined> {
     try {
-      await this.engine.apply(ref, draft, { maxAttempts: 1 });
-      return true;
+      return (await this.engine.apply(ref, draft, { seen })).head;
     } catch (e) {
-      if (lostRace(e)) return false;
+      if (lostRace(e)) return undefined;
       throw e;
     }
   }
 
-  private async execute(ref: TaskRef, task: TaskInput, resumption?: Resumption): Promise<RunResult> {
+  private async execute(
+    ref: TaskRef,
+    claimed: TaskHead,
+    task: TaskInput,
+    resumption?: Resumption,
+  ): Promise<RunResult> {
     const abort = new AbortController();
+    // each write starts from the head we wrote last; if someone else moved the task the engine re-reads
+    let last = claimed;
     const record = async (draft: EventDraft) => {
       try {
-        await this.engine.apply(ref, draft);
+        last = (await this.engine.apply(ref, draft, { seen: last })).head;
       } catch (e) {
         if (e instanceof InvalidTransitionError) {
           abort.abort();
@@ -189,9 +199,7 @@ export class TaskExecutor {
     }
   }
 
-  private async input(ref: TaskRef): Promise<TaskInput> {
-    const view = await this.engine.store.read(ref, {});
-    if (!view) throw new Error(`task ${ref.taskId} vanished`);
+  private inputOf(view: TaskView): TaskInput {
     const request = view.history.find((m) => m.role === 'user') ?? this.agentMessage('');
     return {
       taskId: view.head.taskId,

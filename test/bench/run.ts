@@ -31,7 +31,7 @@ if (want('store')) {
   console.log('Reading the last 10 messages by history length');
   console.table(store.readLastTenByHistory);
   console.log('One whole simple task');
-  console.table([store.simpleTask]);
+  console.table([store.simpleTask, store.executorTask]);
 }
 
 if (want('jsonrpc')) {

@@ -4,8 +4,11 @@
  * Capacity is what DynamoDB Local reports (it follows the AWS sizing rules;
  * a transaction costs 2x the item writes, as on AWS).
  */
+
+import { demoAgent } from '../../agents/demo/index.ts';
 import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
 import type { UsageTotals } from '../../shared/adapters/dynamodb/usage.ts';
+import { TaskExecutor } from '../../shared/app/executor.ts';
 import { TaskEngine } from '../../shared/app/task-engine.ts';
 import type { Message, TaskHead } from '../../shared/domain/task.ts';
 import type { TestTable } from '../support/dynamo.ts';
@@ -33,6 +36,7 @@ export interface StoreBenchResult {
     roundTrips: number;
   }>;
   simpleTask: OperationCost;
+  executorTask: OperationCost;
 }
 
 const agent = (text: string): Message => ({
@@ -128,5 +132,14 @@ export const benchStore = async (table: TestTable): Promise<StoreBenchResult> =>
     table.usage.reset(),
   );
 
-  return { operations, transitionByHistory, readLastTenByHistory, simpleTask };
+  // the same task as the hub runs it: submitted, then the executor (demo agent, echo) does the rest
+  table.usage.reset();
+  const submitted = (await engine.create({ tenant, owner, message: user('echo'), dedupScope: owner })).head;
+  await new TaskExecutor(engine, demoAgent).run({ tenant, taskId: submitted.taskId, version: 1 });
+  const executorTask = cost(
+    'echo task: create + executor run (read, confirm, start, artifact, complete)',
+    table.usage.reset(),
+  );
+
+  return { operations, transitionByHistory, readLastTenByHistory, simpleTask, executorTask };
 };
