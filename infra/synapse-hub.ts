@@ -157,7 +157,6 @@ export class SynapseServices extends Construct {
       environment: { ...environment, PUBLIC_URL: this.api.publicUrl },
       table: props.state.table,
       executorQueue,
-      bus: props.state.bus,
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });
     this.schedules = new Schedules(this, 'Schedules', { sweeper: this.workers.sweeper.function });

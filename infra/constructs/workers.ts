@@ -2,14 +2,13 @@
  * The background functions: the executor (SQS event source on the executor
  * queue, partial batch responses) and the sweeper (triggered by `Schedules`).
  *
- * Least privilege: the executor reads/writes tasks, consumes its queue (the
- * event source mapping grants that), re-enqueues runs and puts lifecycle
- * events; the sweeper queries the deadline index, writes tasks conditionally
- * and puts lifecycle events.
+ * Least privilege: the executor reads/writes tasks and consumes its queue (the
+ * event source mapping grants that); the sweeper queries the deadline index
+ * and writes tasks conditionally. Neither puts lifecycle events yet: that
+ * comes with the delivery pipeline.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import type * as events from 'aws-cdk-lib/aws-events';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -25,7 +24,6 @@ export interface WorkersProps {
   environment: Record<string, string>;
   table: ITableV2;
   executorQueue: QueueRef;
-  bus: events.IEventBus;
   logRetention?: logs.RetentionDays;
 }
 
@@ -52,9 +50,8 @@ export class Workers extends Construct {
     this.executor.function.addEventSource(
       new SqsEventSource(queue, { batchSize: definition.batchSize, reportBatchItemFailures: true }),
     );
+    // consuming is granted by the event source; lifecycle events (the bus) arrive with the delivery pipeline
     grantTableReadWrite(props.table, this.executor.function);
-    queue.grantSendMessages(this.executor.function);
-    props.bus.grantPutEventsTo(this.executor.function);
 
     this.sweeper = new HubFunction(this, 'Sweeper', {
       fn: 'sweeper',
@@ -66,6 +63,5 @@ export class Workers extends Construct {
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });
     grantTableReadWrite(props.table, this.sweeper.function, { indexes: SWEEPER_INDEXES });
-    props.bus.grantPutEventsTo(this.sweeper.function);
   }
 }

@@ -179,14 +179,17 @@ export class TaskService {
    * Polls the store until the task is terminal or interrupted (waiting for the requester),
    * or the time budget runs out; reading the store makes it work whichever Lambda runs the agent.
    */
-  async waitUntilSettled(caller: Caller, taskId: string, budgetMs: number, pollMs = 100): Promise<TaskHead> {
+  async waitUntilSettled(caller: Caller, taskId: string, budgetMs: number): Promise<TaskHead> {
     const ref = { tenant: caller.tenant, taskId };
     const until = Date.now() + budgetMs;
+    // quick tasks answer fast; long ones cost a read every 500 ms at most
+    let pause = 50;
     for (;;) {
       const head = await this.engine.store.getHead(ref);
       if (!head) throw new TaskNotFoundError(taskId);
       if (isTerminal(head.state) || isInterrupted(head.state) || Date.now() >= until) return head;
-      await new Promise((r) => setTimeout(r, Math.min(pollMs, Math.max(0, until - Date.now()))));
+      await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(0, until - Date.now()))));
+      pause = Math.min(500, pause * 1.5);
     }
   }
 

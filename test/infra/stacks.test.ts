@@ -30,16 +30,7 @@ import {
 
 const LOGS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
-const TABLE_RW = [
-  'dynamodb:BatchGetItem',
-  'dynamodb:BatchWriteItem',
-  'dynamodb:ConditionCheckItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:GetItem',
-  'dynamodb:PutItem',
-  'dynamodb:Query',
-  'dynamodb:UpdateItem',
-];
+const TABLE_RW = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'];
 const SQS_SEND = ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'];
 const SQS_CONSUME = [
   'sqs:ChangeMessageVisibility',
@@ -48,14 +39,13 @@ const SQS_CONSUME = [
   'sqs:GetQueueUrl',
   'sqs:ReceiveMessage',
 ];
-const PUT_EVENTS = ['events:PutEvents'];
 const sorted = (...lists: string[][]): string[] => [...new Set(lists.flat())].sort();
 
 const EXPECTED_ACTIONS: Record<string, string[]> = {
   'agent-card': sorted(LOGS, XRAY),
   jsonrpc: sorted(LOGS, XRAY, TABLE_RW, SQS_SEND),
-  executor: sorted(LOGS, XRAY, TABLE_RW, SQS_SEND, SQS_CONSUME, PUT_EVENTS),
-  sweeper: sorted(LOGS, XRAY, TABLE_RW, PUT_EVENTS),
+  executor: sorted(LOGS, XRAY, TABLE_RW, SQS_CONSUME),
+  sweeper: sorted(LOGS, XRAY, TABLE_RW),
 };
 
 let hub: SynthesizedHub;
