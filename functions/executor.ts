@@ -6,10 +6,11 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
 import { EXECUTOR_QUEUE } from '../shared/adapters/sqs/queues.ts';
+import { retryLater } from '../shared/adapters/sqs/retry.ts';
 import { loadAgent } from '../shared/agent/load.ts';
 import { TaskExecutor } from '../shared/app/executor.ts';
 import { countMetric, logger, MetricName, withObservability } from '../shared/observability/index.ts';
-import { taskEngine } from '../shared/wiring.ts';
+import { executorQueueUrl, sqsClient, taskEngine } from '../shared/wiring.ts';
 
 const runSchema = z.object({
   tenant: z.string().min(1),

@@ -35,8 +35,16 @@ export const taskEngine = (): TaskEngine => {
   return engine;
 };
 
+let sqs: SQSClient | undefined;
+export const sqsClient = (): SQSClient => {
+  sqs ??= traceAwsClient(new SQSClient({}));
+  return sqs;
+};
+
+export const executorQueueUrl = (): string => required(EXECUTOR_QUEUE.urlEnv);
+
 export const executorQueueFromEnv = (): ExecutorQueue => {
-  executorQueue ??= new SqsExecutorQueue(traceAwsClient(new SQSClient({})), required(EXECUTOR_QUEUE.urlEnv));
+  executorQueue ??= new SqsExecutorQueue(sqsClient(), executorQueueUrl());
   return executorQueue;
 };
 

@@ -13,7 +13,7 @@ import type {
   Validation,
 } from '../agent/api.ts';
 import { textOf } from '../agent/api.ts';
-import { ConflictError, InvalidTransitionError } from '../domain/errors.ts';
+import { ConflictError, InvalidTransitionError, ValidationError } from '../domain/errors.ts';
 import { isTerminal } from '../domain/states.ts';
 import type { EventDraft, Message, TaskHead, TaskView } from '../domain/task.ts';
 import type { ExecutorRun, IdGenerator, TaskRef } from './ports.ts';
@@ -22,6 +22,11 @@ import { randomIds, type TaskEngine } from './task-engine.ts';
 export type RunResult = 'completed' | 'waiting' | 'finished' | 'stopped' | 'skipped';
 
 const RESUMABLE = new Set(['info_provided', 'human_approved', 'human_rejected']);
+
+// 2,000 characters stay under the 8 KiB status-message limit even in 3-byte UTF-8 scripts
+export const MAX_STATUS_TEXT = 2000;
+const clip = (text: string): string =>
+  text.length > MAX_STATUS_TEXT ? `${text.slice(0, MAX_STATUS_TEXT - 1)}…` : text;
 
 /** The task was canceled or finished elsewhere while the agent was running. */
 class TaskStoppedError extends Error {}
@@ -73,7 +78,7 @@ export class TaskExecutor {
           ? {
               type: 'reject',
               message: this.agentMessage(v.message),
-              reason: { code: v.code ?? 'capability_lacking', message: v.message },
+              reason: { code: v.code ?? 'capability_lacking', message: clip(v.message) },
             }
           : {
               type: 'need_info',
@@ -145,7 +150,19 @@ export class TaskExecutor {
         const message = e instanceof Error ? e.message : String(e);
         outcome = { kind: 'failed', code: 'execution_failed', message };
       }
-      for (const draft of this.outcomeDrafts(outcome)) await record(draft);
+      try {
+        for (const draft of this.outcomeDrafts(outcome)) await record(draft);
+      } catch (e) {
+        if (e instanceof TaskStoppedError) throw e;
+        // the outcome could not be recorded (invalid agent output, or the store failed): fail the task now,
+        // rather than leave it executing until its deadline; if even that fails, the queue retries the run
+        const why = e instanceof Error ? e.message : String(e);
+        const code = e instanceof ValidationError ? 'invalid_agent_output' : 'execution_failed';
+        await record(
+          this.outcomeDrafts({ kind: 'failed', code, message: `Could not record the outcome: ${why}` })[0]!,
+        );
+        return 'completed';
+      }
       return outcome.kind === 'input_required' || outcome.kind === 'human_decision' ? 'waiting' : 'completed';
     } catch (e) {
       if (e instanceof TaskStoppedError) return 'stopped';
@@ -167,7 +184,7 @@ export class TaskExecutor {
             message: this.agentMessage(outcome.message),
             reason: {
               code: outcome.code ?? 'execution_failed',
-              message: outcome.message,
+              message: clip(outcome.message),
               ...(outcome.recoverable !== undefined ? { details: { recoverable: outcome.recoverable } } : {}),
             },
           },
@@ -193,7 +210,7 @@ export class TaskExecutor {
           {
             type: 'reject',
             message: this.agentMessage(outcome.message),
-            reason: { code: outcome.code ?? 'rejected', message: outcome.message },
+            reason: { code: outcome.code ?? 'rejected', message: clip(outcome.message) },
           },
         ];
     }
@@ -244,7 +261,12 @@ export class TaskExecutor {
     };
   }
 
+  /** Status messages live in the (bounded) task head: long text is clipped; results belong in artifacts. */
   private agentMessage(text: string): Message {
-    return { messageId: this.ids.messageId(), role: 'agent', parts: [{ text, mediaType: 'text/plain' }] };
+    return {
+      messageId: this.ids.messageId(),
+      role: 'agent',
+      parts: [{ text: clip(text), mediaType: 'text/plain' }],
+    };
   }
 }

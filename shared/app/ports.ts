@@ -15,6 +15,13 @@ export interface DedupKey {
   tenant: string;
   scope: string;
   messageId: string;
+  /** Hash of the message content: the same id with other content is a client error, not a duplicate. */
+  fingerprint?: string;
+}
+
+export interface DedupRecord {
+  taskId: string;
+  fingerprint?: string;
 }
 
 /** A delivery to make after the transition commits (callback, push, executor run). */
@@ -70,8 +77,8 @@ export interface TaskStore {
   list(query: ListTasksQuery): Promise<ListTasksPage>;
   /** Live tasks whose deadline is at or before `now`, across all deadline shards. */
   dueDeadlines(now: string, limitPerShard: number): Promise<TaskRef[]>;
-  /** The task a message id was applied to, if any. */
-  findDedup(key: DedupKey): Promise<string | undefined>;
+  /** Where a message id was applied, if it was. */
+  findDedup(key: DedupKey): Promise<DedupRecord | undefined>;
 }
 
 /** Raised by a store when the conditional write lost: `current` is the head that won (if it still exists). */

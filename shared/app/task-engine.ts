@@ -2,6 +2,8 @@
  * The task engine: read the head, let the domain decide, write conditionally;
  * when another writer won, re-decide on the head that won (never overwrite).
  */
+
+import { createHash } from 'node:crypto';
 import {
   ConflictError,
   DuplicateMessageError,
@@ -25,6 +27,8 @@ import {
 import { allowedSources, decide } from '../domain/transitions.ts';
 import {
   type Clock,
+  type DedupKey,
+  type DedupRecord,
   type IdGenerator,
   type OutboxItem,
   StaleHeadError,
@@ -149,17 +153,24 @@ export class TaskEngine {
       ...(input.message ? { message: { ...input.message, taskId, contextId: head.contextId } } : {}),
     };
     const dedup =
-      input.dedupScope && input.message
-        ? { tenant: input.tenant, scope: input.dedupScope, messageId: input.message.messageId }
-        : undefined;
+      input.dedupScope && input.message ? dedupKey(input.tenant, input.dedupScope, input.message) : undefined;
     try {
       await this.store.create(head, [created], dedup);
       this.observer?.created(head);
       return { head, duplicate: false };
     } catch (e) {
-      if (!(e instanceof DuplicateMessageError)) throw e;
-      const existing = await this.store.getHead({ tenant: input.tenant, taskId: e.taskId });
-      if (!existing) throw new TaskNotFoundError(e.taskId);
+      if (!dedup) throw e;
+      // a duplicate, or a concurrent writer of the same message id (TransactionConflict): look it up
+      const seen =
+        e instanceof DuplicateMessageError
+          ? { taskId: e.taskId, fingerprint: e.fingerprint }
+          : e instanceof StaleHeadError
+            ? await this.store.findDedup(dedup)
+            : undefined;
+      if (!seen) throw e instanceof StaleHeadError ? new ConflictError(taskId, 1) : e;
+      assertSameMessage(dedup, seen);
+      const existing = await this.store.getHead({ tenant: input.tenant, taskId: seen.taskId });
+      if (!existing) throw new TaskNotFoundError(seen.taskId);
       return { head: existing, duplicate: true };
     }
   }
@@ -172,13 +183,21 @@ export class TaskEngine {
     const maxAttempts = options.maxAttempts ?? this.defaultMaxAttempts;
     const dedup =
       options.dedupScope && draft.message
-        ? { tenant: ref.tenant, scope: options.dedupScope, messageId: draft.message.messageId }
+        ? dedupKey(ref.tenant, options.dedupScope, draft.message)
         : undefined;
 
     let head = options.seen ?? (await this.store.getHead(ref));
     for (let attempt = 1; ; attempt++) {
       if (!head) throw new TaskNotFoundError(ref.taskId);
-      const to = decide(ref.taskId, head.state, draft.type);
+      let to: ReturnType<typeof decide>;
+      try {
+        to = decide(ref.taskId, head.state, draft.type);
+      } catch (refused) {
+        // a retried message finds the task already moved on by its first delivery: that is a duplicate
+        const seen = dedup ? await this.store.findDedup(dedup) : undefined;
+        if (!seen) throw refused;
+        return this.duplicateOf(ref, dedup!, seen);
+      }
       const at = this.timestampAfter(head.statusAt);
       const event: TaskEvent = {
         taskId: head.taskId,
@@ -209,10 +228,8 @@ export class TaskEngine {
         this.observer?.transitioned(event);
         return { head: next, event, duplicate: false };
       } catch (e) {
-        if (e instanceof DuplicateMessageError) {
-          const current = await this.store.getHead(ref);
-          if (!current) throw new TaskNotFoundError(ref.taskId);
-          return { head: current, duplicate: true };
+        if (e instanceof DuplicateMessageError && dedup) {
+          return this.duplicateOf(ref, dedup, { taskId: e.taskId, fingerprint: e.fingerprint });
         }
         if (!(e instanceof StaleHeadError)) throw e;
         this.observer?.conflictLost(ref);
@@ -222,6 +239,19 @@ export class TaskEngine {
         head = e.current && e.current.tenant === ref.tenant ? e.current : await this.store.getHead(ref);
       }
     }
+  }
+
+  private async duplicateOf(ref: TaskRef, dedup: DedupKey, seen: DedupRecord): Promise<ApplyResult> {
+    assertSameMessage(dedup, seen);
+    if (seen.taskId !== ref.taskId) {
+      throw new ValidationError(
+        `messageId ${dedup.messageId} was already used for another task; send each message with a new id`,
+        'message.messageId',
+      );
+    }
+    const current = await this.store.getHead(ref);
+    if (!current) throw new TaskNotFoundError(ref.taskId);
+    return { head: current, duplicate: true };
   }
 
   private nextHead(head: TaskHead, event: TaskEvent): TaskHead {
@@ -242,5 +272,34 @@ export class TaskEngine {
     return new Date(Math.max(now, Date.parse(previous))).toISOString();
   }
 }
+
+/** Canonical JSON (sorted keys), so a re-sent message hashes the same whatever its key order. */
+const canonical = (value: unknown): string =>
+  Array.isArray(value)
+    ? `[${value.map(canonical).join(',')}]`
+    : value && typeof value === 'object'
+      ? `{${Object.keys(value)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+          .join(',')}}`
+      : (JSON.stringify(value) ?? 'null');
+
+const dedupKey = (tenant: string, scope: string, message: Message): DedupKey => ({
+  tenant,
+  scope,
+  messageId: message.messageId,
+  fingerprint: createHash('sha256')
+    .update(canonical([message.role, message.parts]))
+    .digest('base64url'),
+});
+
+const assertSameMessage = (key: DedupKey, seen: DedupRecord): void => {
+  if (seen.fingerprint && key.fingerprint && seen.fingerprint !== key.fingerprint) {
+    throw new ValidationError(
+      `messageId ${key.messageId} was already used for a different message; send each message with a new id`,
+      'message.messageId',
+    );
+  }
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -11,7 +11,7 @@ import {
   TaskNotFoundError,
   ValidationError,
 } from '../domain/errors.ts';
-import { isInterrupted, isTerminal } from '../domain/states.ts';
+import { isInterrupted, isTerminal, type SynapseState } from '../domain/states.ts';
 import type { Message, TaskHead, TaskView } from '../domain/task.ts';
 import type { ExecutorQueue, ListTasksPage, ListTasksQuery, ReadOptions, TaskRef } from './ports.ts';
 import type { TaskEngine } from './task-engine.ts';
@@ -26,6 +26,15 @@ export interface SubmitResult {
   head: TaskHead;
   duplicate: boolean;
 }
+
+/** States in which the task waits for the executor to pick it up. */
+const RUNNABLE: ReadonlySet<SynapseState> = new Set([
+  'pending',
+  'confirmed',
+  'info_provided',
+  'human_approved',
+  'human_rejected',
+]);
 
 const APPROVE = /^(approve|approved|yes|y|ok|accept)$/i;
 const REJECT = /^(reject|rejected|no|n|deny|decline)$/i;
@@ -67,8 +76,7 @@ export class TaskService {
       dedupScope: caller.owner,
       deadlineAt: new Date(Date.now() + this.taskTimeoutSeconds * 1000).toISOString(),
     });
-    if (!result.duplicate)
-      await this.executor.enqueue({ ...this.ref(result.head), version: result.head.version });
+    await this.handToExecutor(result.head);
     return result;
   }
 
@@ -95,7 +103,7 @@ export class TaskService {
       applied = await this.engine.apply(
         ref,
         { type: 'info_provided', message },
-        { dedupScope: caller.owner },
+        { dedupScope: caller.owner, seen: head },
       );
     } else if (head.state === 'need_human' || head.state === 'human_deciding') {
       const decision = decisionOf(message);
@@ -113,7 +121,7 @@ export class TaskService {
           message,
           ...(decision.notes ? { data: { notes: decision.notes } } : {}),
         },
-        { dedupScope: caller.owner },
+        { dedupScope: caller.owner, seen: head },
       );
     } else {
       const duplicateOf = await this.engine.store.findDedup({
@@ -121,7 +129,7 @@ export class TaskService {
         scope: caller.owner,
         messageId: message.messageId,
       });
-      if (duplicateOf === taskId) return { head, duplicate: true };
+      if (duplicateOf?.taskId === taskId) return { head, duplicate: true };
       throw new InvalidTransitionError(
         taskId,
         head.state,
@@ -131,7 +139,7 @@ export class TaskService {
           : `Task ${taskId} is ${head.state} and is not waiting for input`,
       );
     }
-    if (!applied.duplicate) await this.executor.enqueue({ ...ref, version: applied.head.version });
+    await this.handToExecutor(applied.head);
     return applied;
   }
 
@@ -191,6 +199,15 @@ export class TaskService {
       await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(0, until - Date.now()))));
       pause = Math.min(500, pause * 1.5);
     }
+  }
+
+  /**
+   * Every write that leaves the task for the executor enqueues a run, duplicates included: if the first
+   * enqueue failed after the write committed, the client's retry is what gets the task going (the executor's
+   * claim makes an extra run harmless).
+   */
+  private async handToExecutor(head: TaskHead): Promise<void> {
+    if (RUNNABLE.has(head.state)) await this.executor.enqueue({ ...this.ref(head), version: head.version });
   }
 
   private async owned(caller: Caller, taskId: string): Promise<TaskHead> {

@@ -65,6 +65,8 @@ export class DuplicateMessageError extends DomainError {
   constructor(
     readonly messageId: string,
     readonly taskId: string,
+    /** Content hash recorded with the first message, when known. */
+    readonly fingerprint?: string,
   ) {
     super(`Message ${messageId} was already applied to task ${taskId}`);
   }

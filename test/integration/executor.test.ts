@@ -183,13 +183,93 @@ describe('demo agent through the task service', () => {
     await assert.rejects(service.cancel({ tenant: 'acme', owner: 'eve' }, head.taskId), /Task not found/);
   });
 
-  it('a duplicate submission returns the same task and enqueues nothing', async () => {
+  it('a duplicate submission returns the same task; it re-enqueues only while the task waits for the executor', async () => {
     const message = user('same');
     const first = await service.submit(caller, message);
     queue.take();
+    // the first enqueue may have been lost after the write committed: the retry hands the task over again
     const second = await service.submit(caller, message);
     assert.equal(second.head.taskId, first.head.taskId);
     assert.equal(second.duplicate, true);
-    assert.equal(queue.runs.length, 0);
+    assert.equal(queue.runs.length, 1);
+    assert.equal(await runNext(), 'completed');
+    const third = await service.submit(caller, message);
+    assert.equal(third.head.taskId, first.head.taskId);
+    assert.equal(queue.runs.length, 0, 'a finished task is not handed over again');
+  });
+
+  it('the same messageId with other content is refused, not treated as a duplicate', async () => {
+    const message = user('first content');
+    await service.submit(caller, message);
+    queue.take();
+    await assert.rejects(
+      service.submit(caller, { ...message, parts: [{ text: 'other content' }] }),
+      (e: unknown) => e instanceof ValidationError && /already used for a different message/.test(e.message),
+    );
+  });
+
+  it('a continuation retried after its first delivery moved the task on is a duplicate, not an error', async () => {
+    const { head } = await service.submit(caller, user('ask'));
+    await runNext();
+    const answer = user('7');
+    const results = await Promise.allSettled([
+      service.continueTask(caller, head.taskId, answer),
+      service.continueTask(caller, head.taskId, answer),
+      service.continueTask(caller, head.taskId, answer),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'fulfilled'],
+    );
+    assert.equal(results.filter((r) => r.status === 'fulfilled' && !r.value.duplicate).length, 1);
+    const events = await engine.store.events(head, 0);
+    assert.equal(events.filter((e) => e.type === 'info_provided').length, 1);
+    while (queue.runs.length) await runNext();
+    assert.equal(await state(head.taskId), 'completed');
+  });
+});
+
+describe('agent output the hub cannot record', () => {
+  const run = async (agent: AgentHandler) => {
+    const queue = new RecordingQueue();
+    const service = new TaskService(engine, queue);
+    const { head } = await service.submit(caller, user('go'));
+    const result = await new TaskExecutor(engine, agent).run(queue.take());
+    return { result, view: await service.read(caller, head.taskId, { includeArtifacts: true }) };
+  };
+  const agentReturning = (execute: AgentHandler['execute']): AgentHandler => ({
+    describe: () => demoAgent.describe(),
+    execute,
+  });
+
+  it('clips a long status text instead of failing', async () => {
+    const { view } = await run(agentReturning(async () => complete('é'.repeat(9000))));
+    assert.equal(view.head.state, 'completed');
+    const text = view.head.statusMessage?.parts[0]?.text ?? '';
+    assert.equal(text.length, 2000);
+    assert.ok(text.endsWith('…'));
+  });
+
+  it('fails the task (not stuck executing) when an artifact is too large to store', async () => {
+    const { result, view } = await run(
+      agentReturning(async () => complete('done', [{ parts: [{ text: 'x'.repeat(70 * 1024) }] }])),
+    );
+    assert.equal(result, 'completed');
+    assert.equal(view.head.state, 'failed');
+    const events = await engine.store.events(view.head, 0);
+    assert.equal(events.at(-1)?.reason?.code, 'invalid_agent_output');
+    assert.match(events.at(-1)?.reason?.message ?? '', /65536 bytes/);
+  });
+
+  it('fails the task with a clipped reason when the agent throws a huge error', async () => {
+    const { view } = await run(
+      agentReturning(async () => {
+        throw new Error('boom '.repeat(2000));
+      }),
+    );
+    assert.equal(view.head.state, 'failed');
+    const events = await engine.store.events(view.head, 0);
+    assert.equal(events.at(-1)?.reason?.code, 'execution_failed');
+    assert.ok((events.at(-1)?.reason?.message.length ?? 0) <= 2000);
   });
 });

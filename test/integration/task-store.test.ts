@@ -258,20 +258,29 @@ describe('duplicates', () => {
     await engine.apply(head, { type: 'need_info', message: agentMessage('how long?') });
     const answer = userMessage('5');
     const first = await engine.apply(head, { type: 'info_provided', message: answer }, { dedupScope: owner });
-    const again = await engine
-      .apply(
-        { tenant, taskId: head.taskId },
-        { type: 'info_provided', message: answer },
-        { dedupScope: owner },
-      )
-      .catch((e: unknown) => e);
-    // after the first one the task is no longer info_needed: the engine refuses before writing
-    assert.ok(
-      again instanceof InvalidTransitionError || (again as { duplicate?: boolean }).duplicate === true,
+    // the task is no longer info_needed, so the event itself would be refused: the message id says it is a retry
+    const again = await engine.apply(
+      { tenant, taskId: head.taskId },
+      { type: 'info_provided', message: answer },
+      { dedupScope: owner },
     );
     assert.equal(first.duplicate, false);
+    assert.equal(again.duplicate, true);
+    assert.equal(again.head.version, 3);
     assert.equal((await store.getHead(head))?.version, 3);
-    assert.equal(await store.findDedup({ tenant, scope: owner, messageId: answer.messageId }), head.taskId);
+    assert.equal(
+      (await store.findDedup({ tenant, scope: owner, messageId: answer.messageId }))?.taskId,
+      head.taskId,
+    );
+    // the same id for a message that is not a retry of it is refused
+    await assert.rejects(
+      engine.apply(
+        head,
+        { type: 'status_update', message: { ...answer, parts: [{ text: 'other' }] } },
+        { dedupScope: owner },
+      ),
+      ValidationError,
+    );
   });
 
   it('concurrent duplicate continuations: one applies, the others see a duplicate or a refusal', async () => {

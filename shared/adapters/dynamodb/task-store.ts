@@ -16,6 +16,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   type AppendRequest,
   type DedupKey,
+  type DedupRecord,
   type ListTasksPage,
   type ListTasksQuery,
   type ReadOptions,
@@ -122,12 +123,12 @@ export class DynamoTaskStore implements TaskStore {
       ...events.map((e) => ({
         Put: {
           TableName: this.table,
-          Item: this.eventItem(e),
+          Item: this.eventItem(e, head),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       })),
     ];
-    if (dedup) items.push(this.dedupPut(dedup, head.taskId));
+    if (dedup) items.push(this.dedupPut(dedup, head, head.createdAt));
     await this.transact(items, dedup, items.length - 1);
   }
 
@@ -148,7 +149,7 @@ export class DynamoTaskStore implements TaskStore {
       {
         Put: {
           TableName: this.table,
-          Item: this.eventItem(event),
+          Item: this.eventItem(event, next),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -171,7 +172,7 @@ export class DynamoTaskStore implements TaskStore {
         },
       });
     }
-    const dedupIndex = dedup ? items.push(this.dedupPut(dedup, next.taskId)) - 1 : -1;
+    const dedupIndex = dedup ? items.push(this.dedupPut(dedup, next, event.at)) - 1 : -1;
     await this.transact(items, dedup, dedupIndex);
   }
 
@@ -296,7 +297,7 @@ export class DynamoTaskStore implements TaskStore {
     return shards.flat().map((i) => ({ tenant: i.tenant as string, taskId: i.taskId as string }));
   }
 
-  async findDedup(key: DedupKey): Promise<string | undefined> {
+  async findDedup(key: DedupKey): Promise<DedupRecord | undefined> {
     const out = await this.doc.send(
       new GetCommand({
         TableName: this.table,
@@ -305,7 +306,11 @@ export class DynamoTaskStore implements TaskStore {
         ReturnConsumedCapacity: 'INDEXES',
       }),
     );
-    return out.Item?.taskId as string | undefined;
+    if (!out.Item) return undefined;
+    return {
+      taskId: out.Item.taskId as string,
+      ...(typeof out.Item.fingerprint === 'string' ? { fingerprint: out.Item.fingerprint } : {}),
+    };
   }
 
   // ---- item mapping ----
@@ -329,20 +334,42 @@ export class DynamoTaskStore implements TaskStore {
     };
   }
 
-  private eventItem(event: TaskEvent): Item {
+  /**
+   * When DynamoDB TTL may delete an item: retention after the task's deadline (which bounds its life),
+   * so events, dedup records and the head of a finished task go together.
+   */
+  private expiryOf(head: TaskHead, at: string): number {
+    const end = Math.max(Date.parse(at), head.deadlineAt ? Date.parse(head.deadlineAt) : 0);
+    return Math.floor(end / 1000) + this.retentionSeconds;
+  }
+
+  private eventItem(event: TaskEvent, head: TaskHead): Item {
     const kindSk = event.artifact
       ? artifactKindSk(event.version)
       : event.message
         ? messageKindSk(event.version)
         : undefined;
-    return { pk: taskPk(event.taskId), sk: eventSk(event.version), ...event, ...(kindSk ? { kindSk } : {}) };
+    return {
+      pk: taskPk(event.taskId),
+      sk: eventSk(event.version),
+      ...event,
+      ...(kindSk ? { kindSk } : {}),
+      expiresAt: this.expiryOf(head, event.at),
+    };
   }
 
-  private dedupPut(key: DedupKey, taskId: string) {
+  private dedupPut(key: DedupKey, head: TaskHead, at: string) {
     return {
       Put: {
         TableName: this.table,
-        Item: { pk: dedupPk(key.tenant, key.scope, key.messageId), sk: DEDUP_SK, taskId, tenant: key.tenant },
+        Item: {
+          pk: dedupPk(key.tenant, key.scope, key.messageId),
+          sk: DEDUP_SK,
+          taskId: head.taskId,
+          tenant: key.tenant,
+          ...(key.fingerprint ? { fingerprint: key.fingerprint } : {}),
+          expiresAt: this.expiryOf(head, at),
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
       },
@@ -372,7 +399,11 @@ export class DynamoTaskStore implements TaskStore {
       const dedupReason = dedupIndex >= 0 ? reasons[dedupIndex] : undefined;
       if (dedup && dedupReason?.Code === 'ConditionalCheckFailed') {
         const old = dedupReason.Item ? unmarshall(dedupReason.Item) : undefined;
-        throw new DuplicateMessageError(dedup.messageId, String(old?.taskId ?? ''));
+        throw new DuplicateMessageError(
+          dedup.messageId,
+          String(old?.taskId ?? ''),
+          typeof old?.fingerprint === 'string' ? old.fingerprint : undefined,
+        );
       }
       const headReason = reasons[0];
       const current =

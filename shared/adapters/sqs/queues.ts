@@ -11,7 +11,7 @@ export interface QueueDefinition {
   maxReceiveCount: number;
   /** Event source mapping batch size. */
   batchSize: number;
-  /** Consumer (function) timeout; the visibility timeout is kept at 6x this, as AWS advises. */
+  /** Consumer (function) timeout; the visibility timeout must exceed it so a running batch stays hidden. */
   consumerTimeoutSeconds: number;
   /** Environment variable through which functions get the queue URL. */
   urlEnv: string;
@@ -19,8 +19,10 @@ export interface QueueDefinition {
 
 export const EXECUTOR_QUEUE: QueueDefinition = {
   name: 'executor',
-  consumerTimeoutSeconds: 300,
-  visibilityTimeoutSeconds: 1800,
+  // Lambda's maximum: an agent may work up to 15 minutes per run
+  consumerTimeoutSeconds: 900,
+  // a record in flight stays hidden for the whole run; failed records come back sooner (adapters/sqs/retry.ts)
+  visibilityTimeoutSeconds: 960,
   maxReceiveCount: 3,
   batchSize: 5,
   urlEnv: 'EXECUTOR_QUEUE_URL',
