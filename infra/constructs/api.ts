@@ -19,6 +19,10 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type FunctionName, ROUTES, type RouteDefinition } from '../../shared/routes.ts';
 import { grantTableReadWrite } from '../permissions.ts';
+
+/** GetTask (messages, artifacts) and ListTasks (by context, by owner); never the deadline index. */
+export const JSONRPC_INDEXES = ['byKind', 'byContext', 'byOwner'] as const;
+
 import { HubFunction } from './function.ts';
 import { acknowledge } from './nag.ts';
 
@@ -165,7 +169,7 @@ export class Api extends Construct {
     this.functions = { 'agent-card': agentCard, jsonrpc };
 
     // Least privilege: the agent card needs nothing; jsonrpc reads/writes tasks and enqueues runs.
-    grantTableReadWrite(props.table, jsonrpc.function);
+    grantTableReadWrite(props.table, jsonrpc.function, { indexes: JSONRPC_INDEXES });
     props.executorQueue.grantSendMessages(jsonrpc.function);
 
     const integrations = new Map<string, apigateway.LambdaIntegration>();

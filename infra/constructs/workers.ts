@@ -18,6 +18,8 @@ import type { QueueRef } from './queues.ts';
 
 /** The only index the sweeper queries. */
 export const SWEEPER_INDEXES = ['byDeadline'] as const;
+/** The executor reads a task's messages and artifacts (the store's read). */
+export const EXECUTOR_INDEXES = ['byKind'] as const;
 
 export interface WorkersProps {
   agentModule: string;
@@ -51,7 +53,7 @@ export class Workers extends Construct {
       new SqsEventSource(queue, { batchSize: definition.batchSize, reportBatchItemFailures: true }),
     );
     // consuming is granted by the event source; lifecycle events (the bus) arrive with the delivery pipeline
-    grantTableReadWrite(props.table, this.executor.function);
+    grantTableReadWrite(props.table, this.executor.function, { indexes: EXECUTOR_INDEXES });
 
     this.sweeper = new HubFunction(this, 'Sweeper', {
       fn: 'sweeper',

@@ -4,6 +4,8 @@
  * encode the result or the error. The same operations serve every version;
  * codecs only translate shapes.
  */
+
+import { ValidationError } from '../domain/errors.ts';
 import { type SynapseState, synapseStatesFor } from '../domain/states.ts';
 import type { TaskView } from '../domain/task.ts';
 import {
@@ -65,18 +67,21 @@ export class A2AJsonRpc {
 
   async handle(request: RpcRequest): Promise<RpcResponse> {
     const versionHeader = request.headers['a2a-version'];
+    const size = Buffer.byteLength(request.body ?? '', 'utf8');
     let codec: A2ACodec;
     try {
       codec = selectCodec(versionHeader);
     } catch (e) {
-      return reply(null, { error: toProtocolError(e), codec: errorCodecFor(versionHeader) });
+      return reply(peekId(request.body, size), {
+        error: toProtocolError(e),
+        codec: errorCodecFor(versionHeader),
+      });
     }
-    const size = Buffer.byteLength(request.body ?? '', 'utf8');
     if (size > MAX_REQUEST_BYTES) {
       const error = A2AProtocolError.invalidRequest(
         `Request body is ${size} bytes; the limit is ${MAX_REQUEST_BYTES} bytes`,
       );
-      return { ...reply(null, { error, codec }), statusCode: 413 };
+      return { ...reply(peekId(request.body, size), { error, codec }), statusCode: 413 };
     }
     const envelope = parseEnvelope(request.body);
     if (!envelope.ok) return reply(envelope.id, { error: envelope.error, codec });
@@ -121,6 +126,10 @@ export class A2AJsonRpc {
     note: (v: TaskView) => TaskView,
   ): Promise<unknown> {
     const { caller } = request;
+    if (cmd.message.role !== 'user') {
+      // the agent's messages come from the agent; a client sending ROLE_AGENT would speak for it
+      throw new ValidationError('message.role must be ROLE_USER: clients send user messages', 'message.role');
+    }
     const submitted = cmd.taskId
       ? await this.tasks.continueTask(caller, cmd.taskId, cmd.message, cmd.contextId)
       : await this.tasks.submit(caller, cmd.message, cmd.contextId);
@@ -210,6 +219,26 @@ export class A2AJsonRpc {
     );
   }
 }
+
+/**
+ * The request id for an error answered before the envelope is parsed (bad version, body too large), so the
+ * client can match it: the parsed top-level id when the body is small enough, else a look at its start.
+ */
+const peekId = (body: string | null | undefined, size: number): JsonRpcId => {
+  if (!body) return null;
+  if (size <= MAX_REQUEST_BYTES) {
+    try {
+      const id = (JSON.parse(body) as { id?: unknown })?.id;
+      return typeof id === 'string' || typeof id === 'number' ? id : null;
+    } catch {
+      return null;
+    }
+  }
+  const match = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"[^"]*"\s*,\s*)?"id"\s*:\s*(-?\d+|"[^"\\]{0,256}")/.exec(
+    body.slice(0, 512),
+  );
+  return match?.[1] ? (JSON.parse(match[1]) as JsonRpcId) : null;
+};
 
 const historyOption = (historyLength: number | undefined) =>
   historyLength !== undefined ? { historyLength } : {};

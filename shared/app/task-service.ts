@@ -12,7 +12,7 @@ import {
   ValidationError,
 } from '../domain/errors.ts';
 import { isInterrupted, isTerminal, type SynapseState } from '../domain/states.ts';
-import type { Message, TaskHead, TaskView } from '../domain/task.ts';
+import { MAX_ID_LENGTH, type Message, type TaskHead, type TaskView } from '../domain/task.ts';
 import type { ExecutorQueue, ListTasksPage, ListTasksQuery, ReadOptions, TaskRef } from './ports.ts';
 import type { TaskEngine } from './task-engine.ts';
 
@@ -26,6 +26,9 @@ export interface SubmitResult {
   head: TaskHead;
   duplicate: boolean;
 }
+
+/** No task has an id that could not be one: such ids are simply not found. */
+const isTaskId = (id: string): boolean => id.length > 0 && id.length <= MAX_ID_LENGTH;
 
 /** States in which the task waits for the executor to pick it up. */
 const RUNNABLE: ReadonlySet<SynapseState> = new Set([
@@ -174,12 +177,16 @@ export class TaskService {
   }
 
   async read(caller: Caller, taskId: string, options: ReadOptions): Promise<TaskView> {
+    if (!isTaskId(taskId)) throw new TaskNotFoundError(taskId);
     const view = await this.engine.store.read({ tenant: caller.tenant, taskId }, options);
     if (!view || view.head.owner !== caller.owner) throw new TaskNotFoundError(taskId);
     return view;
   }
 
   list(caller: Caller, query: Omit<ListTasksQuery, 'tenant' | 'owner'>): Promise<ListTasksPage> {
+    if (query.contextId !== undefined && !isTaskId(query.contextId)) {
+      throw new ValidationError(`contextId must be 1 to ${MAX_ID_LENGTH} characters`, 'contextId');
+    }
     return this.engine.store.list({ ...query, tenant: caller.tenant, owner: caller.owner });
   }
 
@@ -211,6 +218,7 @@ export class TaskService {
   }
 
   private async owned(caller: Caller, taskId: string): Promise<TaskHead> {
+    if (!isTaskId(taskId)) throw new TaskNotFoundError(taskId);
     const head = await this.engine.store.getHead({ tenant: caller.tenant, taskId });
     if (!head || head.owner !== caller.owner) throw new TaskNotFoundError(taskId);
     return head;

@@ -13,6 +13,10 @@ export const MAX_EVENT_BYTES = 64 * 1024;
 /** The head copies the latest status message for cheap reads; it must stay small. */
 export const MAX_STATUS_MESSAGE_BYTES = 8 * 1024;
 export const MAX_METADATA_BYTES = 4 * 1024;
+/** Ids are opaque strings; bounded so keys stay far below DynamoDB's key size limits. */
+export const MAX_ID_LENGTH = 256;
+
+const id = z.string().min(1).max(MAX_ID_LENGTH);
 
 const metadata = z.record(z.string(), z.unknown());
 
@@ -35,11 +39,11 @@ export type Part = z.infer<typeof partSchema>;
 
 export const messageSchema = z
   .object({
-    messageId: z.string().min(1).max(256),
+    messageId: id,
     role: z.enum(['user', 'agent']),
     parts: z.array(partSchema).min(1),
-    contextId: z.string().optional(),
-    taskId: z.string().optional(),
+    contextId: id.optional(),
+    taskId: id.optional(),
     metadata: metadata.optional(),
     extensions: z.array(z.string()).optional(),
     referenceTaskIds: z.array(z.string()).optional(),
@@ -49,7 +53,7 @@ export type Message = z.infer<typeof messageSchema>;
 
 export const artifactSchema = z
   .object({
-    artifactId: z.string().min(1).max(256),
+    artifactId: id,
     name: z.string().optional(),
     description: z.string().optional(),
     parts: z.array(partSchema).min(1),

@@ -101,6 +101,9 @@ describe('JSON-RPC errors over HTTP', () => {
       ['ListTasks', { pageSize: 1000 }, /pageSize/],
       ['ListTasks', { status: 'TASK_STATE_SLEEPING' }, /status/],
       ['ListTasks', { pageToken: 'not-a-token' }, /pageToken/],
+      ['ListTasks', { contextId: 'c'.repeat(3000) }, /contextId/],
+      ['SendMessage', { message: v1Message('x', { role: 'ROLE_AGENT' }) }, /message\.role/],
+      ['SendMessage', { message: v1Message('x', { contextId: 'c'.repeat(3000) }) }, /contextId/],
     ];
     for (const [method, params, field] of cases) {
       const r = await call(method, params);
@@ -117,6 +120,9 @@ describe('JSON-RPC errors over HTTP', () => {
   it('-32001 task not found, -32002 not cancelable, -32004 message to a finished task', async () => {
     const missing = await call('GetTask', { id: crypto.randomUUID() });
     assert.equal(missing.body.error?.code, -32001);
+    const absurd = await call('GetTask', { id: 'x'.repeat(3000) });
+    assert.equal(absurd.status, 200);
+    assert.equal(absurd.body.error?.code, -32001, 'an id no task can have is simply not found');
     assert.equal(errorInfo(missing.body.error?.data)?.reason, 'TASK_NOT_FOUND');
 
     const done = await call('SendMessage', { message: v1Message('hi') });
@@ -151,6 +157,7 @@ describe('JSON-RPC errors over HTTP', () => {
   it('-32009 for an unsupported A2A-Version', async () => {
     const r = await call('GetTask', { id: 'x' }, { 'A2A-Version': '2.0' });
     assert.equal(r.body.error?.code, -32009);
+    assert.equal(r.body.id, 7, 'the request id is echoed');
     assert.equal(errorInfo(r.body.error?.data)?.reason, 'VERSION_NOT_SUPPORTED');
   });
 
@@ -165,6 +172,7 @@ describe('JSON-RPC errors over HTTP', () => {
     const r = await post(big);
     assert.equal(r.status, 413);
     assert.equal(r.body.error?.code, -32600);
+    assert.equal(r.body.id, 1, 'the request id is echoed');
     assert.match(r.body.error?.message ?? '', /1048576 bytes/);
     assert.equal(await taskCount(), before);
   });

@@ -298,7 +298,7 @@ describe('stateless stack: least privilege', () => {
     }
   });
 
-  it('scopes table queries to the listed indexes (the sweeper: the deadline index only)', () => {
+  it('scopes table queries to the indexes each function uses', () => {
     const ids = functionIds(hub);
     const queryResources = (role: string): string[] =>
       statementsOfRole(hub.statelessTemplate, role)
@@ -309,14 +309,27 @@ describe('stateless stack: least privilege', () => {
     assert.equal(sweeper.length, 2);
     assert.ok(sweeper.some((r) => r.includes('/index/byDeadline')));
     const jsonrpc = queryResources(ids.jsonrpc.role);
-    const indexes = [...TASK_TABLE.localIndexes, ...TASK_TABLE.globalIndexes].map((i) => i.name);
-    assert.equal(jsonrpc.length, 1 + indexes.length);
-    for (const index of indexes)
+    const jsonrpcIndexes = ['byKind', 'byContext', 'byOwner'];
+    assert.equal(jsonrpc.length, 1 + jsonrpcIndexes.length);
+    for (const index of jsonrpcIndexes)
       assert.ok(
         jsonrpc.some((r) => r.includes(`/index/${index}"`)),
         index,
       );
-    for (const r of [...sweeper, ...jsonrpc]) assert.ok(!r.includes('index/*'), 'no index wildcard');
+    assert.ok(
+      !jsonrpc.some((r) => r.includes('/index/byDeadline')),
+      'jsonrpc never queries the deadline index',
+    );
+    const executor = queryResources(ids.executor.role);
+    assert.equal(executor.length, 2);
+    assert.ok(executor.some((r) => r.includes('/index/byKind"')));
+    const allIndexes = [...TASK_TABLE.localIndexes, ...TASK_TABLE.globalIndexes].map((i) => i.name);
+    assert.ok(
+      allIndexes.includes('byDeadline') && allIndexes.includes('byKind'),
+      'the indexes named above exist',
+    );
+    for (const r of [...sweeper, ...jsonrpc, ...executor])
+      assert.ok(!r.includes('index/*'), 'no index wildcard');
   });
 
   it('has no statement allowing Action "*" on Resource "*" anywhere', () => {

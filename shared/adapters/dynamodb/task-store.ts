@@ -492,13 +492,15 @@ const encodePageToken = (key: Item): string => Buffer.from(JSON.stringify(key), 
 const decodePageToken = (token: string, partitionName: string, partition: string): Item => {
   try {
     const key = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Item;
+    const bounded = (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= 1024;
     const valid =
       key &&
       typeof key === 'object' &&
       key[partitionName] === partition &&
-      typeof key.pk === 'string' &&
+      bounded(key.pk) &&
+      String(key.pk).startsWith('TASK#') &&
       key.sk === HEAD_SK &&
-      typeof key.statusSk === 'string' &&
+      bounded(key.statusSk) &&
       Object.keys(key).length === 4;
     if (valid) return key;
   } catch {
