@@ -46,10 +46,20 @@ export const executorHandler = async (event: SQSEvent): Promise<SQSBatchResponse
       } catch (e) {
         const final = receiveCount(record) >= EXECUTOR_QUEUE.maxReceiveCount;
         if (final) countMetric(MetricName.DlqArrivals);
+        // come back soon rather than after the whole visibility timeout (best effort)
+        const retryInSeconds = final
+          ? undefined
+          : await retryLater(
+              sqsClient(),
+              executorQueueUrl(),
+              record.receiptHandle,
+              receiveCount(record),
+            ).catch(() => undefined);
         logger.error('executor run failed', {
           ...keys,
           receiveCount: receiveCount(record),
           final,
+          retryInSeconds,
           error: e as Error,
         });
         throw e;

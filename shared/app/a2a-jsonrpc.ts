@@ -240,5 +240,11 @@ const peekId = (body: string | null | undefined, size: number): JsonRpcId => {
   return match?.[1] ? (JSON.parse(match[1]) as JsonRpcId) : null;
 };
 
-const historyOption = (historyLength: number | undefined) =>
-  historyLength !== undefined ? { historyLength } : {};
+/**
+ * Without historyLength a task carries its most recent DEFAULT_HISTORY_LENGTH messages (the spec lets the
+ * server choose): a long task's full history could outgrow a Lambda response.
+ */
+export const DEFAULT_HISTORY_LENGTH = 100;
+const historyOption = (historyLength: number | undefined) => ({
+  historyLength: historyLength ?? DEFAULT_HISTORY_LENGTH,
+});

@@ -24,6 +24,9 @@ export type RunResult = 'completed' | 'waiting' | 'finished' | 'stopped' | 'skip
 const RESUMABLE = new Set(['info_provided', 'human_approved', 'human_rejected']);
 
 // 2,000 characters stay under the 8 KiB status-message limit even in 3-byte UTF-8 scripts
+/** Messages handed to the agent: the most recent ones (plus always the request). */
+export const AGENT_HISTORY_LENGTH = 200;
+
 export const MAX_STATUS_TEXT = 2000;
 const clip = (text: string): string =>
   text.length > MAX_STATUS_TEXT ? `${text.slice(0, MAX_STATUS_TEXT - 1)}…` : text;
@@ -43,10 +46,10 @@ export class TaskExecutor {
 
   async run(run: ExecutorRun): Promise<RunResult> {
     const ref: TaskRef = { tenant: run.tenant, taskId: run.taskId };
-    // one read gives the head to decide on and the history the agent needs
-    const view = await this.engine.store.read(ref, {});
+    // one read gives the head to decide on and the (recent) history the agent needs
+    const view = await this.engine.store.read(ref, { historyLength: AGENT_HISTORY_LENGTH });
     if (!view || isTerminal(view.head.state)) return 'skipped';
-    const input = this.inputOf(view);
+    const input = await this.inputOf(ref, view);
     let head = view.head;
 
     if (head.state === 'pending') {
@@ -216,8 +219,12 @@ export class TaskExecutor {
     }
   }
 
-  private inputOf(view: TaskView): TaskInput {
-    const request = view.history.find((m) => m.role === 'user') ?? this.agentMessage('');
+  private async inputOf(ref: TaskRef, view: TaskView): Promise<TaskInput> {
+    // the request is the message that created the task (event 1); a long history may have cut it off
+    const request =
+      (view.history.length < AGENT_HISTORY_LENGTH
+        ? view.history.find((m) => m.role === 'user')
+        : (await this.engine.store.events(ref, 0, 1))[0]?.message) ?? this.agentMessage('');
     return {
       taskId: view.head.taskId,
       contextId: view.head.contextId,
