@@ -277,3 +277,14 @@ export const artifactFields = <P>(a: Artifact, encodePart: (p: Artifact['parts']
   ...(a.metadata ? { metadata: a.metadata } : {}),
   ...(present(a.extensions) ? { extensions: a.extensions } : {}),
 });
+
+/** ListTasks results have the same four fields in every version; only the tasks' shape differs. */
+export const listResultWith =
+  <T>(encodeTask: (view: TaskView, opts: TaskEncodeOptions) => T) =>
+  (result: ListTasksResult, opts: TaskEncodeOptions) => ({
+    tasks: result.tasks.map((v) => encodeTask(v, opts)),
+    // all four always present (digest §4.6, sharp edge 11)
+    nextPageToken: result.nextPageToken ?? '',
+    pageSize: result.pageSize,
+    totalSize: result.totalSize,
+  });

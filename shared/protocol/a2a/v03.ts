@@ -20,6 +20,7 @@ import {
   type GetTaskCommand,
   type ListTasksCommand,
   type ListTasksResult,
+  listResultWith,
   messageFields,
   methodLookup,
   type ParseOptions,
@@ -410,14 +411,10 @@ export const v03Codec = {
   },
 
   /** Not reachable over v0.3 JSON-RPC; provided so every codec can render every result. */
-  encodeListResult(result: ListTasksResult, opts: TaskEncodeOptions): V03ListTasksResponse {
-    return {
-      tasks: result.tasks.map((v) => encodeTask(v, opts)),
-      nextPageToken: result.nextPageToken ?? '',
-      pageSize: result.pageSize,
-      totalSize: result.totalSize,
-    };
-  },
+  encodeListResult: listResultWith(encodeTask) satisfies (
+    r: ListTasksResult,
+    o: TaskEncodeOptions,
+  ) => V03ListTasksResponse,
 
   /** v0.3 `data` is free-form: the ErrorInfo reason and metadata flattened, plus any field violations. */
   encodeError(err: A2AProtocolError): V03ErrorObject {

@@ -22,6 +22,7 @@ import {
   LIST_PAGE_SIZE,
   type ListTasksCommand,
   type ListTasksResult,
+  listResultWith,
   messageFields,
   methodLookup,
   type ParseOptions,
@@ -453,14 +454,10 @@ export const v1Codec = {
   },
 
   /** All four fields always present (digest §4.6 / sharp edge 11). */
-  encodeListResult(result: ListTasksResult, opts: TaskEncodeOptions): V1ListTasksResponse {
-    return {
-      tasks: result.tasks.map((v) => encodeTask(v, opts)),
-      nextPageToken: result.nextPageToken ?? '',
-      pageSize: result.pageSize,
-      totalSize: result.totalSize,
-    };
-  },
+  encodeListResult: listResultWith(encodeTask) satisfies (
+    r: ListTasksResult,
+    o: TaskEncodeOptions,
+  ) => V1ListTasksResponse,
 
   /** `data` is an array of typed details: always an ErrorInfo, plus a BadRequest for field violations. */
   encodeError(err: A2AProtocolError): V1ErrorObject {
