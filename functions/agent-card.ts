@@ -29,8 +29,8 @@ export const agentCardHandler = async (event: APIGatewayProxyEvent): Promise<API
     'cache-control': 'public, max-age=300',
     vary: 'A2A-Version',
   };
-  const ifNoneMatch = headers['if-none-match'];
-  if (ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
+  const cached = headers['if-none-match']?.split(',').map((t) => t.trim()) ?? [];
+  if (cached.includes(etag) || cached.includes('*')) {
     return { statusCode: 304, headers: cacheHeaders, body: '' };
   }
   return {
