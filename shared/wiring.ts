@@ -30,7 +30,7 @@ let executorQueue: ExecutorQueue | undefined;
 export const taskEngine = (): TaskEngine => {
   engine ??= new TaskEngine(
     new DynamoTaskStore(traceAwsClient(new DynamoDBClient({})), { tableName: required('TABLE_NAME') }),
-    { observer: metricsObserver },
+    { observer: metricsObserver, leaseSeconds: EXECUTOR_QUEUE.consumerTimeoutSeconds + 60 },
   );
   return engine;
 };

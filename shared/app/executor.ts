@@ -28,8 +28,24 @@ const RESUMABLE = new Set(['info_provided', 'human_approved', 'human_rejected'])
 export const AGENT_HISTORY_LENGTH = 200;
 
 export const MAX_STATUS_TEXT = 2000;
-const clip = (text: string): string =>
-  text.length > MAX_STATUS_TEXT ? `${text.slice(0, MAX_STATUS_TEXT - 1)}…` : text;
+/** Status messages stay within their 8 KiB limit as JSON (control characters escape to 6 bytes each). */
+const MAX_STATUS_JSON_BYTES = 6 * 1024;
+const clip = (input: unknown): string => {
+  let text = typeof input === 'string' ? input : String(input ?? '');
+  if (text.length <= MAX_STATUS_TEXT && Buffer.byteLength(JSON.stringify(text)) <= MAX_STATUS_JSON_BYTES)
+    return text;
+  let keep = Math.min(text.length, MAX_STATUS_TEXT - 1);
+  while (keep > 0 && Buffer.byteLength(JSON.stringify(text.slice(0, keep))) > MAX_STATUS_JSON_BYTES - 8) {
+    keep = Math.floor(keep * 0.9);
+  }
+  // never cut a surrogate pair in half: a lone surrogate is not valid Unicode for strict JSON parsers
+  const last = text.charCodeAt(keep - 1);
+  if (last >= 0xd800 && last <= 0xdbff) keep--;
+  text = `${text.slice(0, keep)}…`;
+  return text;
+};
+
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** The task was canceled or finished elsewhere while the agent was running. */
 class TaskStoppedError extends Error {}
@@ -53,8 +69,7 @@ export class TaskExecutor {
     let head = view.head;
 
     if (head.state === 'pending') {
-      const validation = (await this.agent.validate?.(input)) ?? { decision: 'accept' };
-      const next = await this.recordValidation(ref, head, validation);
+      const next = await this.validate(ref, head, input);
       if (!next) return 'skipped';
       if (next.state !== 'confirmed') return next.state === 'info_needed' ? 'waiting' : 'finished';
       head = next;
@@ -71,6 +86,40 @@ export class TaskExecutor {
     // otherwise executing (someone holds it) or waiting for the requester: not ours to run
     if (!claimed) return 'skipped';
     return this.execute(ref, claimed, input, resumption);
+  }
+
+  /** Validation whose answer cannot be recorded (or that throws) fails the task rather than leave it pending. */
+  private async validate(ref: TaskRef, head: TaskHead, input: TaskInput): Promise<TaskHead | undefined> {
+    let validation: Validation;
+    try {
+      validation = (await this.agent.validate?.(input)) ?? { decision: 'accept' };
+    } catch (e) {
+      return this.recordValidationFailure(ref, head, 'execution_failed', `Validation threw: ${messageOf(e)}`);
+    }
+    try {
+      return await this.recordValidation(ref, head, validation);
+    } catch (e) {
+      if (!(e instanceof ValidationError) && !(e instanceof TypeError)) throw e;
+      return this.recordValidationFailure(
+        ref,
+        head,
+        'invalid_agent_output',
+        `Invalid validation: ${messageOf(e)}`,
+      );
+    }
+  }
+
+  private async recordValidationFailure(ref: TaskRef, head: TaskHead, code: string, message: string) {
+    try {
+      return (
+        await this.engine.apply(ref, this.outcomeDrafts({ kind: 'failed', code, message })[0]!, {
+          seen: head,
+        })
+      ).head;
+    } catch (e) {
+      if (lostRace(e)) return undefined;
+      throw e;
+    }
   }
 
   private async recordValidation(ref: TaskRef, seen: TaskHead, v: Validation): Promise<TaskHead | undefined> {

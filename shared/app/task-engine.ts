@@ -91,13 +91,19 @@ export interface TaskEngineOptions {
   /** Conditional-write attempts before a ConflictError (default 25). */
   maxAttempts?: number;
   observer?: EngineObserver;
+  /** How long an executor's claim (start / resume) holds before the sweeper may declare the run lost. */
+  leaseSeconds?: number;
 }
+
+/** Lambda's 15-minute maximum plus a margin. */
+export const DEFAULT_LEASE_SECONDS = 960;
 
 export class TaskEngine {
   private readonly clock: Clock;
   private readonly ids: IdGenerator;
   private readonly defaultMaxAttempts: number;
   private readonly observer: EngineObserver | undefined;
+  private readonly leaseMs: number;
 
   constructor(
     readonly store: TaskStore,
@@ -107,6 +113,7 @@ export class TaskEngine {
     this.ids = options.ids ?? randomIds;
     this.defaultMaxAttempts = options.maxAttempts ?? 25;
     this.observer = options.observer;
+    this.leaseMs = (options.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000;
   }
 
   async create(input: CreateTaskInput): Promise<{ head: TaskHead; duplicate: boolean }> {
@@ -154,24 +161,33 @@ export class TaskEngine {
     };
     const dedup =
       input.dedupScope && input.message ? dedupKey(input.tenant, input.dedupScope, input.message) : undefined;
-    try {
-      await this.store.create(head, [created], dedup);
-      this.observer?.created(head);
-      return { head, duplicate: false };
-    } catch (e) {
-      if (!dedup) throw e;
-      // a duplicate, or a concurrent writer of the same message id (TransactionConflict): look it up
-      const seen =
-        e instanceof DuplicateMessageError
-          ? { taskId: e.taskId, fingerprint: e.fingerprint }
-          : e instanceof StaleHeadError
-            ? await this.store.findDedup(dedup)
-            : undefined;
-      if (!seen) throw e instanceof StaleHeadError ? new ConflictError(taskId, 1) : e;
-      assertSameMessage(dedup, seen);
-      const existing = await this.store.getHead({ tenant: input.tenant, taskId: seen.taskId });
-      if (!existing) throw new TaskNotFoundError(seen.taskId);
-      return { head: existing, duplicate: true };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.store.create(head, [created], dedup);
+        this.observer?.created(head);
+        return { head, duplicate: false };
+      } catch (e) {
+        if (!dedup) throw e;
+        // a duplicate, or a concurrent writer of the same message id (TransactionConflict): look it up
+        const seen =
+          e instanceof DuplicateMessageError
+            ? { taskId: e.taskId, fingerprint: e.fingerprint }
+            : e instanceof StaleHeadError
+              ? await this.store.findDedup(dedup)
+              : undefined;
+        if (!seen) {
+          // the concurrent writer may not have committed yet, or both lost: try again
+          if (e instanceof StaleHeadError && attempt < 3) {
+            await sleep(10 * attempt * Math.random());
+            continue;
+          }
+          throw e instanceof StaleHeadError ? new ConflictError(taskId, attempt) : e;
+        }
+        assertSameMessage(dedup, seen);
+        const existing = await this.store.getHead({ tenant: input.tenant, taskId: seen.taskId });
+        if (!existing) throw new TaskNotFoundError(seen.taskId);
+        return { head: existing, duplicate: true };
+      }
     }
   }
 
@@ -263,6 +279,10 @@ export class TaskEngine {
     if (agentMessage) next.statusMessage = agentMessage;
     else if (stateChanged) delete next.statusMessage;
     if (event.progress !== undefined) next.progress = event.progress;
+    // a claim starts the executor's lease; leaving `executing` ends it
+    if (event.type === 'start' || event.type === 'resume') {
+      next.leaseUntil = new Date(Date.parse(event.at) + this.leaseMs).toISOString();
+    } else if (event.to !== 'executing') delete next.leaseUntil;
     return next;
   }
 
@@ -284,16 +304,17 @@ const canonical = (value: unknown): string =>
           .join(',')}}`
       : (JSON.stringify(value) ?? 'null');
 
-const dedupKey = (tenant: string, scope: string, message: Message): DedupKey => ({
+/** The de-duplication key of a sender's message: its id, and a hash of what it says and where it goes. */
+export const dedupKey = (tenant: string, scope: string, message: Message): DedupKey => ({
   tenant,
   scope,
   messageId: message.messageId,
   fingerprint: createHash('sha256')
-    .update(canonical([message.role, message.parts]))
+    .update(canonical([message.role, message.parts, message.contextId ?? null, message.taskId ?? null]))
     .digest('base64url'),
 });
 
-const assertSameMessage = (key: DedupKey, seen: DedupRecord): void => {
+export const assertSameMessage = (key: DedupKey, seen: DedupRecord): void => {
   if (seen.fingerprint && key.fingerprint && seen.fingerprint !== key.fingerprint) {
     throw new ValidationError(
       `messageId ${key.messageId} was already used for a different message; send each message with a new id`,

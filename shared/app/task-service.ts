@@ -14,7 +14,7 @@ import {
 import { isInterrupted, isTerminal, type SynapseState } from '../domain/states.ts';
 import { MAX_ID_LENGTH, type Message, type TaskHead, type TaskView } from '../domain/task.ts';
 import type { ExecutorQueue, ListTasksPage, ListTasksQuery, ReadOptions, TaskRef } from './ports.ts';
-import type { TaskEngine } from './task-engine.ts';
+import { assertSameMessage, dedupKey, type TaskEngine } from './task-engine.ts';
 
 export interface Caller {
   tenant: string;
@@ -111,6 +111,9 @@ export class TaskService {
     } else if (head.state === 'need_human' || head.state === 'human_deciding') {
       const decision = decisionOf(message);
       if (!decision) {
+        // a retry of the answer that led here is a duplicate, not a wrong decision
+        const duplicate = await this.duplicateContinuation(caller, head, message);
+        if (duplicate) return duplicate;
         throw new ValidationError(
           'This task waits for a human decision: reply "approve" or "reject" (optionally followed by notes), ' +
             'or send a data part {"decision": "approve" | "reject", "notes"?: string}',
@@ -127,12 +130,8 @@ export class TaskService {
         { dedupScope: caller.owner, seen: head },
       );
     } else {
-      const duplicateOf = await this.engine.store.findDedup({
-        tenant: caller.tenant,
-        scope: caller.owner,
-        messageId: message.messageId,
-      });
-      if (duplicateOf?.taskId === taskId) return { head, duplicate: true };
+      const duplicate = await this.duplicateContinuation(caller, head, message);
+      if (duplicate) return duplicate;
       throw new InvalidTransitionError(
         taskId,
         head.state,
@@ -206,6 +205,29 @@ export class TaskService {
       await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(0, until - Date.now()))));
       pause = Math.min(500, pause * 1.5);
     }
+  }
+
+  /**
+   * A message that cannot apply to the task as it is now may be the retry of one that already did:
+   * answer it as the duplicate it is (handing the task over again if it still waits for the executor).
+   */
+  private async duplicateContinuation(
+    caller: Caller,
+    head: TaskHead,
+    message: Message,
+  ): Promise<SubmitResult | undefined> {
+    const key = dedupKey(caller.tenant, caller.owner, message);
+    const seen = await this.engine.store.findDedup(key);
+    if (!seen) return undefined;
+    assertSameMessage(key, seen);
+    if (seen.taskId !== head.taskId) {
+      throw new ValidationError(
+        `messageId ${message.messageId} was already used for another task; send each message with a new id`,
+        'message.messageId',
+      );
+    }
+    await this.handToExecutor(head);
+    return { head, duplicate: true };
   }
 
   /**

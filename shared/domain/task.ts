@@ -125,8 +125,14 @@ export interface TaskHead {
   statusMessage?: Message;
   progress?: number;
   deadlineAt?: string;
+  /** While executing: when the claiming executor must have finished (a run that outlives it was lost). */
+  leaseUntil?: string;
   metadata?: Record<string, unknown>;
 }
+
+/** The next moment the sweeper must look at a live task: its deadline or its executor's lease. */
+export const nextDeadlineOf = (head: TaskHead): string | undefined =>
+  [head.deadlineAt, head.leaseUntil].filter((d): d is string => d !== undefined).sort()[0];
 
 export interface TaskView {
   head: TaskHead;

@@ -273,3 +273,98 @@ describe('agent output the hub cannot record', () => {
     assert.ok((events.at(-1)?.reason?.message.length ?? 0) <= 2000);
   });
 });
+
+describe('validation the hub cannot record', () => {
+  const submitAndRun = async (agent: AgentHandler) => {
+    const queue = new RecordingQueue();
+    const service = new TaskService(engine, queue);
+    const { head } = await service.submit(caller, user('go'));
+    await new TaskExecutor(engine, agent).run(queue.take());
+    const events = await engine.store.events(head, 0);
+    return { state: (await engine.store.getHead(head))?.state, last: events.at(-1) };
+  };
+  const base = { describe: () => demoAgent.describe(), execute: async () => complete() };
+
+  it('a validate() that throws fails the task instead of leaving it pending', async () => {
+    const { state, last } = await submitAndRun({
+      ...base,
+      validate: () => {
+        throw new Error('no validator today');
+      },
+    });
+    assert.equal(state, 'failed');
+    assert.equal(last?.reason?.code, 'execution_failed');
+  });
+
+  it('a rejection the store refuses (reason code too long) fails the task as invalid agent output', async () => {
+    const { state, last } = await submitAndRun({
+      ...base,
+      validate: () => ({ decision: 'reject', code: 'c'.repeat(200), message: 'no' }),
+    });
+    assert.equal(state, 'failed');
+    assert.equal(last?.reason?.code, 'invalid_agent_output');
+  });
+
+  it('clipping never leaves half a surrogate pair, and escapes are counted', async () => {
+    const queue = new RecordingQueue();
+    const service = new TaskService(engine, queue);
+    const emoji = await service.submit(caller, user('go'));
+    await new TaskExecutor(engine, { ...base, execute: async () => complete(`${'a'.repeat(1998)}😀😀`) }).run(
+      queue.take(),
+    );
+    const text = (await engine.store.getHead(emoji.head))?.statusMessage?.parts[0]?.text ?? '';
+    assert.ok(text.endsWith('…'));
+    assert.ok(!/[\ud800-\udbff]…$/.test(text), 'no lone high surrogate before the ellipsis');
+    const controls = await service.submit(caller, user('go'));
+    await new TaskExecutor(engine, { ...base, execute: async () => complete('\u0001'.repeat(2000)) }).run(
+      queue.take(),
+    );
+    assert.equal((await engine.store.getHead(controls.head))?.state, 'completed');
+  });
+});
+
+describe('retried continuations', () => {
+  it('re-enqueue the run, survive the task moving on, and refuse other content under the same id', async () => {
+    const queue = new RecordingQueue();
+    const service = new TaskService(engine, queue);
+    const executor = new TaskExecutor(engine, demoAgent);
+    const { head } = await service.submit(caller, user('ask'));
+    await executor.run(queue.take());
+    const answer = user('42');
+    await service.continueTask(caller, head.taskId, answer);
+    queue.runs.length = 0; // as if the enqueue after the write had been lost
+    const retry = await service.continueTask(caller, head.taskId, answer);
+    assert.equal(retry.duplicate, true);
+    assert.equal(queue.runs.length, 1, 'the retry hands the task to the executor again');
+    await assert.rejects(
+      service.continueTask(caller, head.taskId, { ...answer, parts: [{ text: '43' }] }),
+      (e: unknown) => e instanceof ValidationError && /different message/.test(e.message),
+    );
+    await executor.run(queue.take());
+    assert.equal((await engine.store.getHead(head))?.state, 'completed');
+    const late = await service.continueTask(caller, head.taskId, answer);
+    assert.equal(late.duplicate, true, 'a retry after completion is still the same message');
+    assert.equal(queue.runs.length, 0);
+  });
+
+  it('an answer retried after the task moved on to a human decision is a duplicate, not a bad decision', async () => {
+    const asksThenApproves: AgentHandler = {
+      describe: () => demoAgent.describe(),
+      execute: async (ctx) =>
+        ctx.resumption?.kind === 'info'
+          ? { kind: 'human_decision', question: 'ok?' }
+          : { kind: 'input_required', question: 'number?' },
+    };
+    const queue = new RecordingQueue();
+    const service = new TaskService(engine, queue);
+    const executor = new TaskExecutor(engine, asksThenApproves);
+    const { head } = await service.submit(caller, user('go'));
+    await executor.run(queue.take());
+    const answer = user('500');
+    await service.continueTask(caller, head.taskId, answer);
+    await executor.run(queue.take());
+    assert.equal((await engine.store.getHead(head))?.state, 'need_human');
+    const retry = await service.continueTask(caller, head.taskId, answer);
+    assert.equal(retry.duplicate, true);
+  });
+});

@@ -47,6 +47,31 @@ describe('expiry sweep', () => {
     assert.deepEqual(await sweepExpiredTasks(engine), { due: 0, expired: 0, skipped: 0 });
   });
 
+  it("fails a task whose executor's lease ran out while executing, and only then", async () => {
+    const leased = new TaskEngine(new DynamoTaskStore(table.client, { tableName: table.tableName }), {
+      leaseSeconds: 1,
+    });
+    const lost = (await leased.create({ tenant, owner: 'o', message: user('run'), deadlineAt: future() }))
+      .head;
+    await leased.apply(lost, { type: 'confirm' });
+    const started = (await leased.apply(lost, { type: 'start' })).head;
+    assert.ok(started.leaseUntil, 'the claim starts a lease');
+    const waiting = (await leased.create({ tenant, owner: 'o', message: user('ask'), deadlineAt: future() }))
+      .head;
+    await leased.apply(waiting, { type: 'confirm' });
+    await leased.apply(waiting, { type: 'start' });
+    const asked = (await leased.apply(waiting, { type: 'need_info' })).head;
+    assert.equal(asked.leaseUntil, undefined, 'leaving executing ends the lease');
+
+    assert.equal((await sweepExpiredTasks(leased)).expired, 0, 'nothing is due before the lease ends');
+    await new Promise((r) => setTimeout(r, 1200));
+    const swept = await sweepExpiredTasks(leased);
+    assert.equal(swept.expired, 1);
+    assert.equal((await leased.store.getHead(lost))?.state, 'failed');
+    assert.equal((await leased.store.events(lost, 0)).at(-1)?.reason?.code, 'executor_lost');
+    assert.equal((await leased.store.getHead(waiting))?.state, 'info_needed');
+  });
+
   it('the scheduled function expires tasks when invoked with a schedule event', async () => {
     process.env.TABLE_NAME = table.tableName;
     process.env.AWS_ENDPOINT_URL_DYNAMODB = table.endpoint;

@@ -237,6 +237,35 @@ describe('races', () => {
 });
 
 describe('duplicates', () => {
+  it('message ids of any length and script make valid keys', async () => {
+    const message = userMessage('long id', '消'.repeat(256));
+    const first = await engine.create({ tenant, owner, message, dedupScope: '送'.repeat(256) });
+    const again = await engine.create({ tenant, owner, message, dedupScope: '送'.repeat(256) });
+    assert.equal(again.duplicate, true);
+    assert.equal(again.head.taskId, first.head.taskId);
+  });
+
+  it('the same id sent to another context is not a duplicate of the first', async () => {
+    const message = userMessage('hello', crypto.randomUUID());
+    await engine.create({
+      tenant,
+      owner,
+      message: { ...message, contextId: 'ctx-a' },
+      contextId: 'ctx-a',
+      dedupScope: owner,
+    });
+    await assert.rejects(
+      engine.create({
+        tenant,
+        owner,
+        message: { ...message, contextId: 'ctx-b' },
+        contextId: 'ctx-b',
+        dedupScope: owner,
+      }),
+      ValidationError,
+    );
+  });
+
   it('a duplicate message id creates one task and returns the same result', async () => {
     const message = userMessage('once', `m-${crypto.randomUUID()}`);
     const owner3 = `dup-${crypto.randomUUID()}`;
@@ -283,7 +312,7 @@ describe('duplicates', () => {
     );
   });
 
-  it('concurrent duplicate continuations: one applies, the others see a duplicate or a refusal', async () => {
+  it('concurrent duplicate continuations: one applies, the others are answered as duplicates', async () => {
     const { head } = await engine.create({ tenant, owner, message: userMessage('ask') });
     await engine.apply(head, { type: 'need_info', message: agentMessage('question?') });
     const answer = userMessage('42');
@@ -292,8 +321,11 @@ describe('duplicates', () => {
         engine.apply(head, { type: 'info_provided', message: answer }, { dedupScope: owner }),
       ),
     );
-    const applied = results.filter((r) => r.status === 'fulfilled' && !r.value.duplicate);
-    assert.equal(applied.length, 1);
+    assert.deepEqual(
+      results.map((r) => (r.status === 'fulfilled' ? r.value.duplicate : String(r.reason))),
+      results.map((_, i) => i !== results.findIndex((r) => r.status === 'fulfilled' && !r.value.duplicate)),
+      'every call succeeds; exactly one is not a duplicate',
+    );
     const events = await store.events(head, 0);
     assert.equal(events.filter((e) => e.type === 'info_provided').length, 1);
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /** Key construction for the single table (see table.ts for the item layout). */
 import { DEADLINE_SHARDS } from './table.ts';
 
@@ -12,8 +13,9 @@ export const EVENT_SK_MAX = `EVT#${'9'.repeat(VERSION_WIDTH)}`;
 export const messageKindSk = (version: number): string => `MSG#${pad(version)}`;
 export const artifactKindSk = (version: number): string => `ART#${pad(version)}`;
 
+/** Hashed: sender and message ids are client strings whose encoded length could pass DynamoDB's key limit. */
 export const dedupPk = (tenant: string, scope: string, messageId: string): string =>
-  `DEDUP#${encodeURIComponent(tenant)}#${encodeURIComponent(scope)}#${encodeURIComponent(messageId)}`;
+  `DEDUP#${encodeURIComponent(tenant)}#${createHash('sha256').update(scope).update('\0').update(messageId).digest('base64url')}`;
 export const DEDUP_SK = 'DEDUP';
 
 export const contextPk = (tenant: string, contextId: string): string =>

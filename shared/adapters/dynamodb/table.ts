@@ -6,7 +6,7 @@
  * Items (pk / sk):
  *   TASK#<taskId> / HEAD               task head (state, version, keys of the GSIs below)
  *   TASK#<taskId> / EVT#<version:10>   one item per event; messages and artifacts also carry `kindSk`
- *   DEDUP#<tenant>#<scope>#<messageId> / DEDUP   an applied inbound message id
+ *   DEDUP#<tenant>#<sha256(sender, messageId)> / DEDUP   an applied inbound message id (+ content hash)
  *   OUTBOX#<shard> / <at>#<id>         a delivery to make, written in the transition's transaction
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
@@ -31,7 +31,7 @@ export const TASK_TABLE = {
     { name: 'byContext', partitionKey: 'ctxPk', sortKey: 'statusSk', projection: 'ALL' },
     // ListTasks(): the caller's tasks, newest status first, statusTimestampAfter as a key condition
     { name: 'byOwner', partitionKey: 'ownerPk', sortKey: 'statusSk', projection: 'ALL' },
-    // expiry sweep: live tasks by next deadline; sparse and sharded so it never gets hot
+    // expiry sweep: live tasks by next deadline or executor lease; sparse and sharded so it never gets hot
     {
       name: 'byDeadline',
       partitionKey: 'dlPk',

@@ -29,6 +29,7 @@ import { isTerminal } from '../../domain/states.ts';
 import {
   type ArtifactChunk,
   type Message,
+  nextDeadlineOf,
   reduceArtifacts,
   type TaskEvent,
   type TaskHead,
@@ -75,6 +76,7 @@ const HEAD_FIELDS = [
   'statusMessage',
   'progress',
   'deadlineAt',
+  'leaseUntil',
   'metadata',
 ] as const;
 
@@ -318,6 +320,7 @@ export class DynamoTaskStore implements TaskStore {
   private headItem(head: TaskHead): Item {
     const live = !isTerminal(head.state);
     const shard = deadlineShard(head.taskId);
+    const nextDeadline = nextDeadlineOf(head);
     return {
       pk: taskPk(head.taskId),
       sk: HEAD_SK,
@@ -326,11 +329,11 @@ export class DynamoTaskStore implements TaskStore {
       ownerPk: ownerPk(head.tenant, head.owner),
       statusSk: statusSk(head.statusAt, head.taskId),
       // sparse: only live tasks with a deadline are in the sweep index
-      ...(live && head.deadlineAt
-        ? { dlPk: deadlinePk(shard), dlSk: deadlineSk(head.deadlineAt, head.taskId) }
+      ...(live && nextDeadline
+        ? { dlPk: deadlinePk(shard), dlSk: deadlineSk(nextDeadline, head.taskId) }
         : {}),
       // TTL only garbage-collects finished tasks; it never enforces a deadline
-      ...(live ? {} : { expiresAt: Math.floor(Date.parse(head.statusAt) / 1000) + this.retentionSeconds }),
+      ...(live ? {} : { expiresAt: this.expiryOf(head, head.statusAt) }),
     };
   }
 

@@ -23,7 +23,8 @@ export const EXECUTOR_QUEUE: QueueDefinition = {
   consumerTimeoutSeconds: 900,
   // a record in flight stays hidden for the whole run; failed records come back sooner (adapters/sqs/retry.ts)
   visibilityTimeoutSeconds: 960,
-  maxReceiveCount: 3,
+  // with the 2 s doubling backoff, 8 receives span about 4 minutes: long enough to ride out throttling
+  maxReceiveCount: 8,
   batchSize: 5,
   urlEnv: 'EXECUTOR_QUEUE_URL',
 };
