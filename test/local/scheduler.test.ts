@@ -15,10 +15,12 @@ test('fires an EventBridge ScheduledEvent at the fixed rate until stopped', asyn
       calls.push({ event, context, at: Date.now() });
     },
   });
-  await sleep(550);
+  await sleep(800);
   await schedule.stop();
+  const elapsed = Date.now() - started;
   const count = calls.length;
-  assert.ok(count >= 3 && count <= 6, `${count} calls in 550 ms at 100 ms`);
+  // timers only fire late on a loaded machine, never early: at most one run per interval
+  assert.ok(count >= 2 && count <= Math.floor(elapsed / 100), `${count} calls in ${elapsed} ms at 100 ms`);
   assert.ok(calls[0]!.at - started >= 90, 'the first run comes one interval after start');
   const { event, context } = calls[0]!;
   assert.equal(event.source, 'aws.events');
@@ -51,7 +53,8 @@ test('a slow run is never overlapped: ticks during it are skipped', async () => 
   await sleep(600);
   await schedule.stop();
   assert.equal(peak, 1);
-  assert.ok(runs >= 2 && runs <= 4, `${runs} runs`);
+  // 600 ms of 180 ms runs: never more than 4, whatever the load
+  assert.ok(runs >= 1 && runs <= 4, `${runs} runs`);
 });
 
 test('stop() waits for the run in progress; a throwing run is logged and the schedule goes on', async () => {
