@@ -7,22 +7,35 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { loadAgent } from '../shared/agent/load.ts';
 import { lowerCaseHeaders, publicUrlOf } from '../shared/http.ts';
 import { withObservability } from '../shared/observability/index.ts';
-import { buildAgentCard, cardETag, cardVersionFor } from '../shared/protocol/a2a/index.ts';
+import { type A2AVersion, buildAgentCard, cardETag, cardVersionFor } from '../shared/protocol/a2a/index.ts';
 import { JSONRPC_PATH } from '../shared/routes.ts';
 
 /** The card only changes with a deployment, i.e. with a new container. */
 const LAST_MODIFIED = new Date().toUTCString();
 
+/** The card depends only on the agent, the public URL and the version: serialize and hash it once each. */
+const cards = new Map<string, Promise<{ body: string; etag: string }>>();
+const cardFor = (publicUrl: string, version: A2AVersion) => {
+  const key = `${version} ${publicUrl}`;
+  let entry = cards.get(key);
+  if (!entry) {
+    entry = loadAgent().then((agent) => {
+      const card = buildAgentCard({
+        agent: agent.describe(),
+        jsonRpcUrl: `${publicUrl}${JSONRPC_PATH}`,
+        capabilities: { streaming: false, pushNotifications: false },
+        version,
+      });
+      return { body: JSON.stringify(card), etag: cardETag(card) };
+    });
+    cards.set(key, entry);
+  }
+  return entry;
+};
+
 export const agentCardHandler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   const headers = lowerCaseHeaders(event.headers);
-  const agent = (await loadAgent()).describe();
-  const card = buildAgentCard({
-    agent,
-    jsonRpcUrl: `${publicUrlOf(event)}${JSONRPC_PATH}`,
-    capabilities: { streaming: false, pushNotifications: false },
-    version: cardVersionFor(headers['a2a-version']),
-  });
-  const etag = cardETag(card);
+  const { body, etag } = await cardFor(publicUrlOf(event), cardVersionFor(headers['a2a-version']));
   const cacheHeaders = {
     etag,
     'last-modified': LAST_MODIFIED,
@@ -36,7 +49,7 @@ export const agentCardHandler = async (event: APIGatewayProxyEvent): Promise<API
   return {
     statusCode: 200,
     headers: { ...cacheHeaders, 'content-type': 'application/json' },
-    body: JSON.stringify(card),
+    body,
   };
 };
 

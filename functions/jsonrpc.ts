@@ -11,7 +11,11 @@ import { callerOf, taskService } from '../shared/wiring.ts';
 /** API Gateway REST APIs give up after 29 s: a blocking send answers with the current task before that. */
 const MAX_BLOCKING_MS = Number(process.env.BLOCKING_WAIT_MS ?? 25_000);
 
-const rpc = () => new A2AJsonRpc(taskService());
+let rpcInstance: A2AJsonRpc | undefined;
+const rpc = () => {
+  rpcInstance ??= new A2AJsonRpc(taskService());
+  return rpcInstance;
+};
 
 export const jsonRpcHandler = async (
   event: APIGatewayProxyEvent,

@@ -183,7 +183,7 @@ export class A2AJsonRpc {
     caller: Caller,
     note: (v: TaskView) => TaskView,
   ): Promise<unknown> {
-    const view = await this.tasks.cancelAndRead(caller, cmd.id);
+    const view = await this.tasks.cancel(caller, cmd.id);
     return codec.encodeCancelResult(note(view), { includeArtifacts: true });
   }
 

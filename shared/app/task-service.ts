@@ -145,21 +145,11 @@ export class TaskService {
     return applied;
   }
 
-  /** Cancel wins only through a conditional transition; canceling a canceled task returns it. */
-  async cancel(caller: Caller, taskId: string): Promise<TaskHead> {
-    const head = await this.owned(caller, taskId);
-    try {
-      return (await this.engine.apply(this.ref(head), { type: 'cancel' })).head;
-    } catch (e) {
-      if (e instanceof TaskNotCancelableError && e.state === 'cancelled') {
-        return (await this.engine.store.getHead(this.ref(head))) ?? head;
-      }
-      throw e;
-    }
-  }
-
-  /** Cancel and return the whole task: the read (head, history, artifacts) and the write are one round trip each. */
-  async cancelAndRead(
+  /**
+   * Cancel wins only through a conditional transition; canceling a canceled task returns it. Returns the
+   * whole task: the read (head, history, artifacts) and the write are one round trip each.
+   */
+  async cancel(
     caller: Caller,
     taskId: string,
     options: ReadOptions = { includeArtifacts: true },

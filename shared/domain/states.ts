@@ -31,9 +31,6 @@ export const TERMINAL_STATES: ReadonlySet<SynapseState> = new Set([
 
 export const isTerminal = (state: SynapseState): boolean => TERMINAL_STATES.has(state);
 
-export const isSynapseState = (value: unknown): value is SynapseState =>
-  typeof value === 'string' && (SYNAPSE_STATES as readonly string[]).includes(value);
-
 /** A2A v1.0 TaskState names (ProtoJSON enum spelling). */
 export const A2A_STATES = [
   'TASK_STATE_SUBMITTED',

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { PayloadTooLargeError, ValidationError } from './errors.ts';
-import { SYNAPSE_STATES, type SynapseState } from './states.ts';
+import type { SynapseState } from './states.ts';
 import { TRANSITION_EVENTS, type TransitionEvent } from './transitions.ts';
 
 /** DynamoDB items may reach 400 KB; we stay far below so attributes and keys always fit. */
@@ -140,9 +140,6 @@ export interface TaskView {
   history: Message[];
   artifacts: Artifact[];
 }
-
-export const isStoredState = (value: unknown): value is SynapseState =>
-  typeof value === 'string' && (SYNAPSE_STATES as readonly string[]).includes(value);
 
 export const byteLength = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
 

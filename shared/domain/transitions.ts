@@ -28,9 +28,6 @@ export const TRANSITION_EVENTS = [
 
 export type TransitionEvent = (typeof TRANSITION_EVENTS)[number];
 
-export const isTransitionEvent = (value: unknown): value is TransitionEvent =>
-  typeof value === 'string' && (TRANSITION_EVENTS as readonly string[]).includes(value);
-
 const NON_TERMINAL = SYNAPSE_STATES.filter((s) => !isTerminal(s));
 /** States in which the agent side is expected to make progress (the executor is "active"). */
 const RESUMABLE: SynapseState[] = ['info_provided', 'human_approved', 'human_rejected'];

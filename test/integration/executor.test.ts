@@ -96,12 +96,12 @@ describe('demo agent through the task service', () => {
     }
     assert.equal(await state(head.taskId), 'executing');
     const canceled = await service.cancel(caller, head.taskId);
-    assert.equal(canceled.state, 'cancelled');
+    assert.equal(canceled.head.state, 'cancelled');
     assert.equal(await running, 'stopped');
     const events = await engine.store.events(head, 0);
     assert.equal(events.at(-1)?.type, 'cancel', 'nothing was recorded after the cancel');
     // canceling again returns the canceled task
-    assert.equal((await service.cancel(caller, head.taskId)).state, 'cancelled');
+    assert.equal((await service.cancel(caller, head.taskId)).head.state, 'cancelled');
   });
 
   it('slow without N: validation asks for the missing field, then runs', async () => {

@@ -48,6 +48,15 @@ const projectionOf = (p: IndexDefinition['projection']) =>
     ? { ProjectionType: p }
     : { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: p.include };
 
+const indexInput = (i: IndexDefinition) => ({
+  IndexName: i.name,
+  KeySchema: [
+    { AttributeName: i.partitionKey, KeyType: 'HASH' as const },
+    { AttributeName: i.sortKey, KeyType: 'RANGE' as const },
+  ],
+  Projection: projectionOf(i.projection),
+});
+
 export const createTableInput = (tableName: string): CreateTableCommandInput => {
   const keyNames = new Set<string>([TASK_TABLE.partitionKey, TASK_TABLE.sortKey]);
   for (const i of [...TASK_TABLE.localIndexes, ...TASK_TABLE.globalIndexes]) {
@@ -62,21 +71,7 @@ export const createTableInput = (tableName: string): CreateTableCommandInput => 
       { AttributeName: TASK_TABLE.partitionKey, KeyType: 'HASH' },
       { AttributeName: TASK_TABLE.sortKey, KeyType: 'RANGE' },
     ],
-    LocalSecondaryIndexes: TASK_TABLE.localIndexes.map((i) => ({
-      IndexName: i.name,
-      KeySchema: [
-        { AttributeName: i.partitionKey, KeyType: 'HASH' },
-        { AttributeName: i.sortKey, KeyType: 'RANGE' },
-      ],
-      Projection: projectionOf(i.projection),
-    })),
-    GlobalSecondaryIndexes: TASK_TABLE.globalIndexes.map((i) => ({
-      IndexName: i.name,
-      KeySchema: [
-        { AttributeName: i.partitionKey, KeyType: 'HASH' },
-        { AttributeName: i.sortKey, KeyType: 'RANGE' },
-      ],
-      Projection: projectionOf(i.projection),
-    })),
+    LocalSecondaryIndexes: TASK_TABLE.localIndexes.map(indexInput),
+    GlobalSecondaryIndexes: TASK_TABLE.globalIndexes.map(indexInput),
   };
 };

@@ -1,5 +1,5 @@
 /** ExecutorQueue on SQS: one message per run request. */
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { ExecutorQueue, ExecutorRun } from '../../app/ports.ts';
 
 export class SqsExecutorQueue implements ExecutorQueue {
@@ -14,5 +14,3 @@ export class SqsExecutorQueue implements ExecutorQueue {
     );
   }
 }
-
-export const createSqsClient = (): SQSClient => new SQSClient({});
