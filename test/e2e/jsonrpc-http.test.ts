@@ -178,6 +178,51 @@ describe('JSON-RPC errors over HTTP', () => {
   });
 });
 
+describe('ListTasks over HTTP', () => {
+  it('honours statusTimestampAfter (inclusive), historyLength and includeArtifacts', async () => {
+    const contextId = crypto.randomUUID();
+    const first = (await call('SendMessage', { message: v1Message('one', { contextId }) })).body.result
+      ?.task as {
+      id: string;
+      status: { timestamp: string };
+    };
+    await new Promise((r) => setTimeout(r, 20));
+    const second = (await call('SendMessage', { message: v1Message('two', { contextId }) })).body.result
+      ?.task as {
+      id: string;
+      status: { timestamp: string };
+    };
+    const after = await call('ListTasks', { contextId, statusTimestampAfter: second.status.timestamp });
+    const listed = after.body.result as {
+      tasks: Array<{ id: string }>;
+      totalSize: number;
+      nextPageToken: string;
+    };
+    assert.deepEqual(
+      listed.tasks.map((t) => t.id),
+      [second.id],
+    );
+    assert.equal(listed.totalSize, 1);
+    assert.equal(listed.nextPageToken, '');
+
+    const plain = (await call('ListTasks', { contextId })).body.result as {
+      tasks: Array<Record<string, unknown>>;
+    };
+    assert.equal(plain.tasks.length, 2);
+    assert.ok(
+      plain.tasks.every((t) => !('artifacts' in t) && !('history' in t)),
+      'no artifacts or history unless asked for',
+    );
+    const detailed = (await call('ListTasks', { contextId, historyLength: 1, includeArtifacts: true })).body
+      .result as { tasks: Array<{ id: string; history: unknown[]; artifacts: unknown[] }> };
+    for (const t of detailed.tasks) {
+      assert.equal(t.history.length, 1);
+      assert.equal(t.artifacts.length, 1);
+    }
+    assert.ok(detailed.tasks.some((t) => t.id === first.id));
+  });
+});
+
 describe('A2A v0.3 without the version header', () => {
   it('message/send, tasks/get and tasks/cancel with kind discriminators and lower-case states', async () => {
     const sent = await call(
