@@ -3,7 +3,7 @@
  * transition, append-only) and the content they carry. Content types follow
  * the A2A v1.0 data model, which both protocol codecs translate to and from.
  */
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { PayloadTooLargeError, ValidationError } from './errors.ts';
 import type { SynapseState } from './states.ts';
 import { TRANSITION_EVENTS, type TransitionEvent } from './transitions.ts';
@@ -16,76 +16,83 @@ export const MAX_METADATA_BYTES = 4 * 1024;
 /** Ids are opaque strings; bounded so keys stay far below DynamoDB's key size limits. */
 export const MAX_ID_LENGTH = 256;
 
-const id = z.string().min(1).max(MAX_ID_LENGTH);
+// zod/mini (not the full `zod`): the same validation core at a fraction of the size. It
+// ships no locale, so the English messages the full build sets by default are set here
+// (unless a locale was configured already); issue messages reach callers as error text.
+if (!z.core.globalConfig.localeError) z.config(z.locales.en());
+
+const id = z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH));
 
 const metadata = z.record(z.string(), z.unknown());
 
 export const partSchema = z
-  .object({
-    text: z.string().optional(),
-    raw: z.string().optional(),
-    url: z.string().optional(),
-    data: z.unknown().optional(),
-    mediaType: z.string().optional(),
-    filename: z.string().optional(),
-    metadata: metadata.optional(),
+  .strictObject({
+    text: z.optional(z.string()),
+    raw: z.optional(z.string()),
+    url: z.optional(z.string()),
+    data: z.optional(z.unknown()),
+    mediaType: z.optional(z.string()),
+    filename: z.optional(z.string()),
+    metadata: z.optional(metadata),
   })
-  .strict()
-  .refine(
-    (p) => [p.text, p.raw, p.url, p.data].filter((v) => v !== undefined).length === 1,
-    'a part must have exactly one of text, raw, url, data',
+  .check(
+    z.refine(
+      (p) => [p.text, p.raw, p.url, p.data].filter((v) => v !== undefined).length === 1,
+      'a part must have exactly one of text, raw, url, data',
+    ),
   );
 export type Part = z.infer<typeof partSchema>;
 
-export const messageSchema = z
-  .object({
-    messageId: id,
-    role: z.enum(['user', 'agent']),
-    parts: z.array(partSchema).min(1),
-    contextId: id.optional(),
-    taskId: id.optional(),
-    metadata: metadata.optional(),
-    extensions: z.array(z.string()).optional(),
-    referenceTaskIds: z.array(z.string()).optional(),
-  })
-  .strict();
+export const messageSchema = z.strictObject({
+  messageId: id,
+  role: z.enum(['user', 'agent']),
+  parts: z.array(partSchema).check(z.minLength(1)),
+  contextId: z.optional(id),
+  taskId: z.optional(id),
+  metadata: z.optional(metadata),
+  extensions: z.optional(z.array(z.string())),
+  referenceTaskIds: z.optional(z.array(z.string())),
+});
 export type Message = z.infer<typeof messageSchema>;
 
-export const artifactSchema = z
-  .object({
-    artifactId: id,
-    name: z.string().optional(),
-    description: z.string().optional(),
-    parts: z.array(partSchema).min(1),
-    metadata: metadata.optional(),
-    extensions: z.array(z.string()).optional(),
-  })
-  .strict();
+export const artifactSchema = z.strictObject({
+  artifactId: id,
+  name: z.optional(z.string()),
+  description: z.optional(z.string()),
+  parts: z.array(partSchema).check(z.minLength(1)),
+  metadata: z.optional(metadata),
+  extensions: z.optional(z.array(z.string())),
+});
 export type Artifact = z.infer<typeof artifactSchema>;
 
-export const artifactChunkSchema = z
-  .object({ artifact: artifactSchema, append: z.boolean().optional(), lastChunk: z.boolean().optional() })
-  .strict();
+export const artifactChunkSchema = z.strictObject({
+  artifact: artifactSchema,
+  append: z.optional(z.boolean()),
+  lastChunk: z.optional(z.boolean()),
+});
 export type ArtifactChunk = z.infer<typeof artifactChunkSchema>;
 
-export const reasonSchema = z
-  .object({ code: z.string().min(1).max(128), message: z.string().max(4096), details: metadata.optional() })
-  .strict();
+export const reasonSchema = z.strictObject({
+  code: z.string().check(z.minLength(1), z.maxLength(128)),
+  message: z.string().check(z.maxLength(4096)),
+  details: z.optional(metadata),
+});
 export type Reason = z.infer<typeof reasonSchema>;
 
 /** What a caller asks to record with a transition. At most one of message / artifact (see store key design). */
 export const eventDraftSchema = z
-  .object({
+  .strictObject({
     type: z.enum(TRANSITION_EVENTS),
-    message: messageSchema.optional(),
-    artifact: artifactChunkSchema.optional(),
-    progress: z.number().min(0).max(100).optional(),
-    reason: reasonSchema.optional(),
-    data: metadata.optional(),
+    message: z.optional(messageSchema),
+    artifact: z.optional(artifactChunkSchema),
+    progress: z.optional(z.number().check(z.gte(0), z.lte(100))),
+    reason: z.optional(reasonSchema),
+    data: z.optional(metadata),
   })
-  .strict()
-  .refine((e) => !(e.message && e.artifact), 'an event carries a message or an artifact, not both')
-  .refine((e) => e.type !== 'artifact' || e.artifact !== undefined, 'an artifact event needs an artifact');
+  .check(
+    z.refine((e) => !(e.message && e.artifact), 'an event carries a message or an artifact, not both'),
+    z.refine((e) => e.type !== 'artifact' || e.artifact !== undefined, 'an artifact event needs an artifact'),
+  );
 export type EventDraft = z.infer<typeof eventDraftSchema>;
 
 export type EventType = TransitionEvent | 'created';
