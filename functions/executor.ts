@@ -1,21 +1,23 @@
 /**
- * Executor: SQS event source. Each record asks to run (or resume) one task;
- * the claim inside TaskExecutor makes a redelivered record harmless. Records
- * that throw are reported as partial batch failures and come back later.
+ * Executor: SQS event source. Each record asks to run (or resume) one task,
+ * or to check on the lease of a claimed one; the claim inside TaskExecutor
+ * makes a redelivered record harmless. A lease still running is looked at
+ * again later (a new delayed message). Records that throw are reported as
+ * partial batch failures and come back after a backoff.
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { EXECUTOR_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
-import { loadAgent } from '../shared/agent/load.ts';
-import { TaskExecutor } from '../shared/app/executor.ts';
+import { MAX_DELAY_SECONDS } from '../shared/app/relay.ts';
 import { countMetric, logger, MetricName, withObservability } from '../shared/observability/index.ts';
-import { executorQueueUrl, sqsClient, taskEngine } from '../shared/wiring.ts';
+import { executorQueueFromEnv, executorQueueUrl, sqsClient, taskExecutor } from '../shared/wiring.ts';
 
 const runSchema = z.object({
-  tenant: z.string().min(1),
-  taskId: z.string().min(1),
-  version: z.number().int().nonnegative(),
+  tenant: z.string().check(z.minLength(1)),
+  taskId: z.string().check(z.minLength(1)),
+  version: z.number().check(z.int(), z.nonnegative()),
+  watch: z.optional(z.literal('lease')),
 });
 
 const parseJson = (body: string): unknown => {
@@ -29,7 +31,7 @@ const parseJson = (body: string): unknown => {
 const receiveCount = (record: SQSRecord): number => Number(record.attributes.ApproximateReceiveCount ?? 1);
 
 export const executorHandler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const executor = new TaskExecutor(taskEngine(), await loadAgent());
+  const executor = await taskExecutor();
   const results = await Promise.allSettled(
     event.Records.map(async (record) => {
       const parsed = runSchema.safeParse(parseJson(record.body));
@@ -38,23 +40,27 @@ export const executorHandler = async (event: SQSEvent): Promise<SQSBatchResponse
         logger.error('dropping malformed executor message', { body: record.body.slice(0, 1000) });
         return;
       }
-      const keys = { taskId: parsed.data.taskId, tenant: parsed.data.tenant, messageId: record.messageId };
+      const run = parsed.data;
+      const keys = { taskId: run.taskId, tenant: run.tenant, messageId: record.messageId };
       if (receiveCount(record) > 1) countMetric(MetricName.DeliveriesRetried);
       try {
-        const result = await executor.run(parsed.data);
-        logger.info('executor run finished', { ...keys, result });
+        const outcome = await executor.run(run);
+        if (outcome.result === 'recheck') {
+          await executorQueueFromEnv().enqueue(
+            [run],
+            Math.min(MAX_DELAY_SECONDS, Math.max(1, outcome.recheckInSeconds ?? MAX_DELAY_SECONDS)),
+          );
+        }
+        logger.info('executor run finished', { ...keys, result: outcome.result });
       } catch (e) {
         const final = receiveCount(record) >= EXECUTOR_QUEUE.maxReceiveCount;
         if (final) countMetric(MetricName.DlqArrivals);
         // come back soon rather than after the whole visibility timeout (best effort)
         const retryInSeconds = final
           ? undefined
-          : await retryLater(
-              sqsClient(),
-              executorQueueUrl(),
-              record.receiptHandle,
-              receiveCount(record),
-            ).catch(() => undefined);
+          : await retryLater(sqsClient(), executorQueueUrl(), record.receiptHandle, receiveCount(record)).catch(
+              () => undefined,
+            );
         logger.error('executor run failed', {
           ...keys,
           receiveCount: receiveCount(record),

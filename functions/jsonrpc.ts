@@ -11,9 +11,9 @@ import { callerOf, taskService } from '../shared/wiring.ts';
 /** API Gateway REST APIs give up after 29 s: a blocking send answers with the current task before that. */
 const MAX_BLOCKING_MS = Number(process.env.BLOCKING_WAIT_MS ?? 25_000);
 
-let rpcInstance: A2AJsonRpc | undefined;
+let rpcInstance: Promise<A2AJsonRpc> | undefined;
 const rpc = () => {
-  rpcInstance ??= new A2AJsonRpc(taskService());
+  rpcInstance ??= taskService().then((tasks) => new A2AJsonRpc(tasks));
   return rpcInstance;
 };
 
@@ -23,7 +23,7 @@ export const jsonRpcHandler = async (
 ): Promise<APIGatewayProxyResult> => {
   const body =
     event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  const { meta, ...response } = await rpc().handle({
+  const { meta, ...response } = await (await rpc()).handle({
     body,
     headers: lowerCaseHeaders(event.headers),
     caller: callerOf(event),

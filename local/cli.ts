@@ -4,6 +4,7 @@
  */
 import { JSONRPC_PATH, ROUTES } from '../shared/routes.ts';
 import { JavaMissingError } from './dynamodb-local.ts';
+import type { BusEvent } from './event-bus.ts';
 import { type HubHandlers, type LocalHub, startLocalHub } from './hub.ts';
 
 export interface CliOptions {
@@ -71,6 +72,13 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
       ...(dataDir ? { dataDir } : {}),
       ...(env.AGENT_MODULE ? { env: { AGENT_MODULE: env.AGENT_MODULE } } : {}),
       ...(handlers ? { handlers } : {}),
+      // lifecycle events go to the log; SYNAPSE_QUIET_EVENTS=1 keeps them off it
+      ...(env.SYNAPSE_QUIET_EVENTS === '1'
+        ? {}
+        : {
+            onLifecycleEvent: (e: BusEvent) =>
+              console.log(`event: ${e.detailType} ${String(e.detail.taskId)} → ${String(e.detail.a2aState)}`),
+          }),
     });
   } catch (e) {
     if (e instanceof JavaMissingError) return fail(`Cannot start the local hub: ${e.message}`);
@@ -91,6 +99,11 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
       `  Agent card: ${hub.url}${card}`,
       `  JSON-RPC:   ${hub.url}${JSONRPC_PATH}`,
       `  Data:       ${dataDir ? `kept in ${dataDir}` : 'in memory (--data-dir or SYNAPSE_DATA_DIR keeps it)'}`,
+      ...(hub.recovered
+        ? [
+            `  Recovered:  ${hub.recovered.live} live task(s): ${hub.recovered.runs} run(s) and ${hub.recovered.watches} lease watch(es) queued again`,
+          ]
+        : []),
       'Try:',
       `  curl -s ${hub.url}${JSONRPC_PATH} -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -d '${SEND_MESSAGE_EXAMPLE}'`,
       'Press Ctrl+C to stop.',

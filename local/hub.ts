@@ -10,22 +10,36 @@
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+} from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { STREAM_RELAY } from '../shared/adapters/dynamodb/stream.ts';
 import { createTableInput } from '../shared/adapters/dynamodb/table.ts';
+import { DynamoTaskStore } from '../shared/adapters/dynamodb/task-store.ts';
+import { SqsExecutorQueue } from '../shared/adapters/sqs/executor-queue.ts';
 import { EXECUTOR_QUEUE, QUEUES } from '../shared/adapters/sqs/queues.ts';
+import { type RecoveryResult, recoverPendingWork } from '../shared/app/recovery.ts';
 import { type FunctionName, ROUTES } from '../shared/routes.ts';
 import { type DynamoLocal, startDynamoLocal } from './dynamodb-local.ts';
+import { type BusEvent, type LocalEventBus, startLocalEventBus } from './event-bus.ts';
 import { type EventSource, type SqsHandler, startEventSource } from './event-source.ts';
 import { type ApiHandler, type HttpGateway, startHttpGateway } from './http-gateway.ts';
 import { consoleLog, LOCAL_REGION, type LocalLog } from './lambda-context.ts';
 import { type Schedule, type ScheduledHandler, startSchedule } from './scheduler.ts';
 import { type LocalSqs, startLocalSqs } from './sqs.ts';
+import { fileCheckpoints, type StreamHandler, type StreamSource, startStreamSource } from './stream-source.ts';
 
 export interface HubHandlers {
   'agent-card': ApiHandler;
   jsonrpc: ApiHandler;
   executor: SqsHandler;
   sweeper: ScheduledHandler;
+  relay: StreamHandler;
 }
 export type HubFunctionName = keyof HubHandlers;
 
@@ -33,7 +47,10 @@ export interface LocalHubOptions {
   /** 0 (the default) picks a free port. */
   port?: number;
   host?: string;
-  /** Keep DynamoDB data here across restarts; in memory when absent. Queued messages are never kept. */
+  /**
+   * Keep DynamoDB data (and the relay's stream position) here across restarts; in memory when absent.
+   * Queued messages are never kept: a restart re-derives them from the live tasks.
+   */
   dataDir?: string;
   tableName?: string;
   /** Handlers to use instead of `functions/<name>.ts` (each loaded only when not given here). */
@@ -47,6 +64,10 @@ export interface LocalHubOptions {
   /** Long-poll time of an idle poller (bounds how long stop() waits for it). */
   pollWaitSeconds?: number;
   maxBodyBytes?: number;
+  /** Pause of the stream poller after an empty read (Lambda polls about four times a second). */
+  streamPollMs?: number;
+  /** Called with every lifecycle event the relay publishes (the CLI prints them). */
+  onLifecycleEvent?: (event: BusEvent) => void;
   log?: LocalLog;
 }
 
@@ -58,6 +79,12 @@ export interface LocalHub {
   queueUrls: Record<string, string>;
   dynamoEndpoint: string;
   sqsEndpoint: string;
+  /** The local lifecycle event bus (what the relay published). */
+  bus: LocalEventBus;
+  /** What the start-up re-derived for the live tasks of a data directory (undefined without one). */
+  recovered: RecoveryResult | undefined;
+  /** Resolves once the relay has handled every change committed before the call. */
+  relayCaughtUp(): Promise<void>;
   /** Runs the sweeper now instead of waiting for its next tick. */
   sweep(): Promise<void>;
   /** Stops everything (reverse order of start) and restores the environment. */
@@ -89,17 +116,43 @@ const loadHandler = async <N extends HubFunctionName>(name: N): Promise<HubHandl
 };
 
 const createTableIfMissing = async (endpoint: string, tableName: string) => {
-  const client = new DynamoDBClient({
-    endpoint,
-    region: LOCAL_REGION,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 1,
-  });
+  const client = localDynamo(endpoint);
   try {
     await client.send(new CreateTableCommand(createTableInput(tableName)));
   } catch (e) {
     // a data directory from an earlier run already has it
     if (!(e instanceof ResourceInUseException)) throw e;
+  } finally {
+    client.destroy();
+  }
+};
+
+const localDynamo = (endpoint: string) =>
+  new DynamoDBClient({
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+
+const streamArnOf = async (endpoint: string, tableName: string): Promise<string> => {
+  const client = localDynamo(endpoint);
+  try {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (!Table?.LatestStreamArn) throw new Error(`table ${tableName} has no stream (made by an older version?)`);
+    return Table.LatestStreamArn;
+  } finally {
+    client.destroy();
+  }
+};
+
+const recover = async (endpoint: string, tableName: string, sqs: LocalSqs): Promise<RecoveryResult> => {
+  const client = localDynamo(endpoint);
+  try {
+    return await recoverPendingWork(
+      new DynamoTaskStore(client, { tableName }),
+      new SqsExecutorQueue(sqs.client, sqs.queues[EXECUTOR_QUEUE.name]!.url),
+    );
   } finally {
     client.destroy();
   }
@@ -156,8 +209,11 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
     cleanup.push(() => dynamo.stop());
     await createTableIfMissing(dynamo.endpoint, tableName);
 
-    const sqs: LocalSqs = await startLocalSqs({ queues: QUEUES });
+    const sqs: LocalSqs = await startLocalSqs({ queues: QUEUES, plainQueues: [STREAM_RELAY.failureQueueName] });
     cleanup.push(() => sqs.stop());
+
+    const bus = await startLocalEventBus({ ...(options.onLifecycleEvent ? { log: options.onLifecycleEvent } : {}) });
+    cleanup.push(() => bus.stop());
 
     const quiet = Object.fromEntries(
       Object.entries(QUIET_DEFAULTS).filter(([k]) => process.env[k] === undefined),
@@ -168,6 +224,8 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       ...Object.fromEntries(QUEUES.map((q) => [q.urlEnv, sqs.queues[q.name]!.url])),
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
       AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+      AWS_ENDPOINT_URL_EVENTBRIDGE: bus.endpoint,
+      EVENT_BUS_NAME: 'synapse-local',
       AWS_REGION: LOCAL_REGION,
       AWS_DEFAULT_REGION: LOCAL_REGION,
       AWS_ACCESS_KEY_ID: 'local',
@@ -183,6 +241,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       jsonrpc: given.jsonrpc ?? (await loadHandler('jsonrpc')),
       executor: given.executor ?? (await loadHandler('executor')),
       sweeper: given.sweeper ?? (await loadHandler('sweeper')),
+      relay: given.relay ?? (await loadHandler('relay')),
     };
     apiHandlers['agent-card'] = handlers['agent-card'];
     apiHandlers.jsonrpc = handlers.jsonrpc;
@@ -197,6 +256,40 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       log,
     });
     cleanup.push(() => executor.stop());
+
+    // the queues live in memory: after a restart, re-derive the runs and lease watches live tasks need
+    const recovered = dataDir ? await recover(dynamo.endpoint, tableName, sqs) : undefined;
+
+    const streams = new DynamoDBStreamsClient({
+      endpoint: dynamo.endpoint,
+      region: LOCAL_REGION,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 1,
+    });
+    cleanup.push(() => streams.destroy());
+    const streamArn = await streamArnOf(dynamo.endpoint, tableName);
+    const relay: StreamSource = await startStreamSource({
+      client: streams,
+      streamArn,
+      handler: handlers.relay,
+      functionName: 'relay',
+      batchSize: STREAM_RELAY.batchSize,
+      maxRetryAttempts: STREAM_RELAY.maxRetryAttempts,
+      bisectBatchOnError: STREAM_RELAY.bisectBatchOnError,
+      timeoutMs: STREAM_RELAY.timeoutSeconds * 1000,
+      ...(dataDir ? { checkpoints: fileCheckpoints(resolve(dataDir, 'stream-checkpoints.json'), streamArn) } : {}),
+      onFailure: async (failed) => {
+        await sqs.client.send(
+          new SendMessageCommand({
+            QueueUrl: sqs.urls[STREAM_RELAY.failureQueueName]!,
+            MessageBody: JSON.stringify({ requestContext: { condition: failed.reason }, DDBStreamBatchInfo: failed }),
+          }),
+        );
+      },
+      ...(options.streamPollMs !== undefined ? { idlePollMs: options.streamPollMs } : {}),
+      log,
+    });
+    cleanup.push(() => relay.stop());
 
     const sweeper: Schedule = startSchedule({
       handler: handlers.sweeper,
@@ -213,6 +306,9 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       queueUrls: sqs.urls,
       dynamoEndpoint: dynamo.endpoint,
       sqsEndpoint: sqs.endpoint,
+      bus,
+      recovered,
+      relayCaughtUp: () => relay.caughtUp(),
       sweep: () => sweeper.fire(),
       stop: stopAll,
     };

@@ -34,6 +34,8 @@ export interface LocalSqs {
 
 export interface LocalSqsOptions {
   queues?: readonly QueueDefinition[];
+  /** Plain queues nobody consumes here (e.g. the stream relay's failure destination), by name. */
+  plainQueues?: readonly string[];
   port?: number;
   host?: string;
 }
@@ -109,6 +111,7 @@ export const startLocalSqs = async (options: LocalSqsOptions = {}): Promise<Loca
       urls[definition.name] = queue.url;
       urls[deadLetterName(definition)] = dlq.url;
     }
+    for (const name of options.plainQueues ?? []) urls[name] = (await create(name, {})).url;
     return { endpoint, port, client, queues, urls, stop };
   } catch (e) {
     await stop();

@@ -3,11 +3,15 @@
  * environment once per container (module scope) and hands out use cases.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoTaskStore } from './adapters/dynamodb/task-store.ts';
+import { EventBridgeLifecyclePublisher } from './adapters/eventbridge/lifecycle-publisher.ts';
 import { SqsExecutorQueue } from './adapters/sqs/executor-queue.ts';
 import { EXECUTOR_QUEUE } from './adapters/sqs/queues.ts';
-import type { ExecutorQueue } from './app/ports.ts';
+import { loadAgent } from './agent/load.ts';
+import { TaskExecutor } from './app/executor.ts';
+import type { ExecutorQueue, LifecyclePublisher } from './app/ports.ts';
 import { type EngineObserver, TaskEngine } from './app/task-engine.ts';
 import { DEFAULT_TASK_TIMEOUT_SECONDS, TaskService } from './app/task-service.ts';
 import { countMetric, countTransition, MetricName, traceAwsClient } from './observability/index.ts';
@@ -24,14 +28,20 @@ const required = (name: string): string => {
   return value;
 };
 
-let engine: TaskEngine | undefined;
-let executorQueue: ExecutorQueue | undefined;
+let dynamo: DynamoDBClient | undefined;
+/** The one DynamoDB client of this container (the benchmark instruments it to count what a task costs). */
+export const dynamoClient = (): DynamoDBClient => {
+  dynamo ??= traceAwsClient(new DynamoDBClient({}));
+  return dynamo;
+};
 
+let engine: TaskEngine | undefined;
 export const taskEngine = (): TaskEngine => {
-  engine ??= new TaskEngine(
-    new DynamoTaskStore(traceAwsClient(new DynamoDBClient({})), { tableName: required('TABLE_NAME') }),
-    { observer: metricsObserver, leaseSeconds: EXECUTOR_QUEUE.consumerTimeoutSeconds + 60 },
-  );
+  engine ??= new TaskEngine(new DynamoTaskStore(dynamoClient(), { tableName: required('TABLE_NAME') }), {
+    observer: metricsObserver,
+    leaseSeconds: EXECUTOR_QUEUE.consumerTimeoutSeconds + 60,
+    taskTimeoutSeconds: Number(process.env.TASK_TIMEOUT_SECONDS ?? DEFAULT_TASK_TIMEOUT_SECONDS),
+  });
   return engine;
 };
 
@@ -43,17 +53,41 @@ export const sqsClient = (): SQSClient => {
 
 export const executorQueueUrl = (): string => required(EXECUTOR_QUEUE.urlEnv);
 
+let executorQueue: ExecutorQueue | undefined;
 export const executorQueueFromEnv = (): ExecutorQueue => {
   executorQueue ??= new SqsExecutorQueue(sqsClient(), executorQueueUrl());
   return executorQueue;
 };
 
-export const taskService = (): TaskService =>
-  new TaskService(
-    taskEngine(),
-    executorQueueFromEnv(),
-    Number(process.env.TASK_TIMEOUT_SECONDS ?? DEFAULT_TASK_TIMEOUT_SECONDS),
+let publisher: LifecyclePublisher | undefined;
+export const lifecyclePublisher = (): LifecyclePublisher => {
+  publisher ??= new EventBridgeLifecyclePublisher(
+    traceAwsClient(new EventBridgeClient({})),
+    required('EVENT_BUS_NAME'),
   );
+  return publisher;
+};
+
+let executor: Promise<TaskExecutor> | undefined;
+/** The agent runner (the agent module is loaded once per container). */
+export const taskExecutor = (): Promise<TaskExecutor> => {
+  executor ??= loadAgent().then((agent) => new TaskExecutor(taskEngine(), agent));
+  return executor;
+};
+
+let service: Promise<TaskService> | undefined;
+/** Requester use cases; blocking sends run the agent inline. */
+export const taskService = (): Promise<TaskService> => {
+  service ??= taskExecutor().then(
+    (runner) =>
+      new TaskService(
+        taskEngine(),
+        runner,
+        Number(process.env.TASK_TIMEOUT_SECONDS ?? DEFAULT_TASK_TIMEOUT_SECONDS),
+      ),
+  );
+  return service;
+};
 
 /** Tenant of unauthenticated callers until authentication lands. */
 export const defaultCaller = () => ({ tenant: process.env.DEFAULT_TENANT ?? 'default', owner: 'anonymous' });

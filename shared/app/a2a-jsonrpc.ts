@@ -6,7 +6,7 @@
  */
 
 import { ValidationError } from '../domain/errors.ts';
-import { type SynapseState, synapseStatesFor } from '../domain/states.ts';
+import { isInterrupted, isTerminal, type SynapseState, synapseStatesFor } from '../domain/states.ts';
 import type { TaskView } from '../domain/task.ts';
 import {
   type A2ACodec,
@@ -130,35 +130,24 @@ export class A2AJsonRpc {
       // the agent's messages come from the agent; a client sending ROLE_AGENT would speak for it
       throw new ValidationError('message.role must be ROLE_USER: clients send user messages', 'message.role');
     }
+    const started = Date.now();
+    // a blocking send runs the agent right here, within the request's time budget
+    const options = cmd.returnImmediately ? {} : { runInlineUntil: started + request.blockingBudgetMs };
     const submitted = cmd.taskId
-      ? await this.tasks.continueTask(caller, cmd.taskId, cmd.message, cmd.contextId)
-      : await this.tasks.submit(caller, cmd.message, cmd.contextId);
-    const encode = {
+      ? await this.tasks.continueTask(caller, cmd.taskId, cmd.message, cmd.contextId, options)
+      : await this.tasks.submit(caller, cmd.message, cmd.contextId, options);
+    let record = submitted.record;
+    const { state } = record.head;
+    if (!cmd.returnImmediately && !isTerminal(state) && !isInterrupted(state)) {
+      // run elsewhere (a retried message, or handed back to the executor): wait for it to settle
+      const left = Math.max(0, started + request.blockingBudgetMs - Date.now());
+      record = await this.tasks.waitUntilSettled(caller, record.head.taskId, left);
+    }
+    const view = await this.tasks.view(record, { includeArtifacts: true, ...historyOption(cmd.historyLength) });
+    return codec.encodeSendResult(note(view), {
       includeArtifacts: true,
       ...(cmd.historyLength !== undefined ? { historyLength: cmd.historyLength } : {}),
-    };
-    const taskId = submitted.head.taskId;
-    if (cmd.returnImmediately) {
-      // a fresh task holds exactly what we just wrote: answer without reading it back
-      const view: TaskView =
-        !submitted.duplicate && !cmd.taskId
-          ? {
-              head: submitted.head,
-              history: [{ ...cmd.message, taskId, contextId: submitted.head.contextId }],
-              artifacts: [],
-            }
-          : await this.tasks.read(caller, taskId, {
-              includeArtifacts: true,
-              ...historyOption(cmd.historyLength),
-            });
-      return codec.encodeSendResult(note(view), encode);
-    }
-    await this.tasks.waitUntilSettled(caller, taskId, request.blockingBudgetMs);
-    const view = await this.tasks.read(caller, taskId, {
-      includeArtifacts: true,
-      ...historyOption(cmd.historyLength),
     });
-    return codec.encodeSendResult(note(view), encode);
   }
 
   private async getTask(
@@ -208,11 +197,11 @@ export class A2AJsonRpc {
     const needDetails = cmd.includeArtifacts || historyLength > 0;
     const tasks: TaskView[] = needDetails
       ? await Promise.all(
-          page.heads.map((h) =>
-            this.tasks.read(caller, h.taskId, { includeArtifacts: cmd.includeArtifacts, historyLength }),
+          page.tasks.map((t) =>
+            this.tasks.read(caller, t.taskId, { includeArtifacts: cmd.includeArtifacts, historyLength }),
           ),
         )
-      : page.heads.map((head) => ({ head, history: [], artifacts: [] }));
+      : page.tasks.map((head) => ({ head, history: [], artifacts: [] }));
     return codec.encodeListResult(
       { tasks, nextPageToken: page.nextPageToken, pageSize: cmd.pageSize, totalSize: page.totalSize },
       encode,

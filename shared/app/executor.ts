@@ -1,7 +1,10 @@
 /**
- * Runs the agent for one executor message: validate a new task, claim it
- * with a conditional transition (so a redelivered message never runs a task
- * twice), execute, and record everything the agent reports through the engine.
+ * Runs the agent for a task: validate a new one, claim it with a conditional
+ * transition (so a redelivered request never runs a task twice), execute,
+ * and record what the agent reports through the engine. The same runner
+ * serves the SQS executor (queued runs, resumes, lease checks) and blocking
+ * sends, which run the agent inline within the request's time budget and
+ * hand the task back (`release`) if it needs longer.
  */
 import type {
   AgentHandler,
@@ -15,18 +18,43 @@ import type {
 import { textOf } from '../agent/api.ts';
 import { ConflictError, InvalidTransitionError, ValidationError } from '../domain/errors.ts';
 import { isTerminal } from '../domain/states.ts';
-import type { EventDraft, Message, TaskHead, TaskView } from '../domain/task.ts';
-import type { ExecutorRun, IdGenerator, TaskRef } from './ports.ts';
-import { randomIds, type TaskEngine } from './task-engine.ts';
+import type { EventDraft, Message, TaskEvent } from '../domain/task.ts';
+import {
+  type Clock,
+  type ExecutorRun,
+  type IdGenerator,
+  systemClock,
+  type TaskRecord,
+  type TaskRef,
+} from './ports.ts';
+import { MAX_EVENTS_PER_WRITE, randomIds, type TaskEngine } from './task-engine.ts';
 
-export type RunResult = 'completed' | 'waiting' | 'finished' | 'stopped' | 'skipped';
+export type RunResult =
+  | 'completed'
+  | 'waiting'
+  | 'finished'
+  | 'stopped'
+  | 'skipped'
+  | 'released'
+  | 'lost'
+  | 'recheck';
+
+export interface RunOutcome {
+  result: RunResult;
+  /** The task as the run left it (when the run wrote to it). */
+  record?: TaskRecord;
+  /** For `recheck`: the lease is still running; look again after this many seconds. */
+  recheckInSeconds?: number;
+}
 
 const RESUMABLE = new Set(['info_provided', 'human_approved', 'human_rejected']);
+const ANSWERS = new Set(['info_provided', 'human_approve', 'human_reject']);
+const QUESTIONS = new Set(['need_info', 'need_human']);
 
-// 2,000 characters stay under the 8 KiB status-message limit even in 3-byte UTF-8 scripts
 /** Messages handed to the agent: the most recent ones (plus always the request). */
 export const AGENT_HISTORY_LENGTH = 200;
 
+// 2,000 characters stay under the 8 KiB status-message limit even in 3-byte UTF-8 scripts
 export const MAX_STATUS_TEXT = 2000;
 /** Status messages stay within their 8 KiB limit as JSON (control characters escape to 6 bytes each). */
 const MAX_STATUS_JSON_BYTES = 6 * 1024;
@@ -47,128 +75,132 @@ const clip = (input: unknown): string => {
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-/** The task was canceled or finished elsewhere while the agent was running. */
+/** The task was canceled, finished elsewhere or handed back while the agent was running. */
 class TaskStoppedError extends Error {}
 
 /** Lost a race that another executor (or a cancel) won: nothing to do. */
 const lostRace = (e: unknown): boolean => e instanceof InvalidTransitionError || e instanceof ConflictError;
+
+export interface ExecuteOptions {
+  resumption?: Resumption;
+  /** Inline runs: give the task back for the executor to run again if the agent is not done by then (epoch ms). */
+  handBackAt?: number;
+}
 
 export class TaskExecutor {
   constructor(
     private readonly engine: TaskEngine,
     private readonly agent: AgentHandler,
     private readonly ids: IdGenerator = randomIds,
+    private readonly clock: Clock = systemClock,
   ) {}
 
-  async run(run: ExecutorRun): Promise<RunResult> {
+  /** One request from the executor queue. */
+  async run(run: ExecutorRun): Promise<RunOutcome> {
     const ref: TaskRef = { tenant: run.tenant, taskId: run.taskId };
-    // one read gives the head to decide on and the (recent) history the agent needs
-    const view = await this.engine.store.read(ref, { historyLength: AGENT_HISTORY_LENGTH });
-    if (!view || isTerminal(view.head.state)) return 'skipped';
-    const input = await this.inputOf(ref, view);
-    let head = view.head;
+    const record = await this.engine.store.get(ref);
+    if (!record || isTerminal(record.head.state)) return { result: 'skipped' };
+    if (run.watch === 'lease' || record.head.state === 'executing') return this.checkLease(ref, record, run);
 
-    if (head.state === 'pending') {
-      const next = await this.validate(ref, head, input);
-      if (!next) return 'skipped';
-      if (next.state !== 'confirmed') return next.state === 'info_needed' ? 'waiting' : 'finished';
-      head = next;
+    if (record.head.state === 'pending') {
+      const input = await this.inputOf(record);
+      const validated = await this.recordValidation(ref, record, await this.validationDrafts(input));
+      if (!validated) return { result: 'skipped' };
+      if (validated.head.state !== 'executing')
+        return { result: validated.head.state === 'info_needed' ? 'waiting' : 'finished', record: validated };
+      return this.execute(ref, validated, input);
     }
-
-    let resumption: Resumption | undefined;
-    let claimed: TaskHead | undefined;
-    if (head.state === 'confirmed') {
-      claimed = await this.claim(ref, head, { type: 'start' });
-    } else if (RESUMABLE.has(head.state)) {
-      resumption = await this.resumptionOf(ref, head);
-      claimed = await this.claim(ref, head, { type: 'resume' });
-    }
-    // otherwise executing (someone holds it) or waiting for the requester: not ours to run
-    if (!claimed) return 'skipped';
-    return this.execute(ref, claimed, input, resumption);
+    const claim: EventDraft | undefined =
+      record.head.state === 'confirmed'
+        ? { type: 'start' }
+        : RESUMABLE.has(record.head.state)
+          ? { type: 'resume' }
+          : undefined;
+    // otherwise waiting for the requester: not ours to run
+    if (!claim) return { result: 'skipped' };
+    const [input, resumption] = await Promise.all([this.inputOf(record), this.resumptionOf(record)]);
+    const claimed = await this.tryApply(ref, record, [claim]);
+    if (!claimed) return { result: 'skipped' };
+    return this.execute(ref, claimed, input, resumption ? { resumption } : {});
   }
 
-  /** Validation whose answer cannot be recorded (or that throws) fails the task rather than leave it pending. */
-  private async validate(ref: TaskRef, head: TaskHead, input: TaskInput): Promise<TaskHead | undefined> {
-    let validation: Validation;
+  /**
+   * What the agent's validation says, as the events that record it: accepted tasks are claimed in the
+   * same write (confirm + start). A validation that throws, or answers nonsense, fails the task.
+   */
+  async validationDrafts(input: TaskInput): Promise<EventDraft[]> {
+    let v: Validation;
     try {
-      validation = (await this.agent.validate?.(input)) ?? { decision: 'accept' };
+      v = (await this.agent.validate?.(input)) ?? { decision: 'accept' };
     } catch (e) {
-      return this.recordValidationFailure(ref, head, 'execution_failed', `Validation threw: ${messageOf(e)}`);
+      return this.outcomeDrafts({ kind: 'failed', code: 'execution_failed', message: `Validation threw: ${messageOf(e)}` });
     }
-    try {
-      return await this.recordValidation(ref, head, validation);
-    } catch (e) {
-      if (!(e instanceof ValidationError) && !(e instanceof TypeError)) throw e;
-      return this.recordValidationFailure(
-        ref,
-        head,
-        'invalid_agent_output',
-        `Invalid validation: ${messageOf(e)}`,
-      );
-    }
-  }
-
-  private async recordValidationFailure(ref: TaskRef, head: TaskHead, code: string, message: string) {
-    try {
-      return (
-        await this.engine.apply(ref, this.outcomeDrafts({ kind: 'failed', code, message })[0]!, {
-          seen: head,
-        })
-      ).head;
-    } catch (e) {
-      if (lostRace(e)) return undefined;
-      throw e;
-    }
-  }
-
-  private async recordValidation(ref: TaskRef, seen: TaskHead, v: Validation): Promise<TaskHead | undefined> {
-    const draft: EventDraft =
-      v.decision === 'accept'
-        ? { type: 'confirm' }
-        : v.decision === 'reject'
-          ? {
-              type: 'reject',
-              message: this.agentMessage(v.message),
-              reason: { code: v.code ?? 'capability_lacking', message: clip(v.message) },
-            }
-          : {
-              type: 'need_info',
-              message: this.agentMessage(v.question),
-              data: { missingFields: v.missingFields ?? [] },
-            };
-    try {
-      return (await this.engine.apply(ref, draft, { seen })).head;
-    } catch (e) {
-      if (lostRace(e)) return undefined;
-      throw e;
+    switch (v?.decision) {
+      case 'accept':
+        return [{ type: 'confirm' }, { type: 'start' }];
+      case 'reject':
+        return [
+          {
+            type: 'reject',
+            message: this.agentMessage(v.message),
+            reason: { code: v.code ?? 'capability_lacking', message: clip(v.message) },
+          },
+        ];
+      case 'need_info':
+        return [
+          {
+            type: 'need_info',
+            message: this.agentMessage(v.question),
+            data: { missingFields: v.missingFields ?? [] },
+          },
+        ];
+      default:
+        return this.outcomeDrafts({
+          kind: 'failed',
+          code: 'invalid_agent_output',
+          message: `Invalid validation: ${JSON.stringify(v)?.slice(0, 200)}`,
+        });
     }
   }
 
-  /** The claim: one conditional write; whoever loses it does not run the agent. */
-  private async claim(ref: TaskRef, seen: TaskHead, draft: EventDraft): Promise<TaskHead | undefined> {
-    try {
-      return (await this.engine.apply(ref, draft, { seen })).head;
-    } catch (e) {
-      if (lostRace(e)) return undefined;
-      throw e;
-    }
+  /** The input an agent gets for a task: the request, the recent history and its text. */
+  async inputOf(record: TaskRecord): Promise<TaskInput> {
+    const view = await this.engine.store.view(record, { historyLength: AGENT_HISTORY_LENGTH });
+    // the request is the message that created the task (event 1); a long history may have cut it off
+    const first = record.recent[0]?.version === 1 ? record.recent[0] : undefined;
+    const request =
+      (first && !first.detached ? first.message : undefined) ??
+      (await this.engine.store.events(record, 0, 1))[0]?.message ??
+      this.agentMessage('');
+    return {
+      taskId: record.head.taskId,
+      contextId: record.head.contextId,
+      request,
+      history: view.history,
+      text: textOf(request),
+    };
   }
 
-  private async execute(
+  /** Runs the agent on a claimed task and records what it reports; see ExecuteOptions for inline runs. */
+  async execute(
     ref: TaskRef,
-    claimed: TaskHead,
+    claimed: TaskRecord,
     task: TaskInput,
-    resumption?: Resumption,
-  ): Promise<RunResult> {
+    options: ExecuteOptions = {},
+  ): Promise<RunOutcome> {
     const abort = new AbortController();
-    // each write starts from the head we wrote last; if someone else moved the task the engine re-reads
+    // each write starts from the task as we wrote it last; if someone else moved it the engine re-reads
     let last = claimed;
-    const record = async (draft: EventDraft) => {
+    let stopped = false;
+    const record = async (drafts: EventDraft[]) => {
+      if (stopped) throw new TaskStoppedError('the run ended');
       try {
-        last = (await this.engine.apply(ref, draft, { seen: last })).head;
+        for (let i = 0; i < drafts.length; i += MAX_EVENTS_PER_WRITE) {
+          last = (await this.engine.apply(ref, drafts.slice(i, i + MAX_EVENTS_PER_WRITE), { seen: last })).record;
+        }
       } catch (e) {
         if (e instanceof InvalidTransitionError) {
+          stopped = true;
           abort.abort();
           throw new TaskStoppedError(e.message);
         }
@@ -177,52 +209,125 @@ export class TaskExecutor {
     };
     const ctx: ExecutionContext = {
       task,
-      ...(resumption ? { resumption } : {}),
+      ...(options.resumption ? { resumption: options.resumption } : {}),
       signal: abort.signal,
-      status: (text) => record({ type: 'status_update', message: this.agentMessage(text) }),
+      status: (text) => record([{ type: 'status_update', message: this.agentMessage(text) }]),
       progress: (percent, text) =>
-        record({
-          type: 'status_update',
-          progress: percent,
-          ...(text ? { message: this.agentMessage(text) } : {}),
-        }),
+        record([
+          {
+            type: 'status_update',
+            progress: percent,
+            ...(text ? { message: this.agentMessage(text) } : {}),
+          },
+        ]),
       artifact: async (a) => {
         const chunk = this.chunk(a);
-        await record({ type: 'artifact', artifact: chunk });
+        await record([{ type: 'artifact', artifact: chunk }]);
         return chunk.artifact.artifactId;
       },
     };
 
+    const handBack = options.handBackAt === undefined ? undefined : this.deadline(options.handBackAt);
     try {
-      let outcome: Outcome;
+      let outcome: Outcome | 'hand back';
       try {
-        outcome = await this.agent.execute(ctx);
+        const running = this.agent.execute(ctx);
+        outcome = handBack ? await Promise.race([running, handBack.reached]) : await running;
       } catch (e) {
-        if (e instanceof TaskStoppedError) return 'stopped';
-        const message = e instanceof Error ? e.message : String(e);
-        outcome = { kind: 'failed', code: 'execution_failed', message };
+        if (e instanceof TaskStoppedError) return { result: 'stopped', record: last };
+        outcome = { kind: 'failed', code: 'execution_failed', message: messageOf(e) };
+      }
+      if (outcome === 'hand back') {
+        // the request's time is up: stop recording for this run and give the task back to the executor
+        stopped = true;
+        abort.abort();
+        try {
+          last = (await this.engine.apply(ref, { type: 'release' }, { seen: last })).record;
+          return { result: 'released', record: last };
+        } catch (e) {
+          if (lostRace(e)) return { result: 'stopped', record: last };
+          throw e;
+        }
       }
       try {
-        for (const draft of this.outcomeDrafts(outcome)) await record(draft);
+        await record(this.outcomeDrafts(outcome));
       } catch (e) {
         if (e instanceof TaskStoppedError) throw e;
         // the outcome could not be recorded (invalid agent output, or the store failed): fail the task now,
-        // rather than leave it executing until its deadline; if even that fails, the queue retries the run
-        const why = e instanceof Error ? e.message : String(e);
+        // rather than leave it executing until its lease runs out; if even that fails, the run is retried
+        const why = messageOf(e);
         const code = e instanceof ValidationError ? 'invalid_agent_output' : 'execution_failed';
-        await record(
-          this.outcomeDrafts({ kind: 'failed', code, message: `Could not record the outcome: ${why}` })[0]!,
-        );
-        return 'completed';
+        await record(this.outcomeDrafts({ kind: 'failed', code, message: `Could not record the outcome: ${why}` }));
+        return { result: 'completed', record: last };
       }
-      return outcome.kind === 'input_required' || outcome.kind === 'human_decision' ? 'waiting' : 'completed';
+      const waiting = outcome.kind === 'input_required' || outcome.kind === 'human_decision';
+      return { result: waiting ? 'waiting' : 'completed', record: last };
     } catch (e) {
-      if (e instanceof TaskStoppedError) return 'stopped';
+      if (e instanceof TaskStoppedError) return { result: 'stopped', record: last };
+      throw e;
+    } finally {
+      handBack?.cancel();
+    }
+  }
+
+  /**
+   * A claimed task whose run must have ended by its lease: a run that left it executing past the
+   * lease died (a crash, a timeout), so the task fails; before that, look again when the lease ends.
+   */
+  private async checkLease(ref: TaskRef, record: TaskRecord, run: ExecutorRun): Promise<RunOutcome> {
+    const { head } = record;
+    if (head.state !== 'executing' || !head.leaseUntil) return { result: 'skipped' };
+    const remainingMs = Date.parse(head.leaseUntil) - this.clock.now().getTime();
+    if (remainingMs > 0) {
+      // a plain run finding the task in someone else's hands leaves it to them (and to their lease watch)
+      if (run.watch !== 'lease') return { result: 'skipped' };
+      return { result: 'recheck', recheckInSeconds: Math.ceil(remainingMs / 1000) };
+    }
+    const lost = await this.tryApply(ref, record, [
+      {
+        type: 'heartbeat_lost',
+        reason: {
+          code: 'executor_lost',
+          message: `The run ended without an outcome; its lease expired at ${head.leaseUntil}`,
+        },
+      },
+    ]);
+    return lost ? { result: 'lost', record: lost } : { result: 'skipped' };
+  }
+
+  /** Records validation; output that cannot be recorded fails the task rather than leave it pending. */
+  private async recordValidation(
+    ref: TaskRef,
+    seen: TaskRecord,
+    drafts: EventDraft[],
+  ): Promise<TaskRecord | undefined> {
+    try {
+      return await this.tryApply(ref, seen, drafts);
+    } catch (e) {
+      if (!(e instanceof ValidationError)) throw e;
+      return this.tryApply(
+        ref,
+        seen,
+        this.outcomeDrafts({
+          kind: 'failed',
+          code: 'invalid_agent_output',
+          message: `Invalid validation: ${messageOf(e)}`,
+        }),
+      );
+    }
+  }
+
+  /** Applies drafts; a lost race (another executor, a cancel) means there is nothing to do. */
+  private async tryApply(ref: TaskRef, seen: TaskRecord, drafts: EventDraft[]): Promise<TaskRecord | undefined> {
+    try {
+      return (await this.engine.apply(ref, drafts, { seen })).record;
+    } catch (e) {
+      if (lostRace(e)) return undefined;
       throw e;
     }
   }
 
-  private outcomeDrafts(outcome: Outcome): EventDraft[] {
+  outcomeDrafts(outcome: Outcome): EventDraft[] {
     switch (outcome.kind) {
       case 'completed':
         return [
@@ -265,42 +370,55 @@ export class TaskExecutor {
             reason: { code: outcome.code ?? 'rejected', message: clip(outcome.message) },
           },
         ];
+      default:
+        return this.outcomeDrafts({
+          kind: 'failed',
+          code: 'invalid_agent_output',
+          message: `Invalid outcome: ${JSON.stringify(outcome)?.slice(0, 200)}`,
+        });
     }
   }
 
-  private async inputOf(ref: TaskRef, view: TaskView): Promise<TaskInput> {
-    // the request is the message that created the task (event 1); a long history may have cut it off
-    const request =
-      (view.history.length < AGENT_HISTORY_LENGTH
-        ? view.history.find((m) => m.role === 'user')
-        : (await this.engine.store.events(ref, 0, 1))[0]?.message) ?? this.agentMessage('');
+  /** Why the agent runs again: the requester's latest answer since the agent last asked, if any. */
+  private async resumptionOf(record: TaskRecord): Promise<Resumption | undefined> {
+    let events: TaskEvent[] = record.recent;
+    const answer = (list: readonly TaskEvent[]) => {
+      for (let i = list.length - 1; i >= 0; i--) {
+        const e = list[i]!;
+        if (ANSWERS.has(e.type)) return e;
+        if (QUESTIONS.has(e.type)) return null;
+      }
+      return undefined;
+    };
+    let found = answer(events);
+    if (found === undefined && (record.recent[0]?.version ?? 1) > 1) {
+      // the answer left the recent log: look further back (an answer is followed by few events)
+      events = await this.engine.store.events(record, Math.max(0, record.head.version - 50));
+      found = answer(events);
+    }
+    if (!found) return undefined;
+    const event =
+      (found as TaskEvent & { detached?: unknown }).detached && !found.message
+        ? (await this.engine.store.events(record, found.version - 1, 1))[0]!
+        : found;
+    const text = textOf(event.message);
+    if (event.type === 'info_provided' && event.message) return { kind: 'info', message: event.message, text };
+    const notes = typeof event.data?.notes === 'string' ? event.data.notes : undefined;
     return {
-      taskId: view.head.taskId,
-      contextId: view.head.contextId,
-      request,
-      history: view.history,
-      text: textOf(request),
+      kind: 'human_decision',
+      approved: event.type === 'human_approve',
+      text,
+      ...(event.message ? { message: event.message } : {}),
+      ...(notes ? { notes } : {}),
     };
   }
 
-  /** The event that moved the task into a resumable state says why we run again. */
-  private async resumptionOf(ref: TaskRef, head: TaskHead): Promise<Resumption | undefined> {
-    const [event] = await this.engine.store.events(ref, head.version - 1, 1);
-    if (!event) return undefined;
-    const text = textOf(event.message);
-    if (event.type === 'info_provided' && event.message)
-      return { kind: 'info', message: event.message, text };
-    if (event.type === 'human_approve' || event.type === 'human_reject') {
-      const notes = typeof event.data?.notes === 'string' ? event.data.notes : undefined;
-      return {
-        kind: 'human_decision',
-        approved: event.type === 'human_approve',
-        text,
-        ...(event.message ? { message: event.message } : {}),
-        ...(notes ? { notes } : {}),
-      };
-    }
-    return undefined;
+  private deadline(at: number): { reached: Promise<'hand back'>; cancel(): void } {
+    let timer: NodeJS.Timeout | undefined;
+    const reached = new Promise<'hand back'>((resolve) => {
+      timer = setTimeout(() => resolve('hand back'), Math.max(0, at - this.clock.now().getTime()));
+    });
+    return { reached, cancel: () => clearTimeout(timer) };
   }
 
   private chunk(a: ArtifactInput) {
@@ -318,7 +436,7 @@ export class TaskExecutor {
   }
 
   /** Status messages live in the (bounded) task head: long text is clipped; results belong in artifacts. */
-  private agentMessage(text: string): Message {
+  agentMessage(text: string): Message {
     return {
       messageId: this.ids.messageId(),
       role: 'agent',

@@ -1,9 +1,9 @@
 /**
  * The expiry sweep: every live task whose deadline has passed gets the
- * timeout transition, and every task whose executor's lease ran out while
- * executing (the run died: a Lambda timeout, a crash) gets heartbeat_lost,
- * through the same conditional write as everything else (a task that
- * finished meanwhile simply refuses it).
+ * timeout transition, through the same conditional write as everything else
+ * (a task that finished meanwhile simply refuses it). A run that died is
+ * caught earlier, by its lease watch on the executor queue; the deadline is
+ * the backstop for everything else.
  */
 import { ConflictError, InvalidTransitionError, TaskNotFoundError } from '../domain/errors.ts';
 import type { Clock } from './ports.ts';
@@ -25,33 +25,15 @@ export const sweepExpiredTasks = async (
   const due = await engine.store.dueDeadlines(now, limitPerShard);
   const results = await Promise.allSettled(
     due.map(async (ref) => {
-      const head = await engine.store.getHead(ref);
-      if (!head) throw new TaskNotFoundError(ref.taskId);
-      if (head.deadlineAt && head.deadlineAt <= now) {
-        return engine.apply(
-          ref,
-          {
-            type: 'timeout',
-            reason: { code: 'execution_timeout', message: `Task deadline passed (swept at ${now})` },
-          },
-          { seen: head },
-        );
-      }
-      if (head.state === 'executing' && head.leaseUntil && head.leaseUntil <= now) {
-        return engine.apply(
-          ref,
-          {
-            type: 'heartbeat_lost',
-            reason: {
-              code: 'executor_lost',
-              message: `The executor's run ended without an outcome (swept at ${now})`,
-            },
-          },
-          { seen: head },
-        );
-      }
-      // the index entry was from an earlier head (e.g. a lease that has since ended)
-      throw new InvalidTransitionError(ref.taskId, head.state, 'timeout', 'not due');
+      const record = await engine.store.get(ref);
+      if (!record) throw new TaskNotFoundError(ref.taskId);
+      // the index is eventually consistent: the task may have moved on since
+      if (record.head.deadlineAt > now) throw new InvalidTransitionError(ref.taskId, record.head.state, 'timeout', 'not due');
+      return engine.apply(
+        ref,
+        { type: 'timeout', reason: { code: 'execution_timeout', message: `Task deadline passed (swept at ${now})` } },
+        { seen: record },
+      );
     }),
   );
   let expired = 0;

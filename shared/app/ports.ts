@@ -1,45 +1,44 @@
 /**
  * Ports: the small interfaces the use cases are written against. Adapters
- * (DynamoDB, SQS, HTTP) implement them; unit tests may fake them.
+ * (DynamoDB, SQS, EventBridge) implement them; unit tests may fake them.
  */
 import type { SynapseState } from '../domain/states.ts';
-import type { Message, TaskEvent, TaskHead, TaskView } from '../domain/task.ts';
+import type { Message, TaskEvent, TaskHead, TaskSummary, TaskView } from '../domain/task.ts';
 
 export interface TaskRef {
   tenant: string;
   taskId: string;
 }
 
-/** Scope of message-id de-duplication: one sender's message ids within a tenant. */
-export interface DedupKey {
-  tenant: string;
-  scope: string;
-  messageId: string;
-  /** Hash of the message content: the same id with other content is a client error, not a duplicate. */
-  fingerprint?: string;
+/**
+ * One of a task's recent events as the store keeps it with the task. A `detached` event's
+ * message or artifact is stored apart (it is large): read it through `TaskStore.events` or `view`
+ * (a record the store just wrote still carries it).
+ */
+export type RecentEvent = TaskEvent & { detached?: DetachedPayload };
+
+export interface DetachedPayload {
+  kind: 'message' | 'artifact';
+  /** The store's own reference to where the payload is. */
+  ref: string;
 }
 
-export interface DedupRecord {
-  taskId: string;
-  fingerprint?: string;
+/**
+ * A task as read from (or written to) the store: its head and its most recent events, oldest
+ * first and ending at `head.version`. Older events live in the store's history; a record is
+ * handed back to `commit` so a transition needs no second read.
+ */
+export interface TaskRecord {
+  head: TaskHead;
+  recent: RecentEvent[];
+  /** Notes the store made about its own layout when it produced the record; hand them back unchanged. */
+  storage?: Readonly<Record<string, string>>;
 }
 
-/** A delivery to make after the transition commits (callback, push, executor run). */
-export interface OutboxItem {
-  id: string;
-  kind: string;
-  payload: Record<string, unknown>;
-}
-
-export interface AppendRequest {
-  /** The head as read; the write is conditioned on its version. */
-  seen: TaskHead;
-  next: TaskHead;
-  event: TaskEvent;
-  /** States the event may be applied in: part of the write condition. */
-  allowedFrom: readonly SynapseState[];
-  dedup?: DedupKey;
-  outbox?: OutboxItem[];
+export interface CreateOutcome {
+  record: TaskRecord;
+  /** False when a task with this id existed already: `record` is that task, unchanged. */
+  created: boolean;
 }
 
 export interface ListTasksQuery {
@@ -54,7 +53,7 @@ export interface ListTasksQuery {
 }
 
 export interface ListTasksPage {
-  heads: TaskHead[];
+  tasks: TaskSummary[];
   nextPageToken: string;
   totalSize: number;
 }
@@ -66,25 +65,30 @@ export interface ReadOptions {
 }
 
 export interface TaskStore {
-  /** Writes the head and its first events atomically; fails if the id exists or `dedup` was seen. */
-  create(head: TaskHead, events: TaskEvent[], dedup?: DedupKey): Promise<void>;
-  /** One conditional transaction; throws StaleHeadError when the head moved, DuplicateMessageError on a seen dedup key. */
-  append(request: AppendRequest): Promise<void>;
-  getHead(ref: TaskRef): Promise<TaskHead | undefined>;
-  read(ref: TaskRef, options: ReadOptions): Promise<TaskView | undefined>;
-  /** Events with version > afterVersion, oldest first. */
-  events(ref: TaskRef, afterVersion: number, limit?: number): Promise<TaskEvent[]>;
+  /**
+   * Writes a new task (head and first events) with one conditional write. The task id is the
+   * idempotency key: when it exists already, nothing is written and the existing task comes back.
+   */
+  create(head: TaskHead, events: TaskEvent[]): Promise<CreateOutcome>;
+  /**
+   * Appends `events` and sets `next` as the head, with one conditional write on the version (and
+   * allowed states) of `seen`; throws StaleTaskError with the task as it is when another writer won.
+   */
+  commit(seen: TaskRecord, next: TaskHead, events: TaskEvent[], allowedFrom: readonly SynapseState[]): Promise<TaskRecord>;
+  get(ref: TaskRef): Promise<TaskRecord | undefined>;
+  /** History and artifacts of a task as recorded; reads only what the record does not hold. */
+  view(record: TaskRecord, options: ReadOptions): Promise<TaskView>;
+  /** Events with version > afterVersion, oldest first, with their content. */
+  events(record: TaskRecord, afterVersion: number, limit?: number): Promise<TaskEvent[]>;
   list(query: ListTasksQuery): Promise<ListTasksPage>;
-  /** Live tasks whose deadline is at or before `now`, across all deadline shards. */
+  /** Live tasks whose deadline is at or before `now` (ISO 8601), across all deadline shards. */
   dueDeadlines(now: string, limitPerShard: number): Promise<TaskRef[]>;
-  /** Where a message id was applied, if it was. */
-  findDedup(key: DedupKey): Promise<DedupRecord | undefined>;
 }
 
-/** Raised by a store when the conditional write lost: `current` is the head that won (if it still exists). */
-export class StaleHeadError extends Error {
-  constructor(readonly current: TaskHead | undefined) {
-    super('task head changed since it was read');
+/** Raised by a store when the conditional write lost: `current` is the task as it is now (if it exists). */
+export class StaleTaskError extends Error {
+  constructor(readonly current: TaskRecord | undefined) {
+    super('task changed since it was read');
   }
 }
 
@@ -100,16 +104,46 @@ export interface IdGenerator {
   messageId(): string;
 }
 
-/** Hands a task to the executor (an SQS queue in production and locally). */
-export interface ExecutorQueue {
-  enqueue(run: ExecutorRun): Promise<void>;
-}
-
+/** A request to the executor: run (or resume) a task, or check on the lease of a running one. */
 export interface ExecutorRun {
   tenant: string;
   taskId: string;
-  /** The head version that asked for the run; a stale run is dropped by the claim. */
+  /** The head version that asked for it; a stale run is dropped by the claim. */
   version: number;
+  /** `lease`: the task was claimed; fail it if its run ended without an outcome when the lease ran out. */
+  watch?: 'lease';
+}
+
+/** Hands work to the executor (an SQS queue in production and locally). */
+export interface ExecutorQueue {
+  enqueue(runs: ExecutorRun[], delaySeconds?: number): Promise<void>;
+}
+
+/** A task lifecycle event for integrations (docs/events.md). */
+export interface LifecycleEvent {
+  /** `Task Created`, `Task State Changed`, `Task Completed`, … */
+  detailType: string;
+  /** Unique per committed change: `<taskId>:<version>`; consumers de-duplicate on it. */
+  id: string;
+  time: string;
+  detail: Record<string, unknown>;
+}
+
+/** Publishes lifecycle events (EventBridge in production, an in-process bus locally). */
+export interface LifecyclePublisher {
+  publish(events: LifecycleEvent[]): Promise<void>;
+}
+
+/** One committed change to a task, as the table's stream reports it. */
+export interface TaskChange {
+  /** Position in the stream (for partial batch failures). */
+  sequence: string;
+  /** The head before the change; absent for a new task. */
+  before?: TaskHead;
+  /** The task after the change; absent when it was deleted (TTL). */
+  after?: TaskRecord;
+  /** The events this change appended, oldest first. */
+  events: TaskEvent[];
 }
 
 export type { Message };

@@ -1,15 +1,13 @@
 /**
- * The task engine: read the head, let the domain decide, write conditionally;
- * when another writer won, re-decide on the head that won (never overwrite).
+ * The task engine: read the task, let the domain decide, write conditionally;
+ * when another writer won, re-decide on the task that won (never overwrite).
+ * Several events may go in one write (a claim is confirm + start, an outcome
+ * is its artifacts + complete): the write is conditioned on the state and
+ * version the first was decided on, so the sequence applies whole or not at all.
  */
 
 import { createHash } from 'node:crypto';
-import {
-  ConflictError,
-  DuplicateMessageError,
-  TaskNotFoundError,
-  ValidationError,
-} from '../domain/errors.ts';
+import { ConflictError, TaskNotFoundError, ValidationError } from '../domain/errors.ts';
 import {
   assertWithin,
   type EventDraft,
@@ -27,15 +25,22 @@ import {
 import { allowedSources, decide } from '../domain/transitions.ts';
 import {
   type Clock,
-  type DedupKey,
-  type DedupRecord,
   type IdGenerator,
-  type OutboxItem,
-  StaleHeadError,
+  StaleTaskError,
   systemClock,
+  type TaskRecord,
   type TaskRef,
   type TaskStore,
 } from './ports.ts';
+
+/** A task still live after this long is failed by the expiry sweep (Synapse TaskTimeout; generous for A2A). */
+export const DEFAULT_TASK_TIMEOUT_SECONDS = 3600;
+/** Lambda's 15-minute maximum plus a margin: how long an executor's claim holds by default. */
+export const DEFAULT_LEASE_SECONDS = 960;
+/** A task recognises a retried requester message among its latest this many. */
+export const RECENT_MESSAGE_KEYS = 8;
+/** Events one write may carry (an outcome with many artifacts is written in several). */
+export const MAX_EVENTS_PER_WRITE = 25;
 
 export interface CreateTaskInput {
   tenant: string;
@@ -45,27 +50,44 @@ export interface CreateTaskInput {
   protocol?: TaskProtocol;
   /** Inbound tasks start pending (awaiting the executor's validation); outbound ones idle. */
   initialState?: 'pending' | 'idle';
-  /** The requester's first message, recorded as event 1. */
+  /** The requester's first message, recorded with the `created` event. */
   message?: Message;
+  /** Default: DEFAULT_TASK_TIMEOUT_SECONDS from now. */
   deadlineAt?: string;
   metadata?: Record<string, unknown>;
-  /** De-duplicate on this sender's message id. */
+  /**
+   * The sender, to make the create idempotent: the task id is derived from the tenant, the sender and
+   * the message (id and content), so a retried message finds the task it created.
+   */
   dedupScope?: string;
+  /** Events applied right after `created` in the same write (e.g. the validation answer and the claim). */
+  then?: EventDraft[];
+  /** Lease of a claim among `then` (default the engine's). */
+  leaseSeconds?: number;
 }
 
 export interface ApplyOptions {
-  /** De-duplicate on this sender's message id (taken from draft.message). */
+  /** The requester's message among the drafts is de-duplicated for this sender. */
   dedupScope?: string;
-  outbox?: OutboxItem[];
   maxAttempts?: number;
-  /** A head the caller has just read: saves the first read (a lost race re-reads as usual). */
-  seen?: TaskHead;
+  /** The task as just read or written: saves a read (a lost race re-reads as usual). */
+  seen?: TaskRecord;
+  /** Lease of a claim (start / resume) among the drafts (default the engine's). */
+  leaseSeconds?: number;
 }
 
 export interface ApplyResult {
+  record: TaskRecord;
   head: TaskHead;
-  /** Undefined when the draft was a duplicate that had already been applied. */
-  event?: TaskEvent;
+  /** The events written; empty when the drafts were a retried message that had already been applied. */
+  events: TaskEvent[];
+  duplicate: boolean;
+}
+
+export interface CreateResult {
+  record: TaskRecord;
+  head: TaskHead;
+  /** True when the task existed already (the create was a retry): `record` is the task as it is. */
   duplicate: boolean;
 }
 
@@ -91,19 +113,18 @@ export interface TaskEngineOptions {
   /** Conditional-write attempts before a ConflictError (default 25). */
   maxAttempts?: number;
   observer?: EngineObserver;
-  /** How long an executor's claim (start / resume) holds before the sweeper may declare the run lost. */
+  /** How long an executor's claim (start / resume) holds before its run counts as lost. */
   leaseSeconds?: number;
+  taskTimeoutSeconds?: number;
 }
-
-/** Lambda's 15-minute maximum plus a margin. */
-export const DEFAULT_LEASE_SECONDS = 960;
 
 export class TaskEngine {
   private readonly clock: Clock;
   private readonly ids: IdGenerator;
   private readonly defaultMaxAttempts: number;
   private readonly observer: EngineObserver | undefined;
-  private readonly leaseMs: number;
+  private readonly leaseSeconds: number;
+  private readonly taskTimeoutMs: number;
 
   constructor(
     readonly store: TaskStore,
@@ -113,10 +134,18 @@ export class TaskEngine {
     this.ids = options.ids ?? randomIds;
     this.defaultMaxAttempts = options.maxAttempts ?? 25;
     this.observer = options.observer;
-    this.leaseMs = (options.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000;
+    this.leaseSeconds = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+    this.taskTimeoutMs = (options.taskTimeoutSeconds ?? DEFAULT_TASK_TIMEOUT_SECONDS) * 1000;
   }
 
-  async create(input: CreateTaskInput): Promise<{ head: TaskHead; duplicate: boolean }> {
+  /** The id a create will use: derived from the message when it is de-duplicated, random otherwise. */
+  taskIdFor(input: Pick<CreateTaskInput, 'tenant' | 'dedupScope' | 'message'>): string {
+    return input.dedupScope && input.message
+      ? derivedTaskId(input.tenant, input.dedupScope, input.message)
+      : this.ids.taskId();
+  }
+
+  async create(input: CreateTaskInput, taskId = this.taskIdFor(input)): Promise<CreateResult> {
     if (!TENANT_PATTERN.test(input.tenant))
       throw new ValidationError('tenant must match [A-Za-z0-9._:-]{1,128}', 'tenant');
     if (input.message) {
@@ -132,89 +161,101 @@ export class TaskEngine {
         'state',
       );
     }
-    const now = this.clock.now().toISOString();
-    const taskId = this.ids.taskId();
+    const then = this.parseDrafts(input.then ?? []);
+    const now = this.clock.now();
+    const at = now.toISOString();
     const state = input.initialState ?? 'pending';
-    const head: TaskHead = {
+    const contextId = input.contextId ?? this.ids.contextId();
+    const initial: TaskHead = {
       taskId,
       tenant: input.tenant,
       owner: input.owner,
-      contextId: input.contextId ?? this.ids.contextId(),
+      contextId,
       state,
       version: 1,
       role: input.role ?? 'executor',
       protocol: input.protocol ?? 'a2a',
-      createdAt: now,
-      statusAt: now,
-      ...(input.deadlineAt ? { deadlineAt: input.deadlineAt } : {}),
+      createdAt: at,
+      statusAt: at,
+      deadlineAt: input.deadlineAt ?? new Date(now.getTime() + this.taskTimeoutMs).toISOString(),
       ...(input.metadata ? { metadata: input.metadata } : {}),
     };
     const created: TaskEvent = {
       taskId,
-      tenant: head.tenant,
+      tenant: initial.tenant,
       version: 1,
       type: 'created',
       from: null,
       to: state,
-      at: now,
-      ...(input.message ? { message: { ...input.message, taskId, contextId: head.contextId } } : {}),
+      at,
+      ...(input.message ? { message: { ...input.message, taskId, contextId } } : {}),
     };
-    const dedup =
-      input.dedupScope && input.message ? dedupKey(input.tenant, input.dedupScope, input.message) : undefined;
+    const { head, events } = this.decideAll(initial, then, at, input.leaseSeconds);
+    const outcome = await this.store.create(head, [created, ...events]);
+    if (!outcome.created) return { record: outcome.record, head: outcome.record.head, duplicate: true };
+    this.observer?.created(head);
+    for (const e of events) this.observer?.transitioned(e);
+    return { record: outcome.record, head, duplicate: false };
+  }
+
+  /** Applies one event, or several in one write, re-deciding on conflict until they land, are refused, or attempts run out. */
+  async apply(
+    ref: TaskRef,
+    input: EventDraft | unknown | readonly (EventDraft | unknown)[],
+    options: ApplyOptions = {},
+  ): Promise<ApplyResult> {
+    const drafts = this.parseDrafts(Array.isArray(input) ? input : [input]);
+    if (drafts.length === 0) throw new ValidationError('No event to apply', 'events');
+    const maxAttempts = options.maxAttempts ?? this.defaultMaxAttempts;
+    const requesterMessage = drafts.find((d) => d.message?.role === 'user')?.message;
+    const key = options.dedupScope && requesterMessage ? messageKey(options.dedupScope, requesterMessage) : undefined;
+
+    let record = options.seen ?? (await this.store.get(ref));
     for (let attempt = 1; ; attempt++) {
+      if (!record || record.head.tenant !== ref.tenant) throw new TaskNotFoundError(ref.taskId);
+      // a retried message: the task already has it, whatever state it has moved on to
+      if (key && record.head.recentMessageKeys?.includes(key))
+        return { record, head: record.head, events: [], duplicate: true };
+      const at = this.timestampAfter(record.head.statusAt);
+      const decided = this.decideAll(record.head, drafts, at, options.leaseSeconds);
+      const next = key ? withMessageKey(decided.head, key) : decided.head;
       try {
-        await this.store.create(head, [created], dedup);
-        this.observer?.created(head);
-        return { head, duplicate: false };
+        const written = await this.store.commit(record, next, decided.events, allowedSources(drafts[0]!.type));
+        for (const e of decided.events) this.observer?.transitioned(e);
+        return { record: written, head: next, events: decided.events, duplicate: false };
       } catch (e) {
-        if (!dedup) throw e;
-        // a duplicate, or a concurrent writer of the same message id (TransactionConflict): look it up
-        const seen =
-          e instanceof DuplicateMessageError
-            ? { taskId: e.taskId, fingerprint: e.fingerprint }
-            : e instanceof StaleHeadError
-              ? await this.store.findDedup(dedup)
-              : undefined;
-        if (!seen) {
-          // the concurrent writer may not have committed yet, or both lost: try again
-          if (e instanceof StaleHeadError && attempt < 3) {
-            await sleep(10 * attempt * Math.random());
-            continue;
-          }
-          throw e instanceof StaleHeadError ? new ConflictError(taskId, attempt) : e;
-        }
-        assertSameMessage(dedup, seen);
-        const existing = await this.store.getHead({ tenant: input.tenant, taskId: seen.taskId });
-        if (!existing) throw new TaskNotFoundError(seen.taskId);
-        return { head: existing, duplicate: true };
+        if (!(e instanceof StaleTaskError)) throw e;
+        this.observer?.conflictLost(ref);
+        if (attempt >= maxAttempts) throw new ConflictError(ref.taskId, attempt);
+        // back off a little once contention is obvious, so writers stop colliding in lockstep
+        if (attempt > 2) await sleep(Math.random() * Math.min(50, 2 * attempt));
+        record = e.current ?? (await this.store.get(ref));
       }
     }
   }
 
-  /** Apply one event to a task, re-deciding on conflict until it lands, is refused, or attempts run out. */
-  async apply(ref: TaskRef, input: EventDraft | unknown, options: ApplyOptions = {}): Promise<ApplyResult> {
-    const draft = parseEventDraft(input);
-    if (draft.message?.role === 'agent')
-      assertWithin('status message', draft.message, MAX_STATUS_MESSAGE_BYTES);
-    const maxAttempts = options.maxAttempts ?? this.defaultMaxAttempts;
-    const dedup =
-      options.dedupScope && draft.message
-        ? dedupKey(ref.tenant, options.dedupScope, draft.message)
-        : undefined;
+  private parseDrafts(inputs: readonly unknown[]): EventDraft[] {
+    if (inputs.length > MAX_EVENTS_PER_WRITE)
+      throw new ValidationError(`At most ${MAX_EVENTS_PER_WRITE} events go in one write`, 'events');
+    return inputs.map((input) => {
+      const draft = parseEventDraft(input);
+      if (draft.message?.role === 'agent')
+        assertWithin('status message', draft.message, MAX_STATUS_MESSAGE_BYTES);
+      return draft;
+    });
+  }
 
-    let head = options.seen ?? (await this.store.getHead(ref));
-    for (let attempt = 1; ; attempt++) {
-      if (!head) throw new TaskNotFoundError(ref.taskId);
-      let to: ReturnType<typeof decide>;
-      try {
-        to = decide(ref.taskId, head.state, draft.type);
-      } catch (refused) {
-        // a retried message finds the task already moved on by its first delivery: that is a duplicate
-        const seen = dedup ? await this.store.findDedup(dedup) : undefined;
-        if (!seen) throw refused;
-        return this.duplicateOf(ref, dedup!, seen);
-      }
-      const at = this.timestampAfter(head.statusAt);
+  /** The events the drafts make from `head`, in order, and the head they lead to (throws when refused). */
+  private decideAll(
+    start: TaskHead,
+    drafts: readonly EventDraft[],
+    at: string,
+    leaseSeconds = this.leaseSeconds,
+  ): { head: TaskHead; events: TaskEvent[] } {
+    let head = start;
+    const events: TaskEvent[] = [];
+    for (const draft of drafts) {
+      const to = decide(head.taskId, head.state, draft.type);
       const event: TaskEvent = {
         taskId: head.taskId,
         tenant: head.tenant,
@@ -231,59 +272,10 @@ export class TaskEngine {
         ...(draft.reason ? { reason: draft.reason } : {}),
         ...(draft.data ? { data: draft.data } : {}),
       };
-      const next = this.nextHead(head, event);
-      try {
-        await this.store.append({
-          seen: head,
-          next,
-          event,
-          allowedFrom: allowedSources(draft.type),
-          ...(dedup ? { dedup } : {}),
-          ...(options.outbox ? { outbox: options.outbox } : {}),
-        });
-        this.observer?.transitioned(event);
-        return { head: next, event, duplicate: false };
-      } catch (e) {
-        if (e instanceof DuplicateMessageError && dedup) {
-          return this.duplicateOf(ref, dedup, { taskId: e.taskId, fingerprint: e.fingerprint });
-        }
-        if (!(e instanceof StaleHeadError)) throw e;
-        this.observer?.conflictLost(ref);
-        if (attempt >= maxAttempts) throw new ConflictError(ref.taskId, attempt);
-        // back off a little once contention is obvious, so writers stop colliding in lockstep
-        if (attempt > 2) await sleep(Math.random() * Math.min(50, 2 * attempt));
-        head = e.current && e.current.tenant === ref.tenant ? e.current : await this.store.getHead(ref);
-      }
+      head = nextHead(head, event, leaseSeconds);
+      events.push(event);
     }
-  }
-
-  private async duplicateOf(ref: TaskRef, dedup: DedupKey, seen: DedupRecord): Promise<ApplyResult> {
-    assertSameMessage(dedup, seen);
-    if (seen.taskId !== ref.taskId) {
-      throw new ValidationError(
-        `messageId ${dedup.messageId} was already used for another task; send each message with a new id`,
-        'message.messageId',
-      );
-    }
-    const current = await this.store.getHead(ref);
-    if (!current) throw new TaskNotFoundError(ref.taskId);
-    return { head: current, duplicate: true };
-  }
-
-  private nextHead(head: TaskHead, event: TaskEvent): TaskHead {
-    const stateChanged = event.to !== head.state;
-    const agentMessage = event.message?.role === 'agent' ? event.message : undefined;
-    const statusChanged = stateChanged || agentMessage !== undefined || event.progress !== undefined;
-    const next: TaskHead = { ...head, state: event.to, version: event.version };
-    if (statusChanged) next.statusAt = event.at;
-    if (agentMessage) next.statusMessage = agentMessage;
-    else if (stateChanged) delete next.statusMessage;
-    if (event.progress !== undefined) next.progress = event.progress;
-    // a claim starts the executor's lease; leaving `executing` ends it
-    if (event.type === 'start' || event.type === 'resume') {
-      next.leaseUntil = new Date(Date.parse(event.at) + this.leaseMs).toISOString();
-    } else if (event.to !== 'executing') delete next.leaseUntil;
-    return next;
+    return { head, events };
   }
 
   /** Event times never go backwards within a task, even if Lambdas' clocks disagree slightly. */
@@ -292,6 +284,33 @@ export class TaskEngine {
     return new Date(Math.max(now, Date.parse(previous))).toISOString();
   }
 }
+
+/** The head after `event`: state and version, status time and message, progress, the executor's lease. */
+const nextHead = (head: TaskHead, event: TaskEvent, leaseSeconds: number): TaskHead => {
+  const stateChanged = event.to !== head.state;
+  const agentMessage = event.message?.role === 'agent' ? event.message : undefined;
+  const statusChanged = stateChanged || agentMessage !== undefined || event.progress !== undefined;
+  const next: TaskHead = { ...head, state: event.to, version: event.version };
+  if (statusChanged) next.statusAt = event.at;
+  if (agentMessage) {
+    next.statusMessage = agentMessage;
+    next.statusVersion = event.version;
+  } else if (stateChanged) {
+    delete next.statusMessage;
+    delete next.statusVersion;
+  }
+  if (event.progress !== undefined) next.progress = event.progress;
+  // a claim starts the executor's lease; leaving `executing` ends it
+  if (event.type === 'start' || event.type === 'resume') {
+    next.leaseUntil = new Date(Date.parse(event.at) + leaseSeconds * 1000).toISOString();
+  } else if (event.to !== 'executing') delete next.leaseUntil;
+  return next;
+};
+
+const withMessageKey = (head: TaskHead, key: string): TaskHead => ({
+  ...head,
+  recentMessageKeys: [...(head.recentMessageKeys ?? []), key].slice(-RECENT_MESSAGE_KEYS),
+});
 
 /** Canonical JSON (sorted keys), so a re-sent message hashes the same whatever its key order. */
 const canonical = (value: unknown): string =>
@@ -304,23 +323,28 @@ const canonical = (value: unknown): string =>
           .join(',')}}`
       : (JSON.stringify(value) ?? 'null');
 
-/** The de-duplication key of a sender's message: its id, and a hash of what it says and where it goes. */
-export const dedupKey = (tenant: string, scope: string, message: Message): DedupKey => ({
-  tenant,
-  scope,
-  messageId: message.messageId,
-  fingerprint: createHash('sha256')
-    .update(canonical([message.role, message.parts, message.contextId ?? null, message.taskId ?? null]))
-    .digest('base64url'),
-});
+/** What makes two messages the same message: the sender, the id, and what it says and where it goes. */
+const messageHash = (scope: string, message: Message) =>
+  createHash('sha256')
+    .update(scope)
+    .update('\0')
+    .update(message.messageId)
+    .update('\0')
+    .update(canonical([message.role, message.parts, message.contextId ?? null, message.taskId ?? null]));
 
-export const assertSameMessage = (key: DedupKey, seen: DedupRecord): void => {
-  if (seen.fingerprint && key.fingerprint && seen.fingerprint !== key.fingerprint) {
-    throw new ValidationError(
-      `messageId ${key.messageId} was already used for a different message; send each message with a new id`,
-      'message.messageId',
-    );
-  }
+/** The key by which a task recognises a retried requester message. */
+export const messageKey = (scope: string, message: Message): string =>
+  messageHash(scope, message).digest('base64url').slice(0, 16);
+
+/**
+ * A task created from a sender's message gets an id derived from the tenant, the sender and the
+ * message (id and content): the conditional create is then itself the duplicate check. Formatted
+ * as a UUID (version 8, "custom").
+ */
+export const derivedTaskId = (tenant: string, scope: string, message: Message): string => {
+  const h = messageHash(scope, message).update('\0').update(tenant).digest('hex');
+  const variant = ((Number.parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -3,6 +3,10 @@
  * submit a task, continue it with a message, cancel it, read and list tasks,
  * and wait for a task to settle. Every read and write is scoped to the
  * caller (tenant + owner); another caller's task is "not found".
+ *
+ * Nothing here hands work to the executor: the table's stream is the outbox,
+ * and the relay enqueues a run for every committed change that leaves a task
+ * waiting for one. A blocking send with an agent at hand runs it inline.
  */
 import { textOf } from '../agent/api.ts';
 import {
@@ -11,10 +15,12 @@ import {
   TaskNotFoundError,
   ValidationError,
 } from '../domain/errors.ts';
-import { isInterrupted, isTerminal, type SynapseState } from '../domain/states.ts';
-import { MAX_ID_LENGTH, type Message, type TaskHead, type TaskView } from '../domain/task.ts';
-import type { ExecutorQueue, ListTasksPage, ListTasksQuery, ReadOptions, TaskRef } from './ports.ts';
-import { assertSameMessage, dedupKey, type TaskEngine } from './task-engine.ts';
+import { isInterrupted, isTerminal } from '../domain/states.ts';
+import { type EventDraft, MAX_ID_LENGTH, type Message, type TaskHead, type TaskView } from '../domain/task.ts';
+import type { Resumption } from '../agent/api.ts';
+import type { TaskExecutor } from './executor.ts';
+import type { ListTasksPage, ListTasksQuery, ReadOptions, TaskRecord, TaskRef } from './ports.ts';
+import { DEFAULT_TASK_TIMEOUT_SECONDS, messageKey, type TaskEngine } from './task-engine.ts';
 
 export interface Caller {
   tenant: string;
@@ -23,21 +29,21 @@ export interface Caller {
 }
 
 export interface SubmitResult {
+  record: TaskRecord;
   head: TaskHead;
   duplicate: boolean;
 }
 
+export interface SendOptions {
+  /**
+   * Run the agent inline (a blocking send): until this time (epoch ms) at most; a task that needs
+   * longer is handed back to the executor. Without it the executor picks the task up.
+   */
+  runInlineUntil?: number;
+}
+
 /** No task has an id that could not be one: such ids are simply not found. */
 const isTaskId = (id: string): boolean => id.length > 0 && id.length <= MAX_ID_LENGTH;
-
-/** States in which the task waits for the executor to pick it up. */
-const RUNNABLE: ReadonlySet<SynapseState> = new Set([
-  'pending',
-  'confirmed',
-  'info_provided',
-  'human_approved',
-  'human_rejected',
-]);
 
 const APPROVE = /^(approve|approved|yes|y|ok|accept)$/i;
 const REJECT = /^(reject|rejected|no|n|deny|decline)$/i;
@@ -59,79 +65,77 @@ export const decisionOf = (message: Message): { approved: boolean; notes?: strin
   return undefined;
 };
 
-/** A task still live after this long is failed by the expiry sweep (Synapse TaskTimeout; generous for A2A). */
-export const DEFAULT_TASK_TIMEOUT_SECONDS = 3600;
+export { DEFAULT_TASK_TIMEOUT_SECONDS };
 
 export class TaskService {
   constructor(
     private readonly engine: TaskEngine,
-    private readonly executor: ExecutorQueue,
+    /** Runs the agent for blocking sends; without one, every task goes through the executor queue. */
+    private readonly inline?: TaskExecutor,
     private readonly taskTimeoutSeconds = DEFAULT_TASK_TIMEOUT_SECONDS,
   ) {}
 
-  /** Creates a task from the requester's first message and hands it to the executor. */
-  async submit(caller: Caller, message: Message, contextId?: string): Promise<SubmitResult> {
-    const result = await this.engine.create({
+  /**
+   * Creates a task from the requester's first message. Inline, the agent validates it first, and an
+   * accepted task is created already claimed (one write) and run here.
+   */
+  async submit(caller: Caller, message: Message, contextId?: string, options: SendOptions = {}): Promise<SubmitResult> {
+    const base = {
       tenant: caller.tenant,
       owner: caller.owner,
       ...(contextId ? { contextId } : {}),
       message,
       dedupScope: caller.owner,
       deadlineAt: new Date(Date.now() + this.taskTimeoutSeconds * 1000).toISOString(),
-    });
-    await this.handToExecutor(result.head);
-    return result;
+    };
+    const runner = options.runInlineUntil !== undefined ? this.inline : undefined;
+    if (!runner) return this.engine.create(base);
+
+    const taskId = this.engine.taskIdFor(base);
+    const request = { ...message, taskId, contextId: contextId ?? crypto.randomUUID() };
+    const input = { taskId, contextId: request.contextId, request, history: [request], text: textOf(message) };
+    const then = await runner.validationDrafts(input);
+    const created = await this.engine.create(
+      { ...base, contextId: request.contextId, then, leaseSeconds: leaseFor(options.runInlineUntil!) },
+      taskId,
+    );
+    if (created.duplicate || created.head.state !== 'executing') return created;
+    return this.runInline(runner, created.record, input, options.runInlineUntil!);
   }
 
   /**
    * A message on an existing task: the answer to a question, or a human decision.
    * Anything else is refused; a message to a finished task is an invalid transition.
+   * Inline, the answer and the claim to resume are one write, and the agent runs here.
    */
   async continueTask(
     caller: Caller,
     taskId: string,
     message: Message,
     contextId?: string,
+    options: SendOptions = {},
   ): Promise<SubmitResult> {
-    const head = await this.owned(caller, taskId);
+    const record = await this.owned(caller, taskId);
+    const { head } = record;
     if (contextId !== undefined && contextId !== head.contextId) {
       throw new ValidationError(
         `message.contextId ${contextId} does not match the context ${head.contextId} of task ${taskId}`,
         'message.contextId',
       );
     }
-    const ref = this.ref(head);
-    let applied: { head: TaskHead; duplicate: boolean };
-    if (head.state === 'info_needed') {
-      applied = await this.engine.apply(
-        ref,
-        { type: 'info_provided', message },
-        { dedupScope: caller.owner, seen: head },
-      );
-    } else if (head.state === 'need_human' || head.state === 'human_deciding') {
-      const decision = decisionOf(message);
-      if (!decision) {
-        // a retry of the answer that led here is a duplicate, not a wrong decision
-        const duplicate = await this.duplicateContinuation(caller, head, message);
-        if (duplicate) return duplicate;
+    // a retry of a message the task already applied gets the same answer, whatever state it is in now
+    if (head.recentMessageKeys?.includes(messageKey(caller.owner, message)))
+      return { record, head, duplicate: true };
+    const runner = options.runInlineUntil !== undefined ? this.inline : undefined;
+    const answer = this.answerDrafts(head, message);
+    if (!answer) {
+      if (head.state === 'need_human' || head.state === 'human_deciding') {
         throw new ValidationError(
           'This task waits for a human decision: reply "approve" or "reject" (optionally followed by notes), ' +
             'or send a data part {"decision": "approve" | "reject", "notes"?: string}',
           'message.parts',
         );
       }
-      applied = await this.engine.apply(
-        ref,
-        {
-          type: decision.approved ? 'human_approve' : 'human_reject',
-          message,
-          ...(decision.notes ? { data: { notes: decision.notes } } : {}),
-        },
-        { dedupScope: caller.owner, seen: head },
-      );
-    } else {
-      const duplicate = await this.duplicateContinuation(caller, head, message);
-      if (duplicate) return duplicate;
       throw new InvalidTransitionError(
         taskId,
         head.state,
@@ -141,35 +145,39 @@ export class TaskService {
           : `Task ${taskId} is ${head.state} and is not waiting for input`,
       );
     }
-    await this.handToExecutor(applied.head);
-    return applied;
+    const drafts: EventDraft[] = runner ? [answer.draft, { type: 'resume' }] : [answer.draft];
+    const applied = await this.engine.apply(this.ref(head), drafts, {
+      dedupScope: caller.owner,
+      seen: record,
+      ...(runner ? { leaseSeconds: leaseFor(options.runInlineUntil!) } : {}),
+    });
+    if (!runner || applied.duplicate || applied.head.state !== 'executing') return applied;
+    const input = await runner.inputOf(applied.record);
+    return this.runInline(runner, applied.record, input, options.runInlineUntil!, answer.resumption(applied.head));
   }
 
   /**
    * Cancel wins only through a conditional transition; canceling a canceled task returns it. Returns the
    * whole task: the read (head, history, artifacts) and the write are one round trip each.
    */
-  async cancel(
-    caller: Caller,
-    taskId: string,
-    options: ReadOptions = { includeArtifacts: true },
-  ): Promise<TaskView> {
-    const view = await this.read(caller, taskId, options);
+  async cancel(caller: Caller, taskId: string, options: ReadOptions = { includeArtifacts: true }): Promise<TaskView> {
+    const record = await this.owned(caller, taskId);
     try {
-      const { head } = await this.engine.apply(this.ref(view.head), { type: 'cancel' }, { seen: view.head });
-      return { ...view, head };
+      const { record: written } = await this.engine.apply(this.ref(record.head), { type: 'cancel' }, { seen: record });
+      return this.engine.store.view(written, options);
     } catch (e) {
-      if (e instanceof TaskNotCancelableError && e.state === 'cancelled')
-        return this.read(caller, taskId, options);
+      if (e instanceof TaskNotCancelableError && e.state === 'cancelled') return this.read(caller, taskId, options);
       throw e;
     }
   }
 
   async read(caller: Caller, taskId: string, options: ReadOptions): Promise<TaskView> {
-    if (!isTaskId(taskId)) throw new TaskNotFoundError(taskId);
-    const view = await this.engine.store.read({ tenant: caller.tenant, taskId }, options);
-    if (!view || view.head.owner !== caller.owner) throw new TaskNotFoundError(taskId);
-    return view;
+    return this.engine.store.view(await this.owned(caller, taskId), options);
+  }
+
+  /** The view of a task the caller already holds (as written or read), reading only what it lacks. */
+  view(record: TaskRecord, options: ReadOptions): Promise<TaskView> {
+    return this.engine.store.view(record, options);
   }
 
   list(caller: Caller, query: Omit<ListTasksQuery, 'tenant' | 'owner'>): Promise<ListTasksPage> {
@@ -183,60 +191,78 @@ export class TaskService {
    * Polls the store until the task is terminal or interrupted (waiting for the requester),
    * or the time budget runs out; reading the store makes it work whichever Lambda runs the agent.
    */
-  async waitUntilSettled(caller: Caller, taskId: string, budgetMs: number): Promise<TaskHead> {
-    const ref = { tenant: caller.tenant, taskId };
+  async waitUntilSettled(caller: Caller, taskId: string, budgetMs: number): Promise<TaskRecord> {
     const until = Date.now() + budgetMs;
     // quick tasks answer fast; long ones cost a read every 500 ms at most
-    let pause = 50;
+    let pause = 20;
     for (;;) {
-      const head = await this.engine.store.getHead(ref);
-      if (!head) throw new TaskNotFoundError(taskId);
-      if (isTerminal(head.state) || isInterrupted(head.state) || Date.now() >= until) return head;
+      const record = await this.owned(caller, taskId);
+      const { state } = record.head;
+      if (isTerminal(state) || isInterrupted(state) || Date.now() >= until) return record;
       await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(0, until - Date.now()))));
       pause = Math.min(500, pause * 1.5);
     }
   }
 
-  /**
-   * A message that cannot apply to the task as it is now may be the retry of one that already did:
-   * answer it as the duplicate it is (handing the task over again if it still waits for the executor).
-   */
-  private async duplicateContinuation(
-    caller: Caller,
+  private async runInline(
+    runner: TaskExecutor,
+    record: TaskRecord,
+    input: Parameters<TaskExecutor['execute']>[2],
+    until: number,
+    resumption?: Resumption,
+  ): Promise<SubmitResult> {
+    const outcome = await runner.execute(this.ref(record.head), record, input, {
+      handBackAt: until,
+      ...(resumption ? { resumption } : {}),
+    });
+    const last = outcome.record ?? record;
+    return { record: last, head: last.head, duplicate: false };
+  }
+
+  /** The event a message makes on a task that waits for one, or undefined when it waits for none. */
+  private answerDrafts(
     head: TaskHead,
     message: Message,
-  ): Promise<SubmitResult | undefined> {
-    const key = dedupKey(caller.tenant, caller.owner, message);
-    const seen = await this.engine.store.findDedup(key);
-    if (!seen) return undefined;
-    assertSameMessage(key, seen);
-    if (seen.taskId !== head.taskId) {
-      throw new ValidationError(
-        `messageId ${message.messageId} was already used for another task; send each message with a new id`,
-        'message.messageId',
-      );
+  ): { draft: EventDraft; resumption: (head: TaskHead) => Resumption } | undefined {
+    const text = textOf(message);
+    if (head.state === 'info_needed') {
+      return {
+        draft: { type: 'info_provided', message },
+        resumption: (h) => ({ kind: 'info', message: { ...message, taskId: h.taskId, contextId: h.contextId }, text }),
+      };
     }
-    await this.handToExecutor(head);
-    return { head, duplicate: true };
+    if (head.state === 'need_human' || head.state === 'human_deciding') {
+      const decision = decisionOf(message);
+      if (!decision) return undefined;
+      return {
+        draft: {
+          type: decision.approved ? 'human_approve' : 'human_reject',
+          message,
+          ...(decision.notes ? { data: { notes: decision.notes } } : {}),
+        },
+        resumption: (h) => ({
+          kind: 'human_decision',
+          approved: decision.approved,
+          text,
+          message: { ...message, taskId: h.taskId, contextId: h.contextId },
+          ...(decision.notes ? { notes: decision.notes } : {}),
+        }),
+      };
+    }
+    return undefined;
   }
 
-  /**
-   * Every write that leaves the task for the executor enqueues a run, duplicates included: if the first
-   * enqueue failed after the write committed, the client's retry is what gets the task going (the executor's
-   * claim makes an extra run harmless).
-   */
-  private async handToExecutor(head: TaskHead): Promise<void> {
-    if (RUNNABLE.has(head.state)) await this.executor.enqueue({ ...this.ref(head), version: head.version });
-  }
-
-  private async owned(caller: Caller, taskId: string): Promise<TaskHead> {
+  private async owned(caller: Caller, taskId: string): Promise<TaskRecord> {
     if (!isTaskId(taskId)) throw new TaskNotFoundError(taskId);
-    const head = await this.engine.store.getHead({ tenant: caller.tenant, taskId });
-    if (!head || head.owner !== caller.owner) throw new TaskNotFoundError(taskId);
-    return head;
+    const record = await this.engine.store.get({ tenant: caller.tenant, taskId });
+    if (!record || record.head.owner !== caller.owner) throw new TaskNotFoundError(taskId);
+    return record;
   }
 
   private ref(head: TaskHead): TaskRef {
     return { tenant: head.tenant, taskId: head.taskId };
   }
 }
+
+/** An inline run's lease: until its hand-back time, plus a margin for the write that hands it back. */
+const leaseFor = (until: number): number => Math.max(1, Math.ceil((until - Date.now()) / 1000) + 5);

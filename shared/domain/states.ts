@@ -81,3 +81,12 @@ export const isInterrupted = (state: SynapseState): boolean => {
   const a2a = A2A_STATE_OF[state];
   return a2a === 'TASK_STATE_INPUT_REQUIRED' || a2a === 'TASK_STATE_AUTH_REQUIRED';
 };
+
+/** States in which a task waits for the executor to (re)run it: a run must be on its way. */
+export const AWAITING_EXECUTOR: ReadonlySet<SynapseState> = new Set([
+  'pending',
+  'confirmed',
+  'info_provided',
+  'human_approved',
+  'human_rejected',
+]);

@@ -129,20 +129,41 @@ export interface TaskHead {
   createdAt: string;
   /** Timestamp of the last status change (state, status message or progress). */
   statusAt: string;
+  /**
+   * The agent's latest status message. A store may keep a large one apart: then only
+   * `statusVersion` is set on a head it returns, and reading the task's view resolves it.
+   */
   statusMessage?: Message;
+  /** Version of the event whose message is the status message. */
+  statusVersion?: number;
   progress?: number;
-  deadlineAt?: string;
-  /** While executing: when the claiming executor must have finished (a run that outlives it was lost). */
+  /** When the sweeper fails the task if it is still live. Every task has one. */
+  deadlineAt: string;
+  /** While executing: when the claiming run must have finished (a run that outlives it was lost). */
   leaseUntil?: string;
   metadata?: Record<string, unknown>;
+  /** Keys of the latest messages the requester applied to this task: a retried one is recognised. */
+  recentMessageKeys?: string[];
 }
 
-/** The next moment the sweeper must look at a live task: its deadline or its executor's lease. */
-export const nextDeadlineOf = (head: TaskHead): string | undefined =>
-  [head.deadlineAt, head.leaseUntil].filter((d): d is string => d !== undefined).sort()[0];
+/** What a task list shows of each task. */
+export type TaskSummary = Pick<
+  TaskHead,
+  | 'taskId'
+  | 'tenant'
+  | 'owner'
+  | 'contextId'
+  | 'state'
+  | 'createdAt'
+  | 'statusAt'
+  | 'statusMessage'
+  | 'statusVersion'
+  | 'progress'
+  | 'metadata'
+>;
 
 export interface TaskView {
-  head: TaskHead;
+  head: TaskSummary;
   /** Oldest first; at most historyLength entries when one was asked for. */
   history: Message[];
   artifacts: Artifact[];

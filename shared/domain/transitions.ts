@@ -24,6 +24,7 @@ export const TRANSITION_EVENTS = [
   'cancel',
   'timeout',
   'heartbeat_lost',
+  'release',
 ] as const;
 
 export type TransitionEvent = (typeof TRANSITION_EVENTS)[number];
@@ -62,6 +63,8 @@ export const TRANSITION_RULES: Readonly<Record<TransitionEvent, Rule>> = {
   timeout: { from: NON_TERMINAL, to: 'failed' },
   // idle tasks have no peer yet, so there is no heartbeat to lose
   heartbeat_lost: { from: NON_TERMINAL.filter((s) => s !== 'idle'), to: 'failed' },
+  // a run that ran out of its time budget gives the task back, to be run again by the executor
+  release: { from: ['executing'], to: 'confirmed' },
 };
 
 /** Source states from which `event` is allowed (used in the store's write condition). */

@@ -1,13 +1,23 @@
 /**
  * The single-table definition, in one place: the local runtime and the tests
  * create the table from `createTableInput`, the CDK stack builds its TableV2
- * from `TASK_TABLE`.
+ * from `TASK_TABLE`. The layout and what each operation costs are documented
+ * in docs/storage.md.
  *
- * Items (pk / sk):
- *   TASK#<taskId> / HEAD               task head (state, version, keys of the GSIs below)
- *   TASK#<taskId> / EVT#<version:10>   one item per event; messages and artifacts also carry `kindSk`
- *   DEDUP#<tenant>#<sha256(sender, messageId)> / DEDUP   an applied inbound message id (+ content hash)
- *   OUTBOX#<shard> / <at>#<id>         a delivery to make, written in the transition's transaction
+ * Items of one task share its partition, `pk = T#<taskId>`:
+ *   sk `T`                 the task: head, index keys and a bounded log of its recent events
+ *   sk `M#<to>` `A#<to>` `S#<to>`   older events spilled out of the log, by kind (messages, artifacts,
+ *                          the rest), each item holding the events of its kind up to version <to>
+ *   sk `B#<version>#<ref>` a payload too large to keep in the log (written before the event that refers to it)
+ *
+ * Indexes (global, keys that move as little as possible, small projections):
+ *   byOwner     `op` = tenant#owner#A2A-state, `os` = statusAt#taskId: ListTasks, newest status first,
+ *               a status filter is one partition
+ *   byContext   `cp` = tenant#owner#contextId, `ca` = createdAt: ListTasks(contextId); keys only
+ *   byDeadline  `dp` = D#<shard> on live tasks only, `dl` = deadline: the expiry sweep (sparse, sharded)
+ *
+ * The table's stream (new and old images) is the outbox: the relay turns committed changes into
+ * executor runs and lifecycle events.
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 
@@ -21,23 +31,19 @@ export interface IndexDefinition {
 export const TASK_TABLE = {
   partitionKey: 'pk',
   sortKey: 'sk',
-  ttlAttribute: 'expiresAt',
-  /** Same partition as the task: last N messages, all artifact chunks, strongly consistent. */
-  localIndexes: [
-    { name: 'byKind', partitionKey: 'pk', sortKey: 'kindSk', projection: 'ALL' },
-  ] as IndexDefinition[],
+  ttlAttribute: 'ttl',
+  stream: 'NEW_AND_OLD_IMAGES',
+  localIndexes: [] as IndexDefinition[],
   globalIndexes: [
-    // ListTasks(contextId): tasks of one conversation, newest status first
-    { name: 'byContext', partitionKey: 'ctxPk', sortKey: 'statusSk', projection: 'ALL' },
-    // ListTasks(): the caller's tasks, newest status first, statusTimestampAfter as a key condition
-    { name: 'byOwner', partitionKey: 'ownerPk', sortKey: 'statusSk', projection: 'ALL' },
-    // expiry sweep: live tasks by next deadline or executor lease; sparse and sharded so it never gets hot
     {
-      name: 'byDeadline',
-      partitionKey: 'dlPk',
-      sortKey: 'dlSk',
-      projection: { include: ['taskId', 'tenant', 'state', 'version'] },
+      name: 'byOwner',
+      partitionKey: 'op',
+      sortKey: 'os',
+      // what a listed task renders; these attributes change only when the keys move anyway
+      projection: { include: ['tn', 'ow', 'cx', 'ca', 'st', 'sm', 'sv', 'pg', 'md'] },
     },
+    { name: 'byContext', partitionKey: 'cp', sortKey: 'ca', projection: 'KEYS_ONLY' },
+    { name: 'byDeadline', partitionKey: 'dp', sortKey: 'dl', projection: { include: ['tn'] } },
   ] as IndexDefinition[],
 } as const;
 
@@ -71,7 +77,8 @@ export const createTableInput = (tableName: string): CreateTableCommandInput => 
       { AttributeName: TASK_TABLE.partitionKey, KeyType: 'HASH' },
       { AttributeName: TASK_TABLE.sortKey, KeyType: 'RANGE' },
     ],
-    LocalSecondaryIndexes: TASK_TABLE.localIndexes.map(indexInput),
+    ...(TASK_TABLE.localIndexes.length ? { LocalSecondaryIndexes: TASK_TABLE.localIndexes.map(indexInput) } : {}),
     GlobalSecondaryIndexes: TASK_TABLE.globalIndexes.map(indexInput),
+    StreamSpecification: { StreamEnabled: true, StreamViewType: TASK_TABLE.stream },
   };
 };

@@ -1,441 +1,550 @@
 /**
- * TaskStore on one DynamoDB table. Every transition is one TransactWriteItems:
- * the head put is conditioned on the version (and state) that was read, the
- * event put on the item not existing, plus dedup and outbox items.
+ * TaskStore on one DynamoDB table (layout: table.ts, task-codec.ts,
+ * docs/storage.md). Every transition is one conditional PutItem of the task's
+ * item, on the version and the allowed states it was decided on; large
+ * payloads and spilled history are put just before it (their content is
+ * fixed, so a retried or lost write leaves at worst an unreferenced item that
+ * TTL removes). A lost race returns the winner's item, so the engine re-decides
+ * without another read.
  */
-import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
+  BatchWriteCommand,
   DynamoDBDocumentClient,
   GetCommand,
+  PutCommand,
   QueryCommand,
   type QueryCommandInput,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
-  type AppendRequest,
-  type DedupKey,
-  type DedupRecord,
+  type CreateOutcome,
   type ListTasksPage,
   type ListTasksQuery,
   type ReadOptions,
-  StaleHeadError,
+  type RecentEvent,
+  StaleTaskError,
+  type TaskRecord,
   type TaskRef,
   type TaskStore,
 } from '../../app/ports.ts';
-import { DuplicateMessageError, ValidationError } from '../../domain/errors.ts';
-import { isTerminal } from '../../domain/states.ts';
+import { ValidationError } from '../../domain/errors.ts';
+import { A2A_STATES, SYNAPSE_STATES, type SynapseState, toA2AState } from '../../domain/states.ts';
 import {
   type ArtifactChunk,
   type Message,
-  nextDeadlineOf,
   reduceArtifacts,
   type TaskEvent,
   type TaskHead,
+  type TaskSummary,
   type TaskView,
 } from '../../domain/task.ts';
 import {
-  artifactKindSk,
-  contextPk,
-  DEDUP_SK,
-  deadlinePk,
-  deadlineShard,
-  deadlineSk,
-  dedupPk,
-  EVENT_SK_MAX,
-  eventSk,
-  HEAD_SK,
-  messageKindSk,
-  outboxPk,
-  ownerPk,
-  statusSk,
+  attachBody,
+  bodyKey,
+  bodyMessage,
+  CODES,
+  type CodecOptions,
+  decodeChunk,
+  decodeSummary,
+  decodeTask,
+  type Item,
+  kindOf,
+  planWrite,
+  statusBodyOf,
+} from './task-codec.ts';
+import {
+  type ChunkKind,
+  chunkSk,
+  contextPartition,
+  deadlinePartition,
+  ownerPartition,
+  TASK_SK,
+  taskIdOfPk,
   taskPk,
 } from './keys.ts';
 import { DEADLINE_SHARDS } from './table.ts';
 
 export interface DynamoTaskStoreOptions {
   tableName: string;
-  /** How long a finished task is kept before DynamoDB TTL may delete its head. */
+  /** How long a finished task is kept before DynamoDB TTL may delete it. */
   retentionDays?: number;
 }
 
-type Item = Record<string, unknown>;
+/** One partition of the byOwner index per A2A state the engine produces. */
+const LISTED_STATES = A2A_STATES.filter((a) => SYNAPSE_STATES.some((s) => toA2AState(s) === a));
+const representative = (a2a: string): SynapseState => SYNAPSE_STATES.find((s) => toA2AState(s) === a2a)!;
 
-const HEAD_FIELDS = [
-  'taskId',
-  'tenant',
-  'owner',
-  'contextId',
-  'state',
-  'version',
-  'role',
-  'protocol',
-  'createdAt',
-  'statusAt',
-  'statusMessage',
-  'progress',
-  'deadlineAt',
-  'leaseUntil',
-  'metadata',
-] as const;
-
-const EVENT_FIELDS = [
-  'taskId',
-  'tenant',
-  'version',
-  'type',
-  'from',
-  'to',
-  'at',
-  'message',
-  'artifact',
-  'progress',
-  'reason',
-  'data',
-] as const;
-
-const pick = <T>(item: Item, fields: readonly string[]): T => {
-  const out: Item = {};
-  for (const f of fields) if (item[f] !== undefined && item[f] !== null) out[f] = item[f];
-  if (fields === EVENT_FIELDS) out.from = item.from ?? null;
-  return out as T;
-};
+const BATCH_GET_LIMIT = 100;
+const BATCH_WRITE_LIMIT = 25;
 
 export class DynamoTaskStore implements TaskStore {
   private readonly doc: DynamoDBDocumentClient;
   private readonly table: string;
-  private readonly retentionSeconds: number;
+  private readonly codec: CodecOptions;
 
   constructor(client: DynamoDBClient, options: DynamoTaskStoreOptions) {
     this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
     this.table = options.tableName;
-    this.retentionSeconds = (options.retentionDays ?? 30) * 86_400;
+    this.codec = { retentionSeconds: (options.retentionDays ?? 30) * 86_400 };
   }
 
-  async create(head: TaskHead, events: TaskEvent[], dedup?: DedupKey): Promise<void> {
-    const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
-      {
-        Put: {
-          TableName: this.table,
-          Item: this.headItem(head),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      ...events.map((e) => ({
-        Put: {
-          TableName: this.table,
-          Item: this.eventItem(e, head),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      })),
-    ];
-    if (dedup) items.push(this.dedupPut(dedup, head, head.createdAt));
-    await this.transact(items, dedup, items.length - 1);
-  }
-
-  async append(request: AppendRequest): Promise<void> {
-    const { seen, next, event, allowedFrom, dedup, outbox } = request;
-    const states = Object.fromEntries(allowedFrom.map((s, i) => [`:s${i}`, s]));
-    const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
-      {
-        Put: {
-          TableName: this.table,
-          Item: this.headItem(next),
-          ConditionExpression: `#version = :seen AND #state IN (${Object.keys(states).join(', ')})`,
-          ExpressionAttributeNames: { '#version': 'version', '#state': 'state' },
-          ExpressionAttributeValues: { ':seen': seen.version, ...states },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
-      {
-        Put: {
-          TableName: this.table,
-          Item: this.eventItem(event, next),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-    ];
-    for (const o of outbox ?? []) {
-      items.push({
-        Put: {
-          TableName: this.table,
-          Item: {
-            pk: outboxPk(deadlineShard(o.id)),
-            sk: `${event.at}#${o.id}`,
-            id: o.id,
-            kind: o.kind,
-            payload: o.payload,
-            taskId: event.taskId,
-            tenant: event.tenant,
-            version: event.version,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      });
+  async create(head: TaskHead, events: TaskEvent[]): Promise<CreateOutcome> {
+    const plan = planWrite(undefined, head, events, this.codec);
+    await this.putAll(plan.before);
+    try {
+      await this.put(plan.item, 'attribute_not_exists(pk)');
+      return { record: plan.record, created: true };
+    } catch (e) {
+      if (!(e instanceof ConditionalCheckFailedException) || !e.Item) throw e;
+      const existing = decodeTask(unmarshall(e.Item));
+      // ids are derived from the tenant, so another tenant's task here would be a bug, never a duplicate
+      if (existing.head.tenant !== head.tenant) throw new Error(`task id ${head.taskId} is taken`);
+      return { record: existing, created: false };
     }
-    const dedupIndex = dedup ? items.push(this.dedupPut(dedup, next, event.at)) - 1 : -1;
-    await this.transact(items, dedup, dedupIndex);
   }
 
-  async getHead(ref: TaskRef): Promise<TaskHead | undefined> {
+  async commit(
+    seen: TaskRecord,
+    next: TaskHead,
+    events: TaskEvent[],
+    allowedFrom: readonly SynapseState[],
+  ): Promise<TaskRecord> {
+    const plan = planWrite(seen, next, events, this.codec);
+    await this.putAll(plan.before);
+    const states = Object.fromEntries(allowedFrom.map((s, i) => [`:s${i}`, encodeState(s)]));
+    try {
+      await this.put(plan.item, `#v = :seen AND #st IN (${Object.keys(states).join(', ')})`, {
+        names: { '#v': 'v', '#st': 'st' },
+        values: { ':seen': seen.head.version, ...states },
+      });
+      return plan.record;
+    } catch (e) {
+      if (!(e instanceof ConditionalCheckFailedException)) throw e;
+      const current = e.Item ? decodeTask(unmarshall(e.Item)) : undefined;
+      throw new StaleTaskError(current && current.head.tenant === seen.head.tenant ? current : undefined);
+    }
+  }
+
+  async get(ref: TaskRef): Promise<TaskRecord | undefined> {
     const out = await this.doc.send(
       new GetCommand({
         TableName: this.table,
-        Key: { pk: taskPk(ref.taskId), sk: HEAD_SK },
+        Key: { pk: taskPk(ref.taskId), sk: TASK_SK },
         ConsistentRead: true,
         ReturnConsumedCapacity: 'INDEXES',
       }),
     );
-    return this.ownedHead(out.Item, ref);
+    // a task of another tenant is indistinguishable from a missing one
+    if (!out.Item || out.Item.tn !== ref.tenant) return undefined;
+    return decodeTask(out.Item);
   }
 
-  async read(ref: TaskRef, options: ReadOptions): Promise<TaskView | undefined> {
-    const { historyLength, includeArtifacts } = options;
-    const [head, messageItems, artifactItems] = await Promise.all([
-      this.getHead(ref),
-      historyLength === 0 ? Promise.resolve([]) : this.queryKind(ref.taskId, 'MSG#', false, historyLength),
-      includeArtifacts ? this.queryKind(ref.taskId, 'ART#', true) : Promise.resolve([]),
+  async view(record: TaskRecord, options: ReadOptions): Promise<TaskView> {
+    const { head, recent } = record;
+    const wanted = options.historyLength;
+    const recentMessages = recent.filter((e) => kindOf(e) === 'M');
+    const chunks = this.chunkKinds(record);
+    const needOlderMessages =
+      wanted !== 0 && (wanted === undefined || recentMessages.length < wanted) && chunks.has('M');
+    const [olderMessages, olderArtifacts] = await Promise.all([
+      needOlderMessages
+        ? this.chunkEvents(record, 'M', {
+            newestFirst: true,
+            ...(wanted !== undefined ? { want: wanted - recentMessages.length } : {}),
+          })
+        : Promise.resolve([]),
+      options.includeArtifacts && chunks.has('A')
+        ? this.chunkEvents(record, 'A', { newestFirst: false })
+        : Promise.resolve([]),
     ]);
-    if (!head) return undefined;
-    // The three reads run in parallel: drop anything newer than the head we got, so the view is one version.
-    const upTo = (i: Item) => (i.version as number) <= head.version;
+    const firstRecent = recent[0]?.version ?? head.version + 1;
+    const messageEvents = [
+      ...olderMessages.filter((e) => e.version < firstRecent).reverse(),
+      ...recentMessages,
+    ];
+    const history = wanted === undefined ? messageEvents : wanted === 0 ? [] : messageEvents.slice(-wanted);
+    const artifactEvents = options.includeArtifacts
+      ? [...olderArtifacts.filter((e) => e.version < firstRecent), ...recent.filter((e) => kindOf(e) === 'A')]
+      : [];
+    const statusBody =
+      !head.statusMessage && head.statusVersion !== undefined ? record.storage?.statusBody : undefined;
+    const [resolved, statusMessage] = await this.withBodies(record, [...history, ...artifactEvents], statusBody);
+    const byVersion = new Map(resolved.map((e) => [e.version, e]));
+    const summaryHead = statusMessage ? { ...head, statusMessage } : head;
     return {
-      head,
-      history: messageItems
-        .filter(upTo)
-        .reverse()
-        .map((i) => i.message as Message),
-      artifacts: reduceArtifacts(artifactItems.filter(upTo).map((i) => i.artifact as ArtifactChunk)),
+      head: summaryHead,
+      history: history.map((e) => byVersion.get(e.version)!.message as Message),
+      artifacts: reduceArtifacts(artifactEvents.map((e) => byVersion.get(e.version)!.artifact as ArtifactChunk)),
     };
   }
 
-  async events(ref: TaskRef, afterVersion: number, limit?: number): Promise<TaskEvent[]> {
-    const items = await this.queryAll(
-      {
-        TableName: this.table,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: {
-          ':pk': taskPk(ref.taskId),
-          ':from': eventSk(afterVersion + 1),
-          ':to': EVENT_SK_MAX,
-        },
-        ConsistentRead: true,
-      },
-      limit,
-    );
-    return items.filter((i) => i.tenant === ref.tenant).map((i) => pick<TaskEvent>(i, EVENT_FIELDS));
+  async events(record: TaskRecord, afterVersion: number, limit?: number): Promise<TaskEvent[]> {
+    const { recent } = record;
+    const firstRecent = recent[0]?.version ?? record.head.version + 1;
+    let events: RecentEvent[] = recent.filter((e) => e.version > afterVersion);
+    if (afterVersion + 1 < firstRecent) {
+      const kinds = [...this.chunkKinds(record)];
+      const older = (
+        await Promise.all(kinds.map((kind) => this.chunkEvents(record, kind, { newestFirst: false, after: afterVersion })))
+      )
+        .flat()
+        .filter((e) => e.version > afterVersion && e.version < firstRecent);
+      const unique = new Map(older.map((e) => [e.version, e]));
+      events = [...[...unique.values()].sort((a, b) => a.version - b.version), ...events];
+    }
+    if (limit !== undefined) events = events.slice(0, limit);
+    const [resolved] = await this.withBodies(record, events);
+    return resolved;
   }
 
   async list(query: ListTasksQuery): Promise<ListTasksPage> {
-    const byContext = query.contextId !== undefined;
-    const index = byContext ? 'byContext' : 'byOwner';
-    const partitionName = byContext ? 'ctxPk' : 'ownerPk';
-    const partition = byContext
-      ? contextPk(query.tenant, query.contextId as string)
-      : ownerPk(query.tenant, query.owner);
-
-    const names: Record<string, string> = { '#p': partitionName };
-    const values: Record<string, unknown> = { ':p': partition };
-    let keyCondition = '#p = :p';
-    if (query.statusAfter) {
-      keyCondition += ' AND statusSk >= :after';
-      values[':after'] = query.statusAfter;
-    }
-    const filters: string[] = [];
-    if (byContext) {
-      // a context is shared within a tenant; each caller still sees only its own tasks
-      names['#owner'] = 'owner';
-      values[':owner'] = query.owner;
-      filters.push('#owner = :owner');
-    }
-    if (query.states?.length) {
-      names['#state'] = 'state';
-      const keys = query.states.map((s, i) => {
-        values[`:st${i}`] = s;
-        return `:st${i}`;
-      });
-      filters.push(`#state IN (${keys.join(', ')})`);
-    }
-    const base: QueryCommandInput = {
-      TableName: this.table,
-      IndexName: index,
-      KeyConditionExpression: keyCondition,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-      ScanIndexForward: false,
-    };
-    const start = query.pageToken ? decodePageToken(query.pageToken, partitionName, partition) : undefined;
-
-    const [page, totalSize] = await Promise.all([
-      this.collectPage(base, query.pageSize, start),
-      this.count(base),
-    ]);
-    const heads = page.slice(0, query.pageSize);
-    const last = heads[heads.length - 1];
-    const nextPageToken =
-      page.length > query.pageSize && last
-        ? encodePageToken({ pk: last.pk, sk: last.sk, [partitionName]: partition, statusSk: last.statusSk })
-        : '';
-    return { heads: heads.map((i) => pick<TaskHead>(i, HEAD_FIELDS)), nextPageToken, totalSize };
+    return query.contextId !== undefined ? this.listContext(query) : this.listOwner(query);
   }
 
   async dueDeadlines(now: string, limitPerShard: number): Promise<TaskRef[]> {
     const shards = await Promise.all(
       Array.from({ length: DEADLINE_SHARDS }, (_, shard) =>
-        this.queryAll(
+        this.queryItems(
           {
             TableName: this.table,
             IndexName: 'byDeadline',
-            KeyConditionExpression: 'dlPk = :pk AND dlSk <= :now',
-            // '#' sorts before any id character, so `<now>#~` includes every task due at `now`
-            ExpressionAttributeValues: { ':pk': deadlinePk(shard), ':now': `${now}#~` },
+            KeyConditionExpression: 'dp = :p AND dl <= :now',
+            ExpressionAttributeValues: { ':p': deadlinePartition(shard), ':now': now },
           },
           limitPerShard,
         ),
       ),
     );
-    return shards.flat().map((i) => ({ tenant: i.tenant as string, taskId: i.taskId as string }));
+    return shards.flat().map((i) => ({ tenant: String(i.tn), taskId: taskIdOfPk(String(i.pk)) }));
   }
 
-  async findDedup(key: DedupKey): Promise<DedupRecord | undefined> {
+  // ---- listing ----
+
+  /**
+   * The caller's tasks, newest status first. Each A2A state is its own partition of byOwner: a status
+   * filter reads one partition; without one, the partitions are read in parallel and merged. The sort
+   * key (status time, task id) is unique, so the page token is one position valid in every partition.
+   */
+  private async listOwner(query: ListTasksQuery): Promise<ListTasksPage> {
+    const a2aStates = query.states?.length
+      ? [...new Set(query.states.map(toA2AState))]
+      : (LISTED_STATES as readonly string[]);
+    const cursor = query.pageToken ? decodeCursor(query.pageToken) : undefined;
+    const partitions = a2aStates.map((a) => ownerPartition(query.tenant, query.owner, representative(a)));
+    const condition = (values: Record<string, unknown>): string => {
+      if (cursor && query.statusAfter) {
+        values[':after'] = query.statusAfter;
+        values[':c'] = cursor;
+        return 'op = :p AND os BETWEEN :after AND :c';
+      }
+      if (cursor) {
+        values[':c'] = cursor;
+        return 'op = :p AND os < :c';
+      }
+      if (query.statusAfter) {
+        values[':after'] = query.statusAfter;
+        return 'op = :p AND os >= :after';
+      }
+      return 'op = :p';
+    };
+    const pages = await Promise.all(
+      partitions.map(async (p) => {
+        const values: Record<string, unknown> = { ':p': p };
+        const KeyConditionExpression = condition(values);
+        const out = await this.doc.send(
+          new QueryCommand({
+            TableName: this.table,
+            IndexName: 'byOwner',
+            KeyConditionExpression,
+            ExpressionAttributeValues: values,
+            ScanIndexForward: false,
+            // one more than a page tells whether another page exists (two with an inclusive bound)
+            Limit: query.pageSize + (cursor && query.statusAfter ? 2 : 1),
+            ReturnConsumedCapacity: 'INDEXES',
+          }),
+        );
+        return ((out.Items ?? []) as Item[]).filter((i) => i.os !== cursor);
+      }),
+    );
+    const merged = pages.flat().sort((a, b) => (String(a.os) < String(b.os) ? 1 : -1));
+    const items = merged.slice(0, query.pageSize);
+    const last = items[items.length - 1];
+    const [tasks, totalSize] = await Promise.all([
+      this.summaries(items),
+      this.countOwner(partitions, query.statusAfter),
+    ]);
+    return {
+      tasks,
+      nextPageToken: merged.length > query.pageSize && last ? encodeCursor(String(last.os)) : '',
+      totalSize,
+    };
+  }
+
+  /** The caller's tasks in one context, newest first by creation; status filters apply to each page. */
+  private async listContext(query: ListTasksQuery): Promise<ListTasksPage> {
+    const partition = contextPartition(query.tenant, query.owner, query.contextId as string);
+    const start = query.pageToken ? decodeContextToken(query.pageToken, partition) : undefined;
     const out = await this.doc.send(
-      new GetCommand({
+      new QueryCommand({
         TableName: this.table,
-        Key: { pk: dedupPk(key.tenant, key.scope, key.messageId), sk: DEDUP_SK },
-        ConsistentRead: true,
+        IndexName: 'byContext',
+        KeyConditionExpression: 'cp = :p',
+        ExpressionAttributeValues: { ':p': partition },
+        ScanIndexForward: false,
+        Limit: query.pageSize + 1,
+        ...(start ? { ExclusiveStartKey: start } : {}),
         ReturnConsumedCapacity: 'INDEXES',
       }),
     );
-    if (!out.Item) return undefined;
+    const found = (out.Items ?? []) as Item[];
+    const page = found.slice(0, query.pageSize);
+    const more = found.length > query.pageSize ? page[page.length - 1] : undefined;
+    const keys = page.map((i) => ({ pk: i.pk, sk: i.sk }));
+    const filtered = query.states?.length || query.statusAfter;
+    const [items, totalSize] = await Promise.all([
+      this.batchGet(keys),
+      filtered ? Promise.resolve(-1) : this.count({ IndexName: 'byContext', partitionName: 'cp', partition }),
+    ]);
+    const order = new Map(keys.map((k, i) => [String(k.pk), i]));
+    const matches = (s: TaskSummary) =>
+      (!query.states?.length || query.states.includes(s.state)) &&
+      (!query.statusAfter || s.statusAt >= query.statusAfter);
+    const ordered = items
+      .filter((i) => i.cp === partition)
+      .sort((a, b) => order.get(String(a.pk))! - order.get(String(b.pk))!);
+    const tasks = (await this.summaries(ordered)).filter(matches);
     return {
-      taskId: out.Item.taskId as string,
-      ...(typeof out.Item.fingerprint === 'string' ? { fingerprint: out.Item.fingerprint } : {}),
+      tasks,
+      nextPageToken: more ? encodeContextToken(more) : '',
+      totalSize: totalSize >= 0 ? totalSize : await this.countContextMatches(partition, matches),
     };
   }
 
-  // ---- item mapping ----
+  /** Summaries of listed items, with large status messages fetched from their bodies. */
+  private async summaries(items: Item[]): Promise<TaskSummary[]> {
+    const summaries = items.map(decodeSummary);
+    const missing = items.flatMap((item, i) => {
+      const ref = statusBodyOf(item);
+      const s = summaries[i]!;
+      return !s.statusMessage && ref && s.statusVersion !== undefined
+        ? [{ index: i, key: bodyKey(s.taskId, s.statusVersion, ref) }]
+        : [];
+    });
+    if (missing.length) {
+      const bodies = await this.batchGet(missing.map((m) => m.key));
+      const bySk = new Map(bodies.map((b) => [`${b.pk}|${b.sk}`, b]));
+      for (const m of missing) {
+        const body = bySk.get(`${m.key.pk}|${m.key.sk}`);
+        const s = summaries[m.index]!;
+        if (body) s.statusMessage = bodyMessage(body, s);
+      }
+    }
+    return summaries;
+  }
 
-  private headItem(head: TaskHead): Item {
-    const live = !isTerminal(head.state);
-    const shard = deadlineShard(head.taskId);
-    const nextDeadline = nextDeadlineOf(head);
-    return {
-      pk: taskPk(head.taskId),
-      sk: HEAD_SK,
-      ...head,
-      ctxPk: contextPk(head.tenant, head.contextId),
-      ownerPk: ownerPk(head.tenant, head.owner),
-      statusSk: statusSk(head.statusAt, head.taskId),
-      // sparse: only live tasks with a deadline are in the sweep index
-      ...(live && nextDeadline
-        ? { dlPk: deadlinePk(shard), dlSk: deadlineSk(nextDeadline, head.taskId) }
-        : {}),
-      // TTL only garbage-collects finished tasks; it never enforces a deadline
-      ...(live ? {} : { expiresAt: this.expiryOf(head, head.statusAt) }),
-    };
+  private async countOwner(partitions: string[], statusAfter?: string): Promise<number> {
+    const counts = await Promise.all(
+      partitions.map((partition) =>
+        this.count({
+          IndexName: 'byOwner',
+          partitionName: 'op',
+          partition,
+          ...(statusAfter ? { sortName: 'os', from: statusAfter } : {}),
+        }),
+      ),
+    );
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
+  private async countContextMatches(partition: string, matches: (s: TaskSummary) => boolean): Promise<number> {
+    const keys = (
+      await this.queryItems({
+        TableName: this.table,
+        IndexName: 'byContext',
+        KeyConditionExpression: 'cp = :p',
+        ExpressionAttributeValues: { ':p': partition },
+      })
+    ).map((i) => ({ pk: i.pk, sk: i.sk }));
+    const items = await this.batchGet(keys);
+    return items.map(decodeSummary).filter(matches).length;
+  }
+
+  private async count(q: {
+    IndexName: string;
+    partitionName: string;
+    partition: string;
+    sortName?: string;
+    from?: string;
+  }): Promise<number> {
+    let total = 0;
+    let start: Item | undefined;
+    do {
+      const out = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: q.IndexName,
+          KeyConditionExpression: q.sortName ? '#p = :p AND #s >= :from' : '#p = :p',
+          ExpressionAttributeNames: { '#p': q.partitionName, ...(q.sortName ? { '#s': q.sortName } : {}) },
+          ExpressionAttributeValues: { ':p': q.partition, ...(q.from ? { ':from': q.from } : {}) },
+          Select: 'COUNT',
+          ...(start ? { ExclusiveStartKey: start } : {}),
+          ReturnConsumedCapacity: 'INDEXES',
+        }),
+      );
+      total += out.Count ?? 0;
+      start = out.LastEvaluatedKey as Item | undefined;
+    } while (start);
+    return total;
+  }
+
+  // ---- history ----
+
+  private chunkKinds(record: TaskRecord): Set<ChunkKind> {
+    const notes = record.storage?.chunks;
+    if (typeof notes === 'string') return new Set(notes.split('') as ChunkKind[]);
+    // a record this store did not note: older events may be in any kind of chunk
+    return (record.recent[0]?.version ?? 1) > 1 ? new Set(['M', 'A', 'S']) : new Set();
   }
 
   /**
-   * When DynamoDB TTL may delete an item: retention after the task's deadline (which bounds its life),
-   * so events, dedup records and the head of a finished task go together.
+   * Events of one kind from the history chunks: all of them oldest first, or (newestFirst) enough
+   * chunks, newest first, to hold `want` events. Chunks may overlap after a lost write; de-duplicated.
    */
-  private expiryOf(head: TaskHead, at: string): number {
-    const end = Math.max(Date.parse(at), head.deadlineAt ? Date.parse(head.deadlineAt) : 0);
-    return Math.floor(end / 1000) + this.retentionSeconds;
+  private async chunkEvents(
+    record: TaskRecord,
+    kind: ChunkKind,
+    options: { newestFirst: boolean; want?: number; after?: number },
+  ): Promise<RecentEvent[]> {
+    const { head } = record;
+    const events = new Map<number, RecentEvent>();
+    let start: Item | undefined;
+    do {
+      const out = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: {
+            ':pk': taskPk(head.taskId),
+            ':from': chunkSk(kind, (options.after ?? 0) + 1),
+            ':to': chunkSk(kind, head.version),
+          },
+          ScanIndexForward: !options.newestFirst,
+          ConsistentRead: true,
+          // newest first stops after a few chunks; the whole history (artifacts) reads pages of 1 MB
+          ...(options.want !== undefined ? { Limit: Math.max(1, Math.ceil(options.want / 4)) } : {}),
+          ...(start ? { ExclusiveStartKey: start } : {}),
+          ReturnConsumedCapacity: 'INDEXES',
+        }),
+      );
+      for (const item of (out.Items ?? []) as Item[]) {
+        for (const e of decodeChunk(item, head)) if (!events.has(e.version)) events.set(e.version, e);
+      }
+      start = out.LastEvaluatedKey as Item | undefined;
+    } while (start && (options.want === undefined || events.size < options.want));
+    const sorted = [...events.values()].sort((a, b) => a.version - b.version);
+    return options.newestFirst ? sorted.reverse() : sorted;
   }
 
-  private eventItem(event: TaskEvent, head: TaskHead): Item {
-    const kindSk = event.artifact
-      ? artifactKindSk(event.version)
-      : event.message
-        ? messageKindSk(event.version)
-        : undefined;
-    return {
-      pk: taskPk(event.taskId),
-      sk: eventSk(event.version),
-      ...event,
-      ...(kindSk ? { kindSk } : {}),
-      expiresAt: this.expiryOf(head, event.at),
-    };
-  }
-
-  private dedupPut(key: DedupKey, head: TaskHead, at: string) {
-    return {
-      Put: {
-        TableName: this.table,
-        Item: {
-          pk: dedupPk(key.tenant, key.scope, key.messageId),
-          sk: DEDUP_SK,
-          taskId: head.taskId,
-          tenant: key.tenant,
-          ...(key.fingerprint ? { fingerprint: key.fingerprint } : {}),
-          expiresAt: this.expiryOf(head, at),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-      },
-    };
-  }
-
-  private ownedHead(item: Item | undefined, ref: TaskRef): TaskHead | undefined {
-    // a task of another tenant is indistinguishable from a missing one
-    if (!item || item.tenant !== ref.tenant) return undefined;
-    return pick<TaskHead>(item, HEAD_FIELDS);
+  /** Fetches the bodies of detached events (and a large status message) in one batch. */
+  private async withBodies(
+    record: TaskRecord,
+    events: readonly RecentEvent[],
+    statusBody?: string,
+  ): Promise<[TaskEvent[], Message | undefined]> {
+    const { head } = record;
+    const keys = events.flatMap((e) =>
+      e.detached && !(e.message || e.artifact) ? [bodyKey(head.taskId, e.version, e.detached.ref)] : [],
+    );
+    const statusKey =
+      statusBody && head.statusVersion !== undefined ? bodyKey(head.taskId, head.statusVersion, statusBody) : undefined;
+    if (statusKey) keys.push(statusKey);
+    if (keys.length === 0) return [events.map(strip), undefined];
+    const bodies = new Map((await this.batchGet(keys, true)).map((b) => [String(b.sk), b]));
+    const resolved = events.map((e) =>
+      e.detached && !(e.message || e.artifact)
+        ? attachBody(e, bodies.get(bodyKey(head.taskId, e.version, e.detached.ref).sk), head)
+        : strip(e),
+    );
+    const statusItem = statusKey ? bodies.get(statusKey.sk) : undefined;
+    return [resolved, statusItem ? bodyMessage(statusItem, head) : undefined];
   }
 
   // ---- requests ----
 
-  private async transact(
-    items: NonNullable<TransactWriteCommandInput['TransactItems']>,
-    dedup: DedupKey | undefined,
-    dedupIndex: number,
+  private async put(
+    item: Item,
+    condition: string,
+    expression: { names?: Record<string, string>; values?: Record<string, unknown> } = {},
   ): Promise<void> {
-    try {
-      await this.doc.send(
-        new TransactWriteCommand({ TransactItems: items, ReturnConsumedCapacity: 'INDEXES' }),
-      );
-    } catch (e) {
-      if (!(e instanceof TransactionCanceledException)) throw e;
-      const reasons = e.CancellationReasons ?? [];
-      const dedupReason = dedupIndex >= 0 ? reasons[dedupIndex] : undefined;
-      if (dedup && dedupReason?.Code === 'ConditionalCheckFailed') {
-        const old = dedupReason.Item ? unmarshall(dedupReason.Item) : undefined;
-        throw new DuplicateMessageError(
-          dedup.messageId,
-          String(old?.taskId ?? ''),
-          typeof old?.fingerprint === 'string' ? old.fingerprint : undefined,
-        );
-      }
-      const headReason = reasons[0];
-      const current =
-        headReason?.Code === 'ConditionalCheckFailed' && headReason.Item
-          ? pick<TaskHead>(unmarshall(headReason.Item), HEAD_FIELDS)
-          : undefined;
-      // ConditionalCheckFailed (someone else moved the head) or TransactionConflict (someone is moving it now)
-      throw new StaleHeadError(current);
-    }
-  }
-
-  private queryKind(taskId: string, prefix: string, ascending: boolean, limit?: number): Promise<Item[]> {
-    return this.queryAll(
-      {
+    await this.doc.send(
+      new PutCommand({
         TableName: this.table,
-        IndexName: 'byKind',
-        KeyConditionExpression: 'pk = :pk AND begins_with(kindSk, :prefix)',
-        ExpressionAttributeValues: { ':pk': taskPk(taskId), ':prefix': prefix },
-        ScanIndexForward: ascending,
-        ConsistentRead: true,
-      },
-      limit,
+        Item: item,
+        ConditionExpression: condition,
+        ...(expression.names ? { ExpressionAttributeNames: expression.names } : {}),
+        ...(expression.values ? { ExpressionAttributeValues: expression.values } : {}),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        ReturnConsumedCapacity: 'INDEXES',
+      }),
     );
   }
 
-  /** Query until `limit` items (or all of them) were read. */
-  private async queryAll(input: QueryCommandInput, limit?: number): Promise<Item[]> {
+  /** Unconditional puts of items whose content is fixed (bodies, history chunks). */
+  private async putAll(items: Item[]): Promise<void> {
+    if (items.length === 0) return;
+    if (items.length === 1) {
+      await this.doc.send(
+        new PutCommand({ TableName: this.table, Item: items[0], ReturnConsumedCapacity: 'INDEXES' }),
+      );
+      return;
+    }
+    await Promise.all(
+      chunksOf(items, BATCH_WRITE_LIMIT).map(async (batch) => {
+        let requests = batch.map((Item) => ({ PutRequest: { Item } }));
+        for (let attempt = 0; requests.length > 0; attempt++) {
+          if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
+          const out = await this.doc.send(
+            new BatchWriteCommand({
+              RequestItems: { [this.table]: requests },
+              ReturnConsumedCapacity: 'INDEXES',
+            }),
+          );
+          requests = (out.UnprocessedItems?.[this.table] ?? []) as typeof requests;
+          if (attempt >= 8 && requests.length) throw new Error('DynamoDB left items unprocessed');
+        }
+      }),
+    );
+  }
+
+  private async batchGet(keys: Array<{ pk: unknown; sk: unknown }>, consistent = false): Promise<Item[]> {
+    if (keys.length === 0) return [];
+    const results = await Promise.all(
+      chunksOf(keys, BATCH_GET_LIMIT).map(async (batch) => {
+        const items: Item[] = [];
+        let pending: Array<Record<string, unknown>> = batch;
+        for (let attempt = 0; pending.length > 0; attempt++) {
+          if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
+          const out = await this.doc.send(
+            new BatchGetCommand({
+              RequestItems: { [this.table]: { Keys: pending, ConsistentRead: consistent } },
+              ReturnConsumedCapacity: 'INDEXES',
+            }),
+          );
+          items.push(...((out.Responses?.[this.table] ?? []) as Item[]));
+          pending = (out.UnprocessedKeys?.[this.table]?.Keys ?? []) as typeof pending;
+          if (attempt >= 8 && pending.length) throw new Error('DynamoDB left keys unprocessed');
+        }
+        return items;
+      }),
+    );
+    return results.flat();
+  }
+
+  private async queryItems(input: QueryCommandInput, limit?: number): Promise<Item[]> {
     const items: Item[] = [];
-    let start: Record<string, unknown> | undefined;
+    let start: Item | undefined;
     do {
       const out = await this.doc.send(
         new QueryCommand({
@@ -446,66 +555,63 @@ export class DynamoTaskStore implements TaskStore {
         }),
       );
       items.push(...((out.Items ?? []) as Item[]));
-      start = out.LastEvaluatedKey;
+      start = out.LastEvaluatedKey as Item | undefined;
     } while (start && (limit === undefined || items.length < limit));
     return items;
   }
-
-  /** Reads one item more than the page so we know whether a next page exists. */
-  private async collectPage(base: QueryCommandInput, pageSize: number, start?: Item): Promise<Item[]> {
-    const items: Item[] = [];
-    let cursor = start;
-    do {
-      const out = await this.doc.send(
-        new QueryCommand({
-          ...base,
-          Limit: pageSize + 1 - items.length,
-          ...(cursor ? { ExclusiveStartKey: cursor } : {}),
-          ReturnConsumedCapacity: 'INDEXES',
-        }),
-      );
-      items.push(...((out.Items ?? []) as Item[]));
-      cursor = out.LastEvaluatedKey;
-    } while (cursor && items.length <= pageSize);
-    return items;
-  }
-
-  private async count(base: QueryCommandInput): Promise<number> {
-    let total = 0;
-    let cursor: Item | undefined;
-    do {
-      const out = await this.doc.send(
-        new QueryCommand({
-          ...base,
-          Select: 'COUNT',
-          ...(cursor ? { ExclusiveStartKey: cursor } : {}),
-          ReturnConsumedCapacity: 'INDEXES',
-        }),
-      );
-      total += out.Count ?? 0;
-      cursor = out.LastEvaluatedKey;
-    } while (cursor);
-    return total;
-  }
 }
 
-const encodePageToken = (key: Item): string => Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+/** The stored state is a short code: write conditions compare codes. */
+const encodeState = (s: SynapseState): string => CODES.states[s];
 
-/** A page token is only valid for the partition it was issued for (no hopping tenants through a forged key). */
-const decodePageToken = (token: string, partitionName: string, partition: string): Item => {
+const strip = (e: RecentEvent): TaskEvent => {
+  const { detached: _d, ...rest } = e;
+  return rest;
+};
+
+const chunksOf = <T>(items: readonly T[], size: number): T[][] => {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ---- page tokens ----
+// A token only positions the caller inside its own partitions (the query's partition comes from the
+// caller, never from the token), so a forged token cannot reach another tenant's tasks.
+
+const SORT_KEY = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#.{1,256}$/;
+
+const encodeCursor = (os: string): string => Buffer.from(JSON.stringify({ os }), 'utf8').toString('base64url');
+
+const decodeCursor = (token: string): string => {
+  try {
+    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { os?: unknown };
+    if (parsed && typeof parsed.os === 'string' && SORT_KEY.test(parsed.os) && Object.keys(parsed).length === 1)
+      return parsed.os;
+  } catch {
+    // fall through
+  }
+  throw new ValidationError('pageToken is not a token this server issued for this query', 'pageToken');
+};
+
+const encodeContextToken = (key: Item): string =>
+  Buffer.from(JSON.stringify({ pk: key.pk, ca: key.ca, cp: key.cp }), 'utf8').toString('base64url');
+
+const decodeContextToken = (token: string, partition: string): Item => {
   try {
     const key = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Item;
     const bounded = (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= 1024;
-    const valid =
+    if (
       key &&
-      typeof key === 'object' &&
-      key[partitionName] === partition &&
+      key.cp === partition &&
       bounded(key.pk) &&
-      String(key.pk).startsWith('TASK#') &&
-      key.sk === HEAD_SK &&
-      bounded(key.statusSk) &&
-      Object.keys(key).length === 4;
-    if (valid) return key;
+      String(key.pk).startsWith('T#') &&
+      bounded(key.ca) &&
+      Object.keys(key).length === 3
+    )
+      return { pk: key.pk, sk: TASK_SK, cp: key.cp, ca: key.ca };
   } catch {
     // fall through
   }

@@ -1,0 +1,42 @@
+/**
+ * Relay: the table's stream (DynamoDB Streams event source, in order per
+ * task). Turns committed task changes into executor runs, lease watches and
+ * lifecycle events (shared/app/relay.ts). A record that cannot be relayed is
+ * reported as the batch's first failure: Lambda retries from it (bisecting,
+ * a bounded number of times) and then hands it to the on-failure queue.
+ */
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { taskChangeOf } from '../shared/adapters/dynamodb/stream.ts';
+import type { TaskChange } from '../shared/app/ports.ts';
+import { relayChanges } from '../shared/app/relay.ts';
+import { logger, withObservability } from '../shared/observability/index.ts';
+import { executorQueueFromEnv, lifecyclePublisher } from '../shared/wiring.ts';
+
+const failAt = (sequence: string | undefined): DynamoDBBatchResponse => ({
+  batchItemFailures: sequence ? [{ itemIdentifier: sequence }] : [],
+});
+
+export const relayHandler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+  const changes: TaskChange[] = [];
+  let undecodable: string | undefined;
+  for (const record of event.Records) {
+    try {
+      const change = taskChangeOf(record);
+      if (change) changes.push(change);
+    } catch (e) {
+      undecodable = record.dynamodb?.SequenceNumber;
+      logger.error('cannot decode a stream record', { sequence: undecodable, error: e as Error });
+      break;
+    }
+  }
+  try {
+    const result = await relayChanges(changes, { executor: executorQueueFromEnv(), lifecycle: lifecyclePublisher() });
+    logger.info('relayed', { ...result, records: event.Records.length });
+  } catch (e) {
+    logger.error('relay failed', { error: e as Error, changes: changes.length });
+    return failAt(event.Records[0]?.dynamodb?.SequenceNumber);
+  }
+  return failAt(undecodable);
+};
+
+export const handler = withObservability(relayHandler, { functionName: 'relay' });

@@ -1,0 +1,52 @@
+/**
+ * The table's stream as task changes: decodes the new and old images of a
+ * stream record with the store's own codec. Records of other items (history
+ * chunks, bodies) and deletions (TTL) carry no change to relay.
+ */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import type { TaskChange } from '../../app/ports.ts';
+import { decodeTask, type Item, isTaskItem } from './task-codec.ts';
+
+type Image = NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']>;
+
+const itemOf = (image: Image | undefined): Item | undefined =>
+  image ? unmarshall(image as unknown as Record<string, AttributeValue>) : undefined;
+
+/** The change a stream record reports, or undefined when it is not a change of a task. */
+export const taskChangeOf = (record: DynamoDBRecord): TaskChange | undefined => {
+  const newItem = itemOf(record.dynamodb?.NewImage);
+  const oldItem = itemOf(record.dynamodb?.OldImage);
+  const sequence = String(record.dynamodb?.SequenceNumber ?? '');
+  if (!newItem || !isTaskItem(newItem)) return undefined;
+  const after = decodeTask(newItem);
+  const before = oldItem && isTaskItem(oldItem) ? decodeTask(oldItem).head : undefined;
+  // nothing changed for the task (a write that lost no race never repeats a version, but be safe)
+  if (before && before.version >= after.head.version) return undefined;
+  return {
+    sequence,
+    ...(before ? { before } : {}),
+    after,
+    events: after.recent.filter((e) => e.version > (before?.version ?? 0)),
+  };
+};
+
+/**
+ * How the relay consumes the stream, in one place: the CDK event source mapping and the local
+ * runtime's poller both take their settings from here.
+ */
+export const STREAM_RELAY = {
+  /** Records per invocation. */
+  batchSize: 100,
+  /** Retries of a failing batch (after bisecting it) before it goes to the failure queue. */
+  maxRetryAttempts: 5,
+  /** Split a failing batch in two to isolate the record that fails. */
+  bisectBatchOnError: true,
+  /** Records older than this are sent to the failure queue instead of being retried further. */
+  maxRecordAgeSeconds: 6 * 3600,
+  /** The relay's timeout. */
+  timeoutSeconds: 60,
+  /** Where batches that could not be relayed are described (Lambda's on-failure destination). */
+  failureQueueName: 'relay-failures',
+} as const;

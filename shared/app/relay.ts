@@ -1,0 +1,133 @@
+/**
+ * The outbox relay: turns the changes committed to tasks (the table's
+ * stream, in order per task) into what must follow them:
+ * - an executor run for a task a change left waiting for one (a new
+ *   submission, an answer to resume on, a task handed back);
+ * - a lease watch for a task a change claimed, due when its lease ends, so
+ *   a run that dies is noticed;
+ * - lifecycle events for integrations (docs/events.md).
+ * Each output is harmless to repeat (the executor's claim drops a run that
+ * is not needed; lifecycle events carry a unique id), so a change delivered
+ * twice does no harm, and nothing that must follow a commit depends on a
+ * second write succeeding.
+ */
+import { AWAITING_EXECUTOR, toA2AState } from '../domain/states.ts';
+import type { TaskHead } from '../domain/task.ts';
+import {
+  type Clock,
+  type ExecutorQueue,
+  type ExecutorRun,
+  type LifecycleEvent,
+  type LifecyclePublisher,
+  systemClock,
+  type TaskChange,
+} from './ports.ts';
+
+/** SQS's longest delay; a longer lease is watched in several steps. */
+export const MAX_DELAY_SECONDS = 900;
+
+export const LIFECYCLE_SOURCE = 'synapse.tasks';
+
+export const DetailType = {
+  Created: 'Task Created',
+  StateChanged: 'Task State Changed',
+  Completed: 'Task Completed',
+  Failed: 'Task Failed',
+  Expired: 'Task Expired',
+  Canceled: 'Task Canceled',
+  Rejected: 'Task Rejected',
+} as const;
+
+export interface RelayPorts {
+  executor: ExecutorQueue;
+  lifecycle: LifecyclePublisher;
+  clock?: Clock;
+}
+
+export interface RelayResult {
+  changes: number;
+  runs: number;
+  watches: number;
+  events: number;
+}
+
+const detailTypeOf = (change: TaskChange, after: TaskHead): string | undefined => {
+  if (!change.before) return DetailType.Created;
+  if (change.before.state === after.state) return undefined;
+  switch (after.state) {
+    case 'completed':
+      return DetailType.Completed;
+    case 'failed':
+      return change.events.some((e) => e.type === 'timeout') ? DetailType.Expired : DetailType.Failed;
+    case 'cancelled':
+      return DetailType.Canceled;
+    case 'rejected':
+      return DetailType.Rejected;
+    default:
+      return DetailType.StateChanged;
+  }
+};
+
+/** The lifecycle event of a committed change, if it changed the task's state (or created it). */
+export const lifecycleEventOf = (change: TaskChange): LifecycleEvent | undefined => {
+  const after = change.after?.head;
+  if (!after) return undefined;
+  const detailType = detailTypeOf(change, after);
+  if (!detailType) return undefined;
+  const reason = [...change.events].reverse().find((e) => e.reason)?.reason;
+  return {
+    detailType,
+    id: `${after.taskId}:${after.version}`,
+    time: after.statusAt,
+    detail: {
+      taskId: after.taskId,
+      tenant: after.tenant,
+      owner: after.owner,
+      contextId: after.contextId,
+      version: after.version,
+      state: after.state,
+      a2aState: toA2AState(after.state),
+      ...(change.before
+        ? { previousState: change.before.state, previousA2aState: toA2AState(change.before.state) }
+        : {}),
+      events: change.events.map((e) => e.type),
+      ...(reason ? { reason } : {}),
+    },
+  };
+};
+
+export const relayChanges = async (changes: readonly TaskChange[], ports: RelayPorts): Promise<RelayResult> => {
+  const clock = ports.clock ?? systemClock;
+  const events = changes.flatMap((c) => lifecycleEventOf(c) ?? []);
+
+  // per task, what its last change in this batch leaves behind (earlier ones are already overtaken)
+  const lastOf = new Map<string, TaskHead>();
+  const madeRunnable = new Set<string>();
+  const claimed = new Set<string>();
+  for (const change of changes) {
+    const after = change.after?.head;
+    if (!after) continue;
+    lastOf.set(after.taskId, after);
+    if (AWAITING_EXECUTOR.has(after.state) && change.before?.state !== after.state) madeRunnable.add(after.taskId);
+    if (change.events.some((e) => e.type === 'start' || e.type === 'resume')) claimed.add(after.taskId);
+  }
+  const runs: ExecutorRun[] = [];
+  const watches: Array<{ run: ExecutorRun; delaySeconds: number }> = [];
+  for (const [taskId, head] of lastOf) {
+    const ref = { tenant: head.tenant, taskId, version: head.version };
+    if (madeRunnable.has(taskId) && AWAITING_EXECUTOR.has(head.state)) runs.push(ref);
+    if (claimed.has(taskId) && head.state === 'executing' && head.leaseUntil) {
+      const seconds = Math.ceil((Date.parse(head.leaseUntil) - clock.now().getTime()) / 1000);
+      watches.push({ run: { ...ref, watch: 'lease' }, delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, seconds)) });
+    }
+  }
+
+  const byDelay = new Map<number, ExecutorRun[]>();
+  for (const w of watches) byDelay.set(w.delaySeconds, [...(byDelay.get(w.delaySeconds) ?? []), w.run]);
+  await Promise.all([
+    runs.length ? ports.executor.enqueue(runs) : undefined,
+    ...[...byDelay].map(([delay, due]) => ports.executor.enqueue(due, delay)),
+    events.length ? ports.lifecycle.publish(events) : undefined,
+  ]);
+  return { changes: changes.length, runs: runs.length, watches: watches.length, events: events.length };
+};
