@@ -18,9 +18,9 @@ import { fileURLToPath } from 'node:url';
 /** Repository root (the folder holding package.json). */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-export type FunctionId = 'agent-card' | 'jsonrpc' | 'executor' | 'sweeper';
+export type FunctionId = 'agent-card' | 'jsonrpc' | 'executor' | 'sweeper' | 'relay';
 
-export const FUNCTION_IDS: readonly FunctionId[] = ['agent-card', 'jsonrpc', 'executor', 'sweeper'];
+export const FUNCTION_IDS: readonly FunctionId[] = ['agent-card', 'jsonrpc', 'executor', 'sweeper', 'relay'];
 
 /** Entry file of each function (each exports `handler`). */
 export const functionEntry = (fn: FunctionId): string => join(PROJECT_ROOT, 'functions', `${fn}.ts`);

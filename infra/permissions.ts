@@ -1,18 +1,18 @@
 /**
  * The DynamoDB actions the functions use, granted on the table and only the
  * indexes a function queries (explicit index ARNs, no `index/*` wildcard).
- * No Scan: the store never scans. The store reads with GetItem and Query and
- * writes only through TransactWriteItems made of Puts, which IAM authorizes as
- * PutItem per part.
+ * No Scan: the store never scans. It reads with GetItem, BatchGetItem (payload
+ * bodies, listed tasks) and Query, and writes with PutItem (conditional, one
+ * per transition) and BatchWriteItem (bodies and history chunks put before it).
  */
 
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { TASK_TABLE } from '../shared/adapters/dynamodb/table.ts';
 
-export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query'] as const;
+export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
 
-export const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem'] as const;
+export const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:BatchWriteItem'] as const;
 
 /** Every index of the table (local and global). */
 export const ALL_INDEXES: readonly string[] = [...TASK_TABLE.localIndexes, ...TASK_TABLE.globalIndexes].map(

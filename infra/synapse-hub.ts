@@ -19,6 +19,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { EXECUTOR_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE } from '../shared/observability/names.ts';
@@ -47,12 +48,15 @@ export interface SynapseStateRefs {
   table: dynamodb.ITableV2;
   queues: readonly QueueRef[];
   bus: events.IEventBus;
+  /** The stream relay's on-failure destination. */
+  relayFailures: sqs.IQueue;
 }
 
 export class SynapseState extends Construct implements SynapseStateRefs {
   readonly table: dynamodb.TableV2;
   readonly queues: readonly QueueRef[];
   readonly bus: events.EventBus;
+  readonly relayFailures: sqs.Queue;
 
   constructor(scope: Construct, id: string, props: SynapseStateProps = {}) {
     super(scope, id);
@@ -60,11 +64,17 @@ export class SynapseState extends Construct implements SynapseStateRefs {
       deletionProtection: props.deletionProtection ?? true,
       ...(props.tableRemovalPolicy ? { removalPolicy: props.tableRemovalPolicy } : {}),
     }).table;
-    this.queues = [...new Queues(this, 'Queues').byName.values()];
+    const queues = new Queues(this, 'Queues');
+    this.queues = [...queues.byName.values()];
+    this.relayFailures = queues.relayFailures;
     this.bus = new TaskEvents(this, 'Events').bus;
     if (props.outputs ?? true) {
       new CfnOutput(this, 'TableName', { key: 'TableName', value: this.table.tableName });
       new CfnOutput(this, 'EventBusName', { key: 'EventBusName', value: this.bus.eventBusName });
+      new CfnOutput(this, 'RelayFailuresQueueUrl', {
+        key: 'RelayFailuresQueueUrl',
+        value: this.relayFailures.queueUrl,
+      });
       for (const { definition, queue, deadLetterQueue } of this.queues) {
         const k = definition.name.replace(/(^|-)([a-z])/g, (_m, _s: string, c: string) => c.toUpperCase());
         new CfnOutput(this, `${k}QueueUrl`, { key: `${k}QueueUrl`, value: queue.queueUrl });
@@ -142,7 +152,6 @@ export class SynapseServices extends Construct {
       agentModule: this.agentModule,
       environment,
       table: props.state.table,
-      executorQueue: executorQueue.queue,
       ...(props.publicUrl ? { publicUrl: props.publicUrl } : {}),
       ...(props.throttlingRateLimit !== undefined ? { throttlingRateLimit: props.throttlingRateLimit } : {}),
       ...(props.throttlingBurstLimit !== undefined
@@ -157,6 +166,8 @@ export class SynapseServices extends Construct {
       environment: { ...environment, PUBLIC_URL: this.api.publicUrl },
       table: props.state.table,
       executorQueue,
+      bus: props.state.bus,
+      relayFailures: props.state.relayFailures,
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });
     this.schedules = new Schedules(this, 'Schedules', { sweeper: this.workers.sweeper.function });
@@ -164,12 +175,15 @@ export class SynapseServices extends Construct {
       ...this.api.functions,
       executor: this.workers.executor,
       sweeper: this.workers.sweeper,
+      relay: this.workers.relay,
     };
     this.monitoring = new Monitoring(this, 'Monitoring', {
       restApi: this.api.restApi,
       functions: Object.fromEntries(Object.entries(this.functions).map(([k, f]) => [k, f.function])),
       table: props.state.table,
       queues: props.state.queues,
+      relayFailures: props.state.relayFailures,
+      relay: this.workers.relay.function,
       serviceName,
       ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),

@@ -15,13 +15,12 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type FunctionName, ROUTES, type RouteDefinition } from '../../shared/routes.ts';
 import { grantTableReadWrite } from '../permissions.ts';
 
-/** GetTask (messages, artifacts) and ListTasks (by context, by owner); never the deadline index. */
-export const JSONRPC_INDEXES = ['byKind', 'byContext', 'byOwner'] as const;
+/** ListTasks (by owner, by context); never the deadline index. History is read from the table itself. */
+export const JSONRPC_INDEXES = ['byContext', 'byOwner'] as const;
 
 import { HubFunction } from './function.ts';
 import { acknowledge } from './nag.ts';
@@ -33,7 +32,6 @@ export interface ApiProps {
   /** Environment shared by all functions; PUBLIC_URL is added here. */
   environment: Record<string, string>;
   table: ITableV2;
-  executorQueue: sqs.IQueue;
   /** Base URL advertised in the agent card (custom domain); default the stage URL. */
   publicUrl?: string;
   /** Default ROUTES. */
@@ -168,9 +166,9 @@ export class Api extends Construct {
     });
     this.functions = { 'agent-card': agentCard, jsonrpc };
 
-    // Least privilege: the agent card needs nothing; jsonrpc reads/writes tasks and enqueues runs.
+    // Least privilege: the agent card needs nothing; jsonrpc reads and writes tasks (runs blocking sends inline;
+    // the stream relay, not jsonrpc, hands work to the executor queue).
     grantTableReadWrite(props.table, jsonrpc.function, { indexes: JSONRPC_INDEXES });
-    props.executorQueue.grantSendMessages(jsonrpc.function);
 
     const integrations = new Map<string, apigateway.LambdaIntegration>();
     const integrationFor = (route: RouteDefinition): apigateway.LambdaIntegration => {

@@ -1,6 +1,10 @@
 /**
  * The task table: one DynamoDB TableV2 built from `TASK_TABLE` (the single
- * definition the local runtime and the tests use too).
+ * definition the local runtime and the tests use too), with its stream (new
+ * and old images) feeding the relay.
+ *
+ * The construct id names the layout: store v2 (docs/storage.md) is a new
+ * table; a v1 table of an earlier deployment is retained, not migrated.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -30,11 +34,12 @@ export class Data extends Construct {
 
   constructor(scope: Construct, id: string, props: DataProps = {}) {
     super(scope, id);
-    this.table = new dynamodb.TableV2(this, 'TaskTable', {
+    this.table = new dynamodb.TableV2(this, 'TasksV2', {
       partitionKey: key(TASK_TABLE.partitionKey),
       sortKey: key(TASK_TABLE.sortKey),
       billing: dynamodb.Billing.onDemand(),
       timeToLiveAttribute: TASK_TABLE.ttlAttribute,
+      dynamoStream: dynamodb.StreamViewType[TASK_TABLE.stream],
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: props.deletionProtection ?? true,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,

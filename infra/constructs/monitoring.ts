@@ -16,6 +16,7 @@ import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import {
@@ -33,6 +34,11 @@ export interface MonitoringProps {
   functions: Record<string, lambda.IFunction>;
   table: dynamodb.ITableV2;
   queues: readonly QueueRef[];
+  /** The stream relay's on-failure destination and the relay itself (stream lag). */
+  relayFailures?: sqs.IQueue;
+  relay?: lambda.IFunction;
+  /** How far behind the table's stream the relay may fall before it alarms (default 5 minutes). */
+  relayLag?: Duration;
   /** `service` dimension of the custom metrics (POWERTOOLS_SERVICE_NAME). */
   serviceName?: string;
   /** Existing topic for alarm notifications. */
@@ -47,6 +53,10 @@ export interface MonitoringProps {
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
+
+/** How old the last record a stream-fed function read was when it read it. */
+const iteratorAge = (fn: lambda.IFunction): cloudwatch.Metric =>
+  fn.metric('IteratorAge', { statistic: 'Maximum', period: Duration.minutes(1) });
 
 export class Monitoring extends Construct {
   readonly dashboard: cloudwatch.Dashboard;
@@ -121,6 +131,32 @@ export class Monitoring extends Construct {
         alarmDescription: `Synapse ${definition.name} queue: a message has waited longer than ${maxAge.toHumanString()}`,
         metric: queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: FIVE_MINUTES }),
         threshold: maxAge.toSeconds(),
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 2,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    }
+
+    if (props.relayFailures) {
+      alarm('RelayFailuresNotEmpty', {
+        alarmDescription: 'Synapse relay: committed task changes could not be relayed (see the failures queue)',
+        metric: props.relayFailures.metricApproximateNumberOfMessagesVisible({
+          statistic: 'Maximum',
+          period: FIVE_MINUTES,
+        }),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    }
+    const relayLag = props.relay ? iteratorAge(props.relay) : undefined;
+    if (relayLag) {
+      const maxLag = props.relayLag ?? FIVE_MINUTES;
+      alarm('RelayLag', {
+        alarmDescription: `Synapse relay: it is more than ${maxLag.toHumanString()} behind the table's stream`,
+        metric: relayLag,
+        threshold: maxLag.toMilliseconds(),
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 2,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
@@ -206,8 +242,8 @@ export class Monitoring extends Construct {
               dynamodb.Operation.GET_ITEM,
               dynamodb.Operation.QUERY,
               dynamodb.Operation.PUT_ITEM,
-              dynamodb.Operation.UPDATE_ITEM,
-              dynamodb.Operation.TRANSACT_WRITE_ITEMS,
+              dynamodb.Operation.BATCH_GET_ITEM,
+              dynamodb.Operation.BATCH_WRITE_ITEM,
             ],
             period: Duration.minutes(1),
             label: 'throttled requests',
@@ -257,6 +293,15 @@ export class Monitoring extends Construct {
         ),
       }),
     );
+    if (relayLag) {
+      this.dashboard.addWidgets(
+        new cloudwatch.GraphWidget({
+          title: 'Relay: behind the table stream (ms)',
+          width: 24,
+          left: [relayLag.with({ label: 'iterator age (max)' })],
+        }),
+      );
+    }
     this.dashboard.addWidgets(
       new cloudwatch.AlarmStatusWidget({ title: 'Alarms', width: 24, alarms: this.alarms }),
     );

@@ -5,6 +5,8 @@
 import { Duration } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { acknowledge } from './nag.ts';
+import { STREAM_RELAY } from '../../shared/adapters/dynamodb/stream.ts';
 import { QUEUES, type QueueDefinition } from '../../shared/adapters/sqs/queues.ts';
 
 export interface QueueRef {
@@ -25,6 +27,8 @@ export const pascal = (name: string): string =>
 export class Queues extends Construct {
   /** By logical name (`executor`, …). */
   readonly byName: ReadonlyMap<string, QueueRef>;
+  /** Where the stream relay's event source mapping describes batches it gave up on. */
+  readonly relayFailures: sqs.Queue;
 
   constructor(scope: Construct, id: string, props: QueuesProps = {}) {
     super(scope, id);
@@ -46,6 +50,19 @@ export class Queues extends Construct {
       byName.set(definition.name, { definition, queue, deadLetterQueue });
     }
     this.byName = byName;
+    this.relayFailures = new sqs.Queue(this, pascal(STREAM_RELAY.failureQueueName), {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledge(this.relayFailures, [
+      {
+        id: 'AwsSolutions-SQS3',
+        reason:
+          "The stream relay's on-failure destination is itself the last stop (it only describes batches for an " +
+          'operator, who re-drives them from the stream); its not-empty alarm is in Monitoring.',
+      },
+    ]);
   }
 
   get(name: string): QueueRef {

@@ -1,37 +1,48 @@
 /**
  * The background functions: the executor (SQS event source on the executor
- * queue, partial batch responses) and the sweeper (triggered by `Schedules`).
+ * queue, partial batch responses), the sweeper (triggered by `Schedules`) and
+ * the relay (DynamoDB stream event source on the task table: the outbox).
  *
- * Least privilege: the executor reads/writes tasks and consumes its queue (the
- * event source mapping grants that); the sweeper queries the deadline index
- * and writes tasks conditionally. Neither puts lifecycle events yet: that
- * comes with the delivery pipeline.
+ * Least privilege: the executor reads/writes tasks, consumes its queue (the
+ * event source mapping grants that) and sends to it (a lease still running is
+ * looked at again later); the sweeper queries the deadline index and writes
+ * tasks conditionally; the relay reads the stream (granted by its mapping),
+ * sends to the executor queue and puts events on the bus, and touches no item.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as events from 'aws-cdk-lib/aws-events';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { STREAM_RELAY } from '../../shared/adapters/dynamodb/stream.ts';
 import { grantTableReadWrite } from '../permissions.ts';
 import { HubFunction } from './function.ts';
 import type { QueueRef } from './queues.ts';
 
 /** The only index the sweeper queries. */
 export const SWEEPER_INDEXES = ['byDeadline'] as const;
-/** The executor reads a task's messages and artifacts (the store's read). */
-export const EXECUTOR_INDEXES = ['byKind'] as const;
+/** The executor reads tasks and their history from the table itself, through no index. */
+export const EXECUTOR_INDEXES = [] as const;
 
 export interface WorkersProps {
   agentModule: string;
   environment: Record<string, string>;
   table: ITableV2;
   executorQueue: QueueRef;
+  /** The lifecycle event bus the relay publishes to. */
+  bus: events.IEventBus;
+  /** The relay's on-failure destination. */
+  relayFailures: sqs.IQueue;
   logRetention?: logs.RetentionDays;
 }
 
 export class Workers extends Construct {
   readonly executor: HubFunction;
   readonly sweeper: HubFunction;
+  readonly relay: HubFunction;
 
   constructor(scope: Construct, id: string, props: WorkersProps) {
     super(scope, id);
@@ -52,8 +63,9 @@ export class Workers extends Construct {
     this.executor.function.addEventSource(
       new SqsEventSource(queue, { batchSize: definition.batchSize, reportBatchItemFailures: true }),
     );
-    // consuming is granted by the event source; lifecycle events (the bus) arrive with the delivery pipeline
+    // consuming is granted by the event source; sending is for lease checks that must look again later
     grantTableReadWrite(props.table, this.executor.function, { indexes: EXECUTOR_INDEXES });
+    queue.grantSendMessages(this.executor.function);
 
     this.sweeper = new HubFunction(this, 'Sweeper', {
       fn: 'sweeper',
@@ -65,5 +77,30 @@ export class Workers extends Construct {
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });
     grantTableReadWrite(props.table, this.sweeper.function, { indexes: SWEEPER_INDEXES });
+
+    this.relay = new HubFunction(this, 'Relay', {
+      fn: 'relay',
+      agentModule: props.agentModule,
+      environment: props.environment,
+      timeout: Duration.seconds(STREAM_RELAY.timeoutSeconds),
+      memorySize: 256,
+      description: 'Synapse: relays committed task changes (the table stream) to the executor queue and the bus',
+      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+    });
+    this.relay.function.addEventSource(
+      new DynamoEventSource(props.table, {
+        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+        batchSize: STREAM_RELAY.batchSize,
+        bisectBatchOnError: STREAM_RELAY.bisectBatchOnError,
+        retryAttempts: STREAM_RELAY.maxRetryAttempts,
+        maxRecordAge: Duration.seconds(STREAM_RELAY.maxRecordAgeSeconds),
+        reportBatchItemFailures: true,
+        // records of one task share a shard and stay in order: one batch per shard at a time
+        parallelizationFactor: 1,
+        onFailure: new SqsDlq(props.relayFailures),
+      }),
+    );
+    queue.grantSendMessages(this.relay.function);
+    props.bus.grantPutEventsTo(this.relay.function);
   }
 }

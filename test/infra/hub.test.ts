@@ -48,7 +48,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 describe('SynapseHub in a user stack', () => {
   it('puts state and services in the one stack, nag-clean', () => {
     template.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
-    template.resourceCountIs('AWS::Lambda::Function', 4);
+    template.resourceCountIs('AWS::Lambda::Function', 5);
     const report = new AwsSolutionsChecks(app).validateScope(app);
     assert.deepEqual(
       report.violations.map((v) => v.ruleName),

@@ -11,6 +11,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { AGENT_SPECIFIER, ESM_REQUIRE_BANNER } from '../../infra/bundling.ts';
 import { StatefulStack } from '../../infra/stacks.ts';
+import { STREAM_RELAY } from '../../shared/adapters/dynamodb/stream.ts';
 import { TASK_TABLE } from '../../shared/adapters/dynamodb/table.ts';
 import { EXECUTOR_QUEUE, QUEUES } from '../../shared/adapters/sqs/queues.ts';
 import { METRICS_NAMESPACE, MetricName } from '../../shared/observability/names.ts';
@@ -30,7 +31,19 @@ import {
 
 const LOGS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
-const TABLE_RW = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'];
+const TABLE_RW = [
+  'dynamodb:BatchGetItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:Query',
+];
+const STREAM_READ = [
+  'dynamodb:DescribeStream',
+  'dynamodb:GetRecords',
+  'dynamodb:GetShardIterator',
+  'dynamodb:ListStreams',
+];
 const SQS_SEND = ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'];
 const SQS_CONSUME = [
   'sqs:ChangeMessageVisibility',
@@ -43,9 +56,13 @@ const sorted = (...lists: string[][]): string[] => [...new Set(lists.flat())].so
 
 const EXPECTED_ACTIONS: Record<string, string[]> = {
   'agent-card': sorted(LOGS, XRAY),
-  jsonrpc: sorted(LOGS, XRAY, TABLE_RW, SQS_SEND),
-  executor: sorted(LOGS, XRAY, TABLE_RW, SQS_CONSUME),
+  // blocking sends run the agent inline; the relay, not jsonrpc, hands work to the executor queue
+  jsonrpc: sorted(LOGS, XRAY, TABLE_RW),
+  // sends to its own queue: a lease still running is looked at again later
+  executor: sorted(LOGS, XRAY, TABLE_RW, SQS_CONSUME, SQS_SEND),
   sweeper: sorted(LOGS, XRAY, TABLE_RW),
+  // reads the stream, sends runs and lease watches, puts lifecycle events and the failure note; no item access
+  relay: sorted(LOGS, XRAY, STREAM_READ, SQS_SEND, ['events:PutEvents']),
 };
 
 let hub: SynthesizedHub;
@@ -79,7 +96,7 @@ describe('synth', () => {
 });
 
 describe('stateful stack', () => {
-  it('has the task table from TASK_TABLE: keys, LSI, GSIs with projections, TTL, on-demand, PITR, retained', () => {
+  it('has the task table from TASK_TABLE: keys, GSIs with projections, stream, TTL, on-demand, PITR, retained', () => {
     const tables = resourcesOf(hub.statefulTemplate, 'AWS::DynamoDB::GlobalTable');
     assert.equal(Object.keys(tables).length, 1);
     const [table] = Object.values(tables);
@@ -92,14 +109,8 @@ describe('stateful stack', () => {
         { AttributeName: TASK_TABLE.sortKey, KeyType: 'RANGE' },
       ],
       TimeToLiveSpecification: { AttributeName: TASK_TABLE.ttlAttribute, Enabled: true },
-      LocalSecondaryIndexes: TASK_TABLE.localIndexes.map((i) => ({
-        IndexName: i.name,
-        KeySchema: [
-          { AttributeName: i.partitionKey, KeyType: 'HASH' },
-          { AttributeName: i.sortKey, KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: i.projection },
-      })),
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      LocalSecondaryIndexes: Match.absent(),
       GlobalSecondaryIndexes: TASK_TABLE.globalIndexes.map((i) => ({
         IndexName: i.name,
         KeySchema: [
@@ -129,9 +140,20 @@ describe('stateful stack', () => {
     });
   });
 
-  it('has each queue from QUEUES with its DLQ, redrive, SSE and TLS-only access', () => {
+  it('has each queue from QUEUES with its DLQ, redrive, SSE and TLS-only access, and the relay failures queue', () => {
     const queues = resourcesOf(hub.statefulTemplate, 'AWS::SQS::Queue');
-    assert.equal(Object.keys(queues).length, QUEUES.length * 2);
+    // + the stream relay's on-failure destination
+    assert.equal(Object.keys(queues).length, QUEUES.length * 2 + 1);
+    const failuresId = hub.stateful.getLogicalId(hub.stateful.state.relayFailures.node.defaultChild as sqs.CfnQueue);
+    assert.equal(queues[failuresId]?.Properties.SqsManagedSseEnabled, true);
+    hub.statefulTemplate.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: failuresId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
     for (const def of QUEUES) {
       const ref = hub.stateful.state.queues.find((q) => q.definition.name === def.name);
       assert.ok(ref, def.name);
@@ -169,6 +191,7 @@ describe('stateful stack', () => {
       'ExecutorQueueUrl',
       'ExecutorQueueName',
       'ExecutorDlqUrl',
+      'RelayFailuresQueueUrl',
     ]) {
       assert.ok(outputs.includes(key), key);
     }
@@ -178,9 +201,9 @@ describe('stateful stack', () => {
 describe('stateless stack: functions and triggers', () => {
   it('has one Node 22 ARM64 ESM function per handler, traced, with its own log group and environment', () => {
     const ids = functionIds(hub);
-    assert.deepEqual(Object.keys(ids).sort(), ['agent-card', 'executor', 'jsonrpc', 'sweeper']);
+    assert.deepEqual(Object.keys(ids).sort(), ['agent-card', 'executor', 'jsonrpc', 'relay', 'sweeper']);
     const fns = resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Function');
-    assert.equal(Object.keys(fns).length, 4);
+    assert.equal(Object.keys(fns).length, 5);
     for (const [name, { fn }] of Object.entries(ids)) {
       const p = fns[fn]?.Properties ?? {};
       assert.equal(p.Runtime, 'nodejs22.x', name);
@@ -246,9 +269,51 @@ describe('stateless stack: functions and triggers', () => {
     });
   });
 
+  it('feeds the relay from the table stream: in order, batch item failures, bisect, bounded retries, DLQ', () => {
+    const ids = functionIds(hub);
+    hub.statelessTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: ids.relay.fn },
+      EventSourceArn: { 'Fn::ImportValue': Match.stringLikeRegexp('StreamArn') },
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: STREAM_RELAY.batchSize,
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: STREAM_RELAY.maxRetryAttempts,
+      MaximumRecordAgeInSeconds: STREAM_RELAY.maxRecordAgeSeconds,
+      ParallelizationFactor: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: {
+        OnFailure: { Destination: { 'Fn::ImportValue': Match.stringLikeRegexp('RelayFailures') } },
+      },
+    });
+    const fn = resourcesOf(hub.statelessTemplate)[ids.relay.fn];
+    assert.equal(fn?.Properties.Timeout, STREAM_RELAY.timeoutSeconds);
+    // the on-failure queue lives with the state
+    const failureQueues = Object.keys(resourcesOf(hub.statefulTemplate, 'AWS::SQS::Queue')).filter((k) =>
+      k.includes('RelayFailures'),
+    );
+    assert.equal(failureQueues.length, 1);
+  });
+
+  it('lets only the relay put events, on the hub bus alone', () => {
+    const ids = functionIds(hub);
+    for (const [name, { role }] of Object.entries(ids)) {
+      const puts = statementsOfRole(hub.statelessTemplate, role).filter((s) =>
+        asArray(s.Action).includes('events:PutEvents'),
+      );
+      if (name !== 'relay') {
+        assert.equal(puts.length, 0, `${name} puts no events`);
+        continue;
+      }
+      assert.equal(puts.length, 1);
+      const resources = asArray(puts[0]!.Resource).map((r) => JSON.stringify(r));
+      assert.equal(resources.length, 1);
+      assert.match(resources[0]!, /EventsBus.*Arn/, 'scoped to the bus ARN, not "*"');
+    }
+  });
+
   it('feeds the executor from its queue with partial batch responses', () => {
     const ids = functionIds(hub);
-    hub.statelessTemplate.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    hub.statelessTemplate.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
     hub.statelessTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: ids.executor.fn },
       BatchSize: EXECUTOR_QUEUE.batchSize,
@@ -309,7 +374,7 @@ describe('stateless stack: least privilege', () => {
     assert.equal(sweeper.length, 2);
     assert.ok(sweeper.some((r) => r.includes('/index/byDeadline')));
     const jsonrpc = queryResources(ids.jsonrpc.role);
-    const jsonrpcIndexes = ['byKind', 'byContext', 'byOwner'];
+    const jsonrpcIndexes = ['byContext', 'byOwner'];
     assert.equal(jsonrpc.length, 1 + jsonrpcIndexes.length);
     for (const index of jsonrpcIndexes)
       assert.ok(
@@ -321,13 +386,12 @@ describe('stateless stack: least privilege', () => {
       'jsonrpc never queries the deadline index',
     );
     const executor = queryResources(ids.executor.role);
-    assert.equal(executor.length, 2);
-    assert.ok(executor.some((r) => r.includes('/index/byKind"')));
+    assert.equal(executor.length, 1, 'the executor queries the table itself (history), no index');
+    assert.ok(!executor.some((r) => r.includes('/index/')));
+    assert.equal(queryResources(ids.relay.role).length, 0, 'the relay reads no item');
     const allIndexes = [...TASK_TABLE.localIndexes, ...TASK_TABLE.globalIndexes].map((i) => i.name);
-    assert.ok(
-      allIndexes.includes('byDeadline') && allIndexes.includes('byKind'),
-      'the indexes named above exist',
-    );
+    for (const index of ['byDeadline', ...jsonrpcIndexes])
+      assert.ok(allIndexes.includes(index), `the index ${index} exists`);
     for (const r of [...sweeper, ...jsonrpc, ...executor])
       assert.ok(!r.includes('index/*'), 'no index wildcard');
   });
@@ -349,13 +413,19 @@ describe('stateless stack: least privilege', () => {
 });
 
 describe('stateless stack: monitoring', () => {
-  it('has alarms for API 5xx rate, each function, each DLQ and the oldest message age', () => {
+  it('has alarms for API 5xx rate, each function, each DLQ, the oldest message age, relay failures and lag', () => {
     const alarms = Object.values(resourcesOf(hub.statelessTemplate, 'AWS::CloudWatch::Alarm')).map(
       (a) => a.Properties as Record<string, unknown>,
     );
-    assert.equal(alarms.length, 1 + 4 + QUEUES.length * 2);
+    assert.equal(alarms.length, 1 + 5 + QUEUES.length * 2 + 2);
     assert.ok(alarms.some((a) => a.MetricName === '5XXError' && a.Statistic === 'Average'));
-    assert.equal(alarms.filter((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda').length, 4);
+    assert.equal(alarms.filter((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda').length, 5);
+    assert.ok(alarms.some((a) => a.MetricName === 'IteratorAge' && a.Namespace === 'AWS/Lambda'));
+    assert.ok(
+      alarms.some(
+        (a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && JSON.stringify(a).includes('RelayFailures'),
+      ),
+    );
     assert.ok(alarms.some((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && a.Threshold === 1));
     assert.ok(alarms.some((a) => a.MetricName === 'ApproximateAgeOfOldestMessage'));
   });
