@@ -56,6 +56,8 @@ const EXPECTED: Array<[SynapseState, TransitionEvent, SynapseState]> = [
   ['human_rejected', 'status_update', 'executing'],
   ['executing', 'artifact', 'executing'],
   ['executing', 'complete', 'completed'],
+  // a run out of time hands the task back to be run again
+  ['executing', 'release', 'confirmed'],
   ...LIVE.map((s): [SynapseState, TransitionEvent, SynapseState] => [s, 'fail', 'failed']),
   ...LIVE.map((s): [SynapseState, TransitionEvent, SynapseState] => [s, 'cancel', 'cancelled']),
   ...LIVE.map((s): [SynapseState, TransitionEvent, SynapseState] => [s, 'timeout', 'failed']),

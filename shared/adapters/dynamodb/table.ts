@@ -40,7 +40,7 @@ export const TASK_TABLE = {
       partitionKey: 'op',
       sortKey: 'os',
       // what a listed task renders; these attributes change only when the keys move anyway
-      projection: { include: ['tn', 'ow', 'cx', 'ca', 'st', 'sm', 'sv', 'pg', 'md'] },
+      projection: { include: ['tn', 'ow', 'cx', 'ca', 'st', 'sm', 'sv', 'sb', 'pg', 'md'] },
     },
     { name: 'byContext', partitionKey: 'cp', sortKey: 'ca', projection: 'KEYS_ONLY' },
     { name: 'byDeadline', partitionKey: 'dp', sortKey: 'dl', projection: { include: ['tn'] } },
@@ -77,7 +77,9 @@ export const createTableInput = (tableName: string): CreateTableCommandInput => 
       { AttributeName: TASK_TABLE.partitionKey, KeyType: 'HASH' },
       { AttributeName: TASK_TABLE.sortKey, KeyType: 'RANGE' },
     ],
-    ...(TASK_TABLE.localIndexes.length ? { LocalSecondaryIndexes: TASK_TABLE.localIndexes.map(indexInput) } : {}),
+    ...(TASK_TABLE.localIndexes.length
+      ? { LocalSecondaryIndexes: TASK_TABLE.localIndexes.map(indexInput) }
+      : {}),
     GlobalSecondaryIndexes: TASK_TABLE.globalIndexes.map(indexInput),
     StreamSpecification: { StreamEnabled: true, StreamViewType: TASK_TABLE.stream },
   };

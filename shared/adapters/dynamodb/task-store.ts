@@ -41,6 +41,17 @@ import {
   type TaskView,
 } from '../../domain/task.ts';
 import {
+  type ChunkKind,
+  chunkSk,
+  contextPartition,
+  deadlinePartition,
+  ownerPartition,
+  TASK_SK,
+  taskIdOfPk,
+  taskPk,
+} from './keys.ts';
+import { DEADLINE_SHARDS } from './table.ts';
+import {
   attachBody,
   bodyKey,
   bodyMessage,
@@ -54,17 +65,6 @@ import {
   planWrite,
   statusBodyOf,
 } from './task-codec.ts';
-import {
-  type ChunkKind,
-  chunkSk,
-  contextPartition,
-  deadlinePartition,
-  ownerPartition,
-  TASK_SK,
-  taskIdOfPk,
-  taskPk,
-} from './keys.ts';
-import { DEADLINE_SHARDS } from './table.ts';
 
 export interface DynamoTaskStoreOptions {
   tableName: string;
@@ -170,13 +170,19 @@ export class DynamoTaskStore implements TaskStore {
       : [];
     const statusBody =
       !head.statusMessage && head.statusVersion !== undefined ? record.storage?.statusBody : undefined;
-    const [resolved, statusMessage] = await this.withBodies(record, [...history, ...artifactEvents], statusBody);
+    const [resolved, statusMessage] = await this.withBodies(
+      record,
+      [...history, ...artifactEvents],
+      statusBody,
+    );
     const byVersion = new Map(resolved.map((e) => [e.version, e]));
     const summaryHead = statusMessage ? { ...head, statusMessage } : head;
     return {
       head: summaryHead,
       history: history.map((e) => byVersion.get(e.version)!.message as Message),
-      artifacts: reduceArtifacts(artifactEvents.map((e) => byVersion.get(e.version)!.artifact as ArtifactChunk)),
+      artifacts: reduceArtifacts(
+        artifactEvents.map((e) => byVersion.get(e.version)!.artifact as ArtifactChunk),
+      ),
     };
   }
 
@@ -187,7 +193,9 @@ export class DynamoTaskStore implements TaskStore {
     if (afterVersion + 1 < firstRecent) {
       const kinds = [...this.chunkKinds(record)];
       const older = (
-        await Promise.all(kinds.map((kind) => this.chunkEvents(record, kind, { newestFirst: false, after: afterVersion })))
+        await Promise.all(
+          kinds.map((kind) => this.chunkEvents(record, kind, { newestFirst: false, after: afterVersion })),
+        )
       )
         .flat()
         .filter((e) => e.version > afterVersion && e.version < firstRecent);
@@ -358,7 +366,10 @@ export class DynamoTaskStore implements TaskStore {
     return counts.reduce((a, b) => a + b, 0);
   }
 
-  private async countContextMatches(partition: string, matches: (s: TaskSummary) => boolean): Promise<number> {
+  private async countContextMatches(
+    partition: string,
+    matches: (s: TaskSummary) => boolean,
+  ): Promise<number> {
     const keys = (
       await this.queryItems({
         TableName: this.table,
@@ -458,10 +469,14 @@ export class DynamoTaskStore implements TaskStore {
       e.detached && !(e.message || e.artifact) ? [bodyKey(head.taskId, e.version, e.detached.ref)] : [],
     );
     const statusKey =
-      statusBody && head.statusVersion !== undefined ? bodyKey(head.taskId, head.statusVersion, statusBody) : undefined;
+      statusBody && head.statusVersion !== undefined
+        ? bodyKey(head.taskId, head.statusVersion, statusBody)
+        : undefined;
     if (statusKey) keys.push(statusKey);
     if (keys.length === 0) return [events.map(strip), undefined];
-    const bodies = new Map((await this.batchGet(keys, true)).map((b) => [String(b.sk), b]));
+    // the status message's body may also be a history event's: ask for each key once
+    const unique = [...new Map(keys.map((k) => [k.sk, k])).values()];
+    const bodies = new Map((await this.batchGet(unique, true)).map((b) => [String(b.sk), b]));
     const resolved = events.map((e) =>
       e.detached && !(e.message || e.artifact)
         ? attachBody(e, bodies.get(bodyKey(head.taskId, e.version, e.detached.ref).sk), head)
@@ -583,12 +598,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const SORT_KEY = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#.{1,256}$/;
 
-const encodeCursor = (os: string): string => Buffer.from(JSON.stringify({ os }), 'utf8').toString('base64url');
+const encodeCursor = (os: string): string =>
+  Buffer.from(JSON.stringify({ os }), 'utf8').toString('base64url');
 
 const decodeCursor = (token: string): string => {
   try {
     const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { os?: unknown };
-    if (parsed && typeof parsed.os === 'string' && SORT_KEY.test(parsed.os) && Object.keys(parsed).length === 1)
+    if (
+      parsed &&
+      typeof parsed.os === 'string' &&
+      SORT_KEY.test(parsed.os) &&
+      Object.keys(parsed).length === 1
+    )
       return parsed.os;
   } catch {
     // fall through

@@ -58,7 +58,10 @@ export class DynamoUsage {
   attach(client: DynamoDBClient): this {
     client.middlewareStack.add(
       (next, context) => async (args) => {
-        const op = String(context.commandName ?? 'unknown').replace(/Command$/, '');
+        const name = String(context.commandName ?? 'unknown').replace(/Command$/, '');
+        // a COUNT query is told apart: it answers totals, not pages
+        const op =
+          name === 'Query' && (args.input as { Select?: string }).Select === 'COUNT' ? 'Query(COUNT)' : name;
         if (this.inFlight++ === 0) this.totals.roundTrips++;
         this.totals.requests++;
         this.totals.byOperation[op] = (this.totals.byOperation[op] ?? 0) + 1;
@@ -73,7 +76,9 @@ export class DynamoUsage {
           if (e instanceof ConditionalCheckFailedException) {
             const attempted = (args.input as { Item?: Record<string, unknown> }).Item;
             this.totals.failedConditions++;
-            this.totals.writeUnits += writeUnits(Math.max(sizeOf(attempted), sizeOf(e.Item as Record<string, unknown>)));
+            this.totals.writeUnits += writeUnits(
+              Math.max(sizeOf(attempted), sizeOf(e.Item as Record<string, unknown>)),
+            );
           }
           throw e;
         } finally {
@@ -93,7 +98,7 @@ export class DynamoUsage {
 
   // Responses report CapacityUnits (total, table + indexes); attribute them by what the operation does.
   private addCapacity(op: string, cc: ConsumedCapacity | ConsumedCapacity[] | undefined): void {
-    const isWrite = WRITE_OPERATIONS.has(op);
+    const isWrite = WRITE_OPERATIONS.has(op.replace(/\(.*\)$/, ''));
     for (const c of Array.isArray(cc) ? cc : cc ? [cc] : []) {
       const units = c.CapacityUnits ?? (c.ReadCapacityUnits ?? 0) + (c.WriteCapacityUnits ?? 0);
       if (isWrite) this.totals.writeUnits += units;

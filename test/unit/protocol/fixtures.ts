@@ -19,6 +19,7 @@ export function head(overrides: Partial<TaskHead> = {}): TaskHead {
     protocol: 'a2a',
     createdAt: T0,
     statusAt: T1,
+    deadlineAt: T1,
     ...overrides,
   };
 }
