@@ -58,9 +58,12 @@ export const executorHandler = async (event: SQSEvent): Promise<SQSBatchResponse
         // come back soon rather than after the whole visibility timeout (best effort)
         const retryInSeconds = final
           ? undefined
-          : await retryLater(sqsClient(), executorQueueUrl(), record.receiptHandle, receiveCount(record)).catch(
-              () => undefined,
-            );
+          : await retryLater(
+              sqsClient(),
+              executorQueueUrl(),
+              record.receiptHandle,
+              receiveCount(record),
+            ).catch(() => undefined);
         logger.error('executor run failed', {
           ...keys,
           receiveCount: receiveCount(record),

@@ -30,7 +30,10 @@ export const relayHandler = async (event: DynamoDBStreamEvent): Promise<DynamoDB
     }
   }
   try {
-    const result = await relayChanges(changes, { executor: executorQueueFromEnv(), lifecycle: lifecyclePublisher() });
+    const result = await relayChanges(changes, {
+      executor: executorQueueFromEnv(),
+      lifecycle: lifecyclePublisher(),
+    });
     logger.info('relayed', { ...result, records: event.Records.length });
   } catch (e) {
     logger.error('relay failed', { error: e as Error, changes: changes.length });

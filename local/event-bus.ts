@@ -73,7 +73,8 @@ export const startLocalEventBus = async (options: LocalEventBusOptions = {}): Pr
       if (target !== 'AWSEvents.PutEvents') {
         return reply(res, 400, { __type: 'UnknownOperationException', message: `${target} is not emulated` });
       }
-      const entries = ((JSON.parse(body) as { Entries?: PutEventsEntry[] }).Entries ?? []) as PutEventsEntry[];
+      const entries = ((JSON.parse(body) as { Entries?: PutEventsEntry[] }).Entries ??
+        []) as PutEventsEntry[];
       if (entries.length === 0 || entries.length > 10) {
         return reply(res, 400, { __type: 'ValidationException', message: 'PutEvents takes 1 to 10 entries' });
       }

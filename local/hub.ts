@@ -32,7 +32,12 @@ import { type ApiHandler, type HttpGateway, startHttpGateway } from './http-gate
 import { consoleLog, LOCAL_REGION, type LocalLog } from './lambda-context.ts';
 import { type Schedule, type ScheduledHandler, startSchedule } from './scheduler.ts';
 import { type LocalSqs, startLocalSqs } from './sqs.ts';
-import { fileCheckpoints, type StreamHandler, type StreamSource, startStreamSource } from './stream-source.ts';
+import {
+  fileCheckpoints,
+  type StreamHandler,
+  type StreamSource,
+  startStreamSource,
+} from './stream-source.ts';
 
 export interface HubHandlers {
   'agent-card': ApiHandler;
@@ -139,7 +144,8 @@ const streamArnOf = async (endpoint: string, tableName: string): Promise<string>
   const client = localDynamo(endpoint);
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (!Table?.LatestStreamArn) throw new Error(`table ${tableName} has no stream (made by an older version?)`);
+    if (!Table?.LatestStreamArn)
+      throw new Error(`table ${tableName} has no stream (made by an older version?)`);
     return Table.LatestStreamArn;
   } finally {
     client.destroy();
@@ -209,10 +215,15 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
     cleanup.push(() => dynamo.stop());
     await createTableIfMissing(dynamo.endpoint, tableName);
 
-    const sqs: LocalSqs = await startLocalSqs({ queues: QUEUES, plainQueues: [STREAM_RELAY.failureQueueName] });
+    const sqs: LocalSqs = await startLocalSqs({
+      queues: QUEUES,
+      plainQueues: [STREAM_RELAY.failureQueueName],
+    });
     cleanup.push(() => sqs.stop());
 
-    const bus = await startLocalEventBus({ ...(options.onLifecycleEvent ? { log: options.onLifecycleEvent } : {}) });
+    const bus = await startLocalEventBus({
+      ...(options.onLifecycleEvent ? { log: options.onLifecycleEvent } : {}),
+    });
     cleanup.push(() => bus.stop());
 
     const quiet = Object.fromEntries(
@@ -277,12 +288,17 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       maxRetryAttempts: STREAM_RELAY.maxRetryAttempts,
       bisectBatchOnError: STREAM_RELAY.bisectBatchOnError,
       timeoutMs: STREAM_RELAY.timeoutSeconds * 1000,
-      ...(dataDir ? { checkpoints: fileCheckpoints(resolve(dataDir, 'stream-checkpoints.json'), streamArn) } : {}),
+      ...(dataDir
+        ? { checkpoints: fileCheckpoints(resolve(dataDir, 'stream-checkpoints.json'), streamArn) }
+        : {}),
       onFailure: async (failed) => {
         await sqs.client.send(
           new SendMessageCommand({
             QueueUrl: sqs.urls[STREAM_RELAY.failureQueueName]!,
-            MessageBody: JSON.stringify({ requestContext: { condition: failed.reason }, DDBStreamBatchInfo: failed }),
+            MessageBody: JSON.stringify({
+              requestContext: { condition: failed.reason },
+              DDBStreamBatchInfo: failed,
+            }),
           }),
         );
       },

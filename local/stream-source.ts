@@ -17,14 +17,17 @@ import {
   type DynamoDBStreamsClient,
   GetRecordsCommand,
   GetShardIteratorCommand,
-  type _Record as StreamRecord,
   type Shard,
+  type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { consoleLog, createLambdaContext, LOCAL_REGION, type LocalLog } from './lambda-context.ts';
 
 // biome-ignore lint/suspicious/noConfusingVoidType: the result type of aws-lambda's DynamoDBStreamHandler
-export type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
+export type StreamHandler = (
+  event: DynamoDBStreamEvent,
+  context: Context,
+) => Promise<DynamoDBBatchResponse | void>;
 
 /** Shard positions (last processed sequence number per shard) of one stream. */
 export interface CheckpointStore {
@@ -42,7 +45,7 @@ export const fileCheckpoints = (file: string, streamArn: string): CheckpointStor
   const all: Record<string, Record<string, string>> = existsSync(file)
     ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, string>>)
     : {};
-  const positions = (all[streamArn] ??= {});
+  const positions = all[streamArn] ?? {};
   return {
     get: (s) => positions[s],
     set: (s, q) => {
@@ -137,7 +140,9 @@ export const startStreamSource = async (options: StreamSourceOptions): Promise<S
       const response = await handler({ Records: records }, context);
       const failures = response?.batchItemFailures ?? [];
       if (failures.length === 0) return undefined;
-      const indexes = failures.map((f) => records.findIndex((r) => r.dynamodb?.SequenceNumber === f.itemIdentifier));
+      const indexes = failures.map((f) =>
+        records.findIndex((r) => r.dynamodb?.SequenceNumber === f.itemIdentifier),
+      );
       // an identifier that is not in the batch fails the whole batch, as in Lambda
       return indexes.some((i) => i < 0) ? 0 : Math.min(...indexes);
     } catch (e) {
@@ -199,7 +204,9 @@ export const startStreamSource = async (options: StreamSourceOptions): Promise<S
     while (iterator && !stopping) {
       pollsStarted++;
       const startedAs = pollsStarted;
-      const out = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: options.batchSize }));
+      const out = await client.send(
+        new GetRecordsCommand({ ShardIterator: iterator, Limit: options.batchSize }),
+      );
       iterator = out.NextShardIterator;
       const records = (out.Records ?? []).map((r) => toLambdaRecord(r, streamArn));
       if (records.length > 0) {
@@ -221,7 +228,11 @@ export const startStreamSource = async (options: StreamSourceOptions): Promise<S
         const shards = description.StreamDescription?.Shards ?? [];
         // a parent shard is read to its end before its children
         const ready = shards.filter(
-          (s) => !done.has(s.ShardId!) && (!s.ParentShardId || done.has(s.ParentShardId) || !shards.some((p) => p.ShardId === s.ParentShardId)),
+          (s) =>
+            !done.has(s.ShardId!) &&
+            (!s.ParentShardId ||
+              done.has(s.ParentShardId) ||
+              !shards.some((p) => p.ShardId === s.ParentShardId)),
         );
         if (ready.length === 0) {
           await sleep(1000, stopped);

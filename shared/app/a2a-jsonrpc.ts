@@ -143,7 +143,10 @@ export class A2AJsonRpc {
       const left = Math.max(0, started + request.blockingBudgetMs - Date.now());
       record = await this.tasks.waitUntilSettled(caller, record.head.taskId, left);
     }
-    const view = await this.tasks.view(record, { includeArtifacts: true, ...historyOption(cmd.historyLength) });
+    const view = await this.tasks.view(record, {
+      includeArtifacts: true,
+      ...historyOption(cmd.historyLength),
+    });
     return codec.encodeSendResult(note(view), {
       includeArtifacts: true,
       ...(cmd.historyLength !== undefined ? { historyLength: cmd.historyLength } : {}),

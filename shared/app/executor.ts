@@ -133,7 +133,11 @@ export class TaskExecutor {
     try {
       v = (await this.agent.validate?.(input)) ?? { decision: 'accept' };
     } catch (e) {
-      return this.outcomeDrafts({ kind: 'failed', code: 'execution_failed', message: `Validation threw: ${messageOf(e)}` });
+      return this.outcomeDrafts({
+        kind: 'failed',
+        code: 'execution_failed',
+        message: `Validation threw: ${messageOf(e)}`,
+      });
     }
     switch (v?.decision) {
       case 'accept':
@@ -196,7 +200,8 @@ export class TaskExecutor {
       if (stopped) throw new TaskStoppedError('the run ended');
       try {
         for (let i = 0; i < drafts.length; i += MAX_EVENTS_PER_WRITE) {
-          last = (await this.engine.apply(ref, drafts.slice(i, i + MAX_EVENTS_PER_WRITE), { seen: last })).record;
+          last = (await this.engine.apply(ref, drafts.slice(i, i + MAX_EVENTS_PER_WRITE), { seen: last }))
+            .record;
         }
       } catch (e) {
         if (e instanceof InvalidTransitionError) {
@@ -257,7 +262,9 @@ export class TaskExecutor {
         // rather than leave it executing until its lease runs out; if even that fails, the run is retried
         const why = messageOf(e);
         const code = e instanceof ValidationError ? 'invalid_agent_output' : 'execution_failed';
-        await record(this.outcomeDrafts({ kind: 'failed', code, message: `Could not record the outcome: ${why}` }));
+        await record(
+          this.outcomeDrafts({ kind: 'failed', code, message: `Could not record the outcome: ${why}` }),
+        );
         return { result: 'completed', record: last };
       }
       const waiting = outcome.kind === 'input_required' || outcome.kind === 'human_decision';
@@ -318,7 +325,11 @@ export class TaskExecutor {
   }
 
   /** Applies drafts; a lost race (another executor, a cancel) means there is nothing to do. */
-  private async tryApply(ref: TaskRef, seen: TaskRecord, drafts: EventDraft[]): Promise<TaskRecord | undefined> {
+  private async tryApply(
+    ref: TaskRef,
+    seen: TaskRecord,
+    drafts: EventDraft[],
+  ): Promise<TaskRecord | undefined> {
     try {
       return (await this.engine.apply(ref, drafts, { seen })).record;
     } catch (e) {
@@ -402,7 +413,8 @@ export class TaskExecutor {
         ? (await this.engine.store.events(record, found.version - 1, 1))[0]!
         : found;
     const text = textOf(event.message);
-    if (event.type === 'info_provided' && event.message) return { kind: 'info', message: event.message, text };
+    if (event.type === 'info_provided' && event.message)
+      return { kind: 'info', message: event.message, text };
     const notes = typeof event.data?.notes === 'string' ? event.data.notes : undefined;
     return {
       kind: 'human_decision',

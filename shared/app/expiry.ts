@@ -28,10 +28,14 @@ export const sweepExpiredTasks = async (
       const record = await engine.store.get(ref);
       if (!record) throw new TaskNotFoundError(ref.taskId);
       // the index is eventually consistent: the task may have moved on since
-      if (record.head.deadlineAt > now) throw new InvalidTransitionError(ref.taskId, record.head.state, 'timeout', 'not due');
+      if (record.head.deadlineAt > now)
+        throw new InvalidTransitionError(ref.taskId, record.head.state, 'timeout', 'not due');
       return engine.apply(
         ref,
-        { type: 'timeout', reason: { code: 'execution_timeout', message: `Task deadline passed (swept at ${now})` } },
+        {
+          type: 'timeout',
+          reason: { code: 'execution_timeout', message: `Task deadline passed (swept at ${now})` },
+        },
         { seen: record },
       );
     }),

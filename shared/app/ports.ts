@@ -74,7 +74,12 @@ export interface TaskStore {
    * Appends `events` and sets `next` as the head, with one conditional write on the version (and
    * allowed states) of `seen`; throws StaleTaskError with the task as it is when another writer won.
    */
-  commit(seen: TaskRecord, next: TaskHead, events: TaskEvent[], allowedFrom: readonly SynapseState[]): Promise<TaskRecord>;
+  commit(
+    seen: TaskRecord,
+    next: TaskHead,
+    events: TaskEvent[],
+    allowedFrom: readonly SynapseState[],
+  ): Promise<TaskRecord>;
   get(ref: TaskRef): Promise<TaskRecord | undefined>;
   /** History and artifacts of a task as recorded; reads only what the record does not hold. */
   view(record: TaskRecord, options: ReadOptions): Promise<TaskView>;

@@ -42,7 +42,10 @@ export const recoverPendingWork = async (
   for (const w of watches) {
     const record = records.find((r) => r?.head.taskId === w.taskId)!;
     const seconds = Math.ceil((Date.parse(record.head.leaseUntil ?? '') - now) / 1000);
-    await queue.enqueue([w], Number.isFinite(seconds) ? Math.min(MAX_DELAY_SECONDS, Math.max(0, seconds)) : 0);
+    await queue.enqueue(
+      [w],
+      Number.isFinite(seconds) ? Math.min(MAX_DELAY_SECONDS, Math.max(0, seconds)) : 0,
+    );
   }
   return { live: live.length, runs: runs.length, watches: watches.length };
 };

@@ -96,7 +96,10 @@ export const lifecycleEventOf = (change: TaskChange): LifecycleEvent | undefined
   };
 };
 
-export const relayChanges = async (changes: readonly TaskChange[], ports: RelayPorts): Promise<RelayResult> => {
+export const relayChanges = async (
+  changes: readonly TaskChange[],
+  ports: RelayPorts,
+): Promise<RelayResult> => {
   const clock = ports.clock ?? systemClock;
   const events = changes.flatMap((c) => lifecycleEventOf(c) ?? []);
 
@@ -108,7 +111,8 @@ export const relayChanges = async (changes: readonly TaskChange[], ports: RelayP
     const after = change.after?.head;
     if (!after) continue;
     lastOf.set(after.taskId, after);
-    if (AWAITING_EXECUTOR.has(after.state) && change.before?.state !== after.state) madeRunnable.add(after.taskId);
+    if (AWAITING_EXECUTOR.has(after.state) && change.before?.state !== after.state)
+      madeRunnable.add(after.taskId);
     if (change.events.some((e) => e.type === 'start' || e.type === 'resume')) claimed.add(after.taskId);
   }
   const runs: ExecutorRun[] = [];
@@ -118,7 +122,10 @@ export const relayChanges = async (changes: readonly TaskChange[], ports: RelayP
     if (madeRunnable.has(taskId) && AWAITING_EXECUTOR.has(head.state)) runs.push(ref);
     if (claimed.has(taskId) && head.state === 'executing' && head.leaseUntil) {
       const seconds = Math.ceil((Date.parse(head.leaseUntil) - clock.now().getTime()) / 1000);
-      watches.push({ run: { ...ref, watch: 'lease' }, delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, seconds)) });
+      watches.push({
+        run: { ...ref, watch: 'lease' },
+        delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, seconds)),
+      });
     }
   }
 

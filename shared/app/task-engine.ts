@@ -208,7 +208,8 @@ export class TaskEngine {
     if (drafts.length === 0) throw new ValidationError('No event to apply', 'events');
     const maxAttempts = options.maxAttempts ?? this.defaultMaxAttempts;
     const requesterMessage = drafts.find((d) => d.message?.role === 'user')?.message;
-    const key = options.dedupScope && requesterMessage ? messageKey(options.dedupScope, requesterMessage) : undefined;
+    const key =
+      options.dedupScope && requesterMessage ? messageKey(options.dedupScope, requesterMessage) : undefined;
 
     let record = options.seen ?? (await this.store.get(ref));
     for (let attempt = 1; ; attempt++) {
@@ -220,7 +221,12 @@ export class TaskEngine {
       const decided = this.decideAll(record.head, drafts, at, options.leaseSeconds);
       const next = key ? withMessageKey(decided.head, key) : decided.head;
       try {
-        const written = await this.store.commit(record, next, decided.events, allowedSources(drafts[0]!.type));
+        const written = await this.store.commit(
+          record,
+          next,
+          decided.events,
+          allowedSources(drafts[0]!.type),
+        );
         for (const e of decided.events) this.observer?.transitioned(e);
         return { record: written, head: next, events: decided.events, duplicate: false };
       } catch (e) {

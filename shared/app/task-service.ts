@@ -8,6 +8,8 @@
  * and the relay enqueues a run for every committed change that leaves a task
  * waiting for one. A blocking send with an agent at hand runs it inline.
  */
+
+import type { Resumption } from '../agent/api.ts';
 import { textOf } from '../agent/api.ts';
 import {
   InvalidTransitionError,
@@ -16,8 +18,13 @@ import {
   ValidationError,
 } from '../domain/errors.ts';
 import { isInterrupted, isTerminal } from '../domain/states.ts';
-import { type EventDraft, MAX_ID_LENGTH, type Message, type TaskHead, type TaskView } from '../domain/task.ts';
-import type { Resumption } from '../agent/api.ts';
+import {
+  type EventDraft,
+  MAX_ID_LENGTH,
+  type Message,
+  type TaskHead,
+  type TaskView,
+} from '../domain/task.ts';
 import type { TaskExecutor } from './executor.ts';
 import type { ListTasksPage, ListTasksQuery, ReadOptions, TaskRecord, TaskRef } from './ports.ts';
 import { DEFAULT_TASK_TIMEOUT_SECONDS, messageKey, type TaskEngine } from './task-engine.ts';
@@ -79,7 +86,12 @@ export class TaskService {
    * Creates a task from the requester's first message. Inline, the agent validates it first, and an
    * accepted task is created already claimed (one write) and run here.
    */
-  async submit(caller: Caller, message: Message, contextId?: string, options: SendOptions = {}): Promise<SubmitResult> {
+  async submit(
+    caller: Caller,
+    message: Message,
+    contextId?: string,
+    options: SendOptions = {},
+  ): Promise<SubmitResult> {
     const base = {
       tenant: caller.tenant,
       owner: caller.owner,
@@ -93,7 +105,13 @@ export class TaskService {
 
     const taskId = this.engine.taskIdFor(base);
     const request = { ...message, taskId, contextId: contextId ?? crypto.randomUUID() };
-    const input = { taskId, contextId: request.contextId, request, history: [request], text: textOf(message) };
+    const input = {
+      taskId,
+      contextId: request.contextId,
+      request,
+      history: [request],
+      text: textOf(message),
+    };
     const then = await runner.validationDrafts(input);
     const created = await this.engine.create(
       { ...base, contextId: request.contextId, then, leaseSeconds: leaseFor(options.runInlineUntil!) },
@@ -153,20 +171,35 @@ export class TaskService {
     });
     if (!runner || applied.duplicate || applied.head.state !== 'executing') return applied;
     const input = await runner.inputOf(applied.record);
-    return this.runInline(runner, applied.record, input, options.runInlineUntil!, answer.resumption(applied.head));
+    return this.runInline(
+      runner,
+      applied.record,
+      input,
+      options.runInlineUntil!,
+      answer.resumption(applied.head),
+    );
   }
 
   /**
    * Cancel wins only through a conditional transition; canceling a canceled task returns it. Returns the
    * whole task: the read (head, history, artifacts) and the write are one round trip each.
    */
-  async cancel(caller: Caller, taskId: string, options: ReadOptions = { includeArtifacts: true }): Promise<TaskView> {
+  async cancel(
+    caller: Caller,
+    taskId: string,
+    options: ReadOptions = { includeArtifacts: true },
+  ): Promise<TaskView> {
     const record = await this.owned(caller, taskId);
     try {
-      const { record: written } = await this.engine.apply(this.ref(record.head), { type: 'cancel' }, { seen: record });
+      const { record: written } = await this.engine.apply(
+        this.ref(record.head),
+        { type: 'cancel' },
+        { seen: record },
+      );
       return this.engine.store.view(written, options);
     } catch (e) {
-      if (e instanceof TaskNotCancelableError && e.state === 'cancelled') return this.read(caller, taskId, options);
+      if (e instanceof TaskNotCancelableError && e.state === 'cancelled')
+        return this.read(caller, taskId, options);
       throw e;
     }
   }
@@ -228,7 +261,11 @@ export class TaskService {
     if (head.state === 'info_needed') {
       return {
         draft: { type: 'info_provided', message },
-        resumption: (h) => ({ kind: 'info', message: { ...message, taskId: h.taskId, contextId: h.contextId }, text }),
+        resumption: (h) => ({
+          kind: 'info',
+          message: { ...message, taskId: h.taskId, contextId: h.contextId },
+          text,
+        }),
       };
     }
     if (head.state === 'need_human' || head.state === 'human_deciding') {

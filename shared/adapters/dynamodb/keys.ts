@@ -1,5 +1,5 @@
 /** Key construction for the single table (see table.ts for the item layout). */
-import { toA2AState, type SynapseState } from '../../domain/states.ts';
+import { type SynapseState, toA2AState } from '../../domain/states.ts';
 import { DEADLINE_SHARDS } from './table.ts';
 
 const VERSION_WIDTH = 10;

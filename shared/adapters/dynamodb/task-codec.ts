@@ -10,7 +10,14 @@
 import { createHash } from 'node:crypto';
 import type { RecentEvent, TaskRecord } from '../../app/ports.ts';
 import { isTerminal, type SynapseState } from '../../domain/states.ts';
-import type { ArtifactChunk, EventType, Message, TaskEvent, TaskHead, TaskSummary } from '../../domain/task.ts';
+import type {
+  ArtifactChunk,
+  EventType,
+  Message,
+  TaskEvent,
+  TaskHead,
+  TaskSummary,
+} from '../../domain/task.ts';
 import { itemSize, WRITE_UNIT_BYTES } from './item-size.ts';
 import {
   bodySk,

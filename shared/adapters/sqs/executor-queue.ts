@@ -26,7 +26,9 @@ export class SqsExecutorQueue implements ExecutorQueue {
           }),
         );
         if (out.Failed?.length) {
-          throw new Error(`SQS refused ${out.Failed.length} executor message(s): ${JSON.stringify(out.Failed)}`);
+          throw new Error(
+            `SQS refused ${out.Failed.length} executor message(s): ${JSON.stringify(out.Failed)}`,
+          );
         }
       }),
     );
