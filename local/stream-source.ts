@@ -110,7 +110,7 @@ const toLambdaRecord = (r: StreamRecord, streamArn: string): DynamoDBRecord => (
 });
 
 const sleep = (ms: number, cancel?: Promise<void>) =>
-  Promise.race([new Promise<void>((r) => setTimeout(r, ms).unref()), ...(cancel ? [cancel] : [])]);
+  Promise.race([new Promise<void>((r) => setTimeout(r, ms)), ...(cancel ? [cancel] : [])]);
 
 export const startStreamSource = async (options: StreamSourceOptions): Promise<StreamSource> => {
   const { client, streamArn, handler, functionName } = options;

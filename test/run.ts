@@ -10,7 +10,7 @@ import { startDynamoLocal } from '../local/dynamodb-local.ts';
 
 const root = join(import.meta.dirname, '..');
 const ALL_SUITES = ['unit', 'integration', 'local', 'infra', 'e2e'];
-const NEEDS_DYNAMO = new Set(['integration', 'e2e']);
+const NEEDS_DYNAMO = new Set(['integration', 'local', 'e2e']);
 
 const testFiles = (dir: string): string[] => {
   try {

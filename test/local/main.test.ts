@@ -1,73 +1,10 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-
-const root = join(import.meta.dirname, '..', '..');
-
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** `tsx <script>` as `npm start` runs it, with node's own path so PATH can be stripped. */
-const run = (script: string, env: Record<string, string>, args: string[] = [], ownGroup = false): Run => {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-    cwd: root,
-    detached: ownGroup,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr!.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, stdout: () => out, stderr: () => err, exited };
-};
-
-const waitForOutput = async (r: Run, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const m = pattern.exec(r.stdout());
-    if (m) return m;
-    if (r.child.exitCode !== null) assert.fail(`exited ${r.child.exitCode}: ${r.stderr()}`);
-    if (Date.now() > deadline) assert.fail(`no ${pattern} in: ${r.stdout()} ${r.stderr()}`);
-    await new Promise((res) => setTimeout(res, 50));
-  }
-};
-
-const javaChildrenOf = (pid: number): number[] => {
-  try {
-    return execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter((line) => /\bjava\b/.test(line))
-      .map((line) => Number(line.trim().split(/\s+/)[0]));
-  } catch {
-    return [];
-  }
-};
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { alive, javaChildrenOf, root, run, waitForOutput } from './fixtures/process.ts';
 
 describe('npm start (local/main.ts)', { concurrency: true }, () => {
   test('a port already taken: a clear message and a non-zero exit, before Java starts', async () => {
