@@ -11,7 +11,7 @@
  *   specifier `#agent` when AGENT_MODULE is unset (always, in Lambda), and the
  *   bundle aliases `#agent` to the deployment's agent module (default: the demo agent).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,8 +22,21 @@ export type FunctionId = 'agent-card' | 'jsonrpc' | 'executor' | 'sweeper' | 're
 
 export const FUNCTION_IDS: readonly FunctionId[] = ['agent-card', 'jsonrpc', 'executor', 'sweeper', 'relay'];
 
+/** The folder holding one Lambda entry per file. */
+export const FUNCTIONS_DIR = join(PROJECT_ROOT, 'functions');
+
 /** Entry file of each function (each exports `handler`). */
-export const functionEntry = (fn: FunctionId): string => join(PROJECT_ROOT, 'functions', `${fn}.ts`);
+export const functionEntry = (fn: FunctionId | string): string => join(FUNCTIONS_DIR, `${fn}.ts`);
+
+/**
+ * Every function entry in `functions/` (file name without `.ts`), sorted: the
+ * bundle benchmark measures them all, including ones not yet in FUNCTION_IDS.
+ */
+export const functionEntryIds = (): string[] =>
+  readdirSync(FUNCTIONS_DIR)
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.test.ts'))
+    .map((f) => f.slice(0, -'.ts'.length))
+    .sort();
 
 /** The import specifier `shared/agent/load.ts` uses for the bundled agent. */
 export const AGENT_SPECIFIER = '#agent';
@@ -66,9 +79,9 @@ export const BUNDLE = {
  */
 export const RUNTIME_NODE_OPTIONS = '--enable-source-maps';
 
-/** Build options for esbuild's JS API (`esbuild.build`), used by the benchmark. */
-export const esbuildBuildOptions = (fn: FunctionId, outfile: string, agentModule?: string) => ({
-  entryPoints: [functionEntry(fn)],
+/** Build options for esbuild's JS API (`esbuild.build`) for any entry file, used by the benchmark. */
+export const esbuildEntryBuildOptions = (entry: string, outfile: string, agentModule?: string) => ({
+  entryPoints: [entry],
   outfile,
   bundle: true,
   platform: BUNDLE.platform,
@@ -82,3 +95,7 @@ export const esbuildBuildOptions = (fn: FunctionId, outfile: string, agentModule
   alias: { [AGENT_SPECIFIER]: resolveAgentModule(agentModule) },
   logLevel: 'warning' as const,
 });
+
+/** Build options for esbuild's JS API (`esbuild.build`) for one function, used by the benchmark. */
+export const esbuildBuildOptions = (fn: FunctionId | string, outfile: string, agentModule?: string) =>
+  esbuildEntryBuildOptions(functionEntry(fn), outfile, agentModule);

@@ -211,7 +211,10 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
 
     const dataDir = options.dataDir ? resolve(options.dataDir) : undefined;
     if (dataDir) mkdirSync(dataDir, { recursive: true });
-    const dynamo: DynamoLocal = await startDynamoLocal(dataDir ? { dataDir } : {});
+    const dynamo: DynamoLocal = await startDynamoLocal({
+      ...(dataDir ? { dataDir } : {}),
+      tuning: 'throughput',
+    });
     cleanup.push(() => dynamo.stop());
     await createTableIfMissing(dynamo.endpoint, tableName);
 

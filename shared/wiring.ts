@@ -14,11 +14,14 @@ import { TaskExecutor } from './app/executor.ts';
 import type { ExecutorQueue, LifecyclePublisher } from './app/ports.ts';
 import { type EngineObserver, TaskEngine } from './app/task-engine.ts';
 import { DEFAULT_TASK_TIMEOUT_SECONDS, TaskService } from './app/task-service.ts';
-import { countMetric, countTransition, MetricName, traceAwsClient } from './observability/index.ts';
+import { countMetric, countTransition, MetricName, metrics, traceAwsClient } from './observability/index.ts';
 
+// a per-event-type metric is a Powertools single metric (costly to build): only when metrics are on
 const metricsObserver: EngineObserver = {
   created: () => countMetric(MetricName.TasksCreated),
-  transitioned: (event) => countTransition(event.type),
+  transitioned: (event) => {
+    if (metrics.enabled) countTransition(event.type);
+  },
   conflictLost: () => countMetric(MetricName.ConflictsLost),
 };
 
