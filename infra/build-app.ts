@@ -1,6 +1,7 @@
 /** Builds the app's stacks from context; shared by `infra/app.ts` and the tests. */
 import { type App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { SOURCE_MAP_NODE_OPTIONS } from './bundling.ts';
 import { StatefulStack, StatelessStack } from './stacks.ts';
 
 export interface HubApp {
@@ -38,6 +39,11 @@ export const buildApp = (app: App, options: BuildAppOptions = {}): HubApp => {
   const alarmEmail = str(app, 'alarmEmail');
   const logLevel = str(app, 'logLevel');
   const defaultTenant = str(app, 'defaultTenant');
+  const environment: Record<string, string> = {
+    ...(defaultTenant ? { DEFAULT_TENANT: defaultTenant } : {}),
+    // stack traces mapped to the TypeScript sources, at the price of a slower cold start
+    ...(bool(app.node.tryGetContext('sourceMaps'), false) ? { NODE_OPTIONS: SOURCE_MAP_NODE_OPTIONS } : {}),
+  };
   const stateless = new StatelessStack(app, `${hubName}Stateless`, {
     description: 'Synapse A2A task hub: functions, REST API, schedule, dashboard, alarms',
     state: stateful.state,
@@ -45,7 +51,7 @@ export const buildApp = (app: App, options: BuildAppOptions = {}): HubApp => {
     ...(publicUrl ? { publicUrl } : {}),
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(logLevel ? { logLevel } : {}),
-    ...(defaultTenant ? { environment: { DEFAULT_TENANT: defaultTenant } } : {}),
+    ...(Object.keys(environment).length ? { environment } : {}),
   });
   stateless.addStackDependency(stateful);
   if (options.nag ?? bool(app.node.tryGetContext('nag'), true)) {

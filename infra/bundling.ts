@@ -22,6 +22,15 @@ export type FunctionId = 'agent-card' | 'jsonrpc' | 'executor' | 'sweeper' | 're
 
 export const FUNCTION_IDS: readonly FunctionId[] = ['agent-card', 'jsonrpc', 'executor', 'sweeper', 'relay'];
 
+/** Memory of each function (MB): the CDK stack deploys these, the benchmark prices them. */
+export const FUNCTION_MEMORY_MB: Readonly<Record<FunctionId, number>> = {
+  'agent-card': 256,
+  jsonrpc: 512,
+  executor: 1024,
+  sweeper: 256,
+  relay: 256,
+};
+
 /** The folder holding one Lambda entry per file. */
 export const FUNCTIONS_DIR = join(PROJECT_ROOT, 'functions');
 
@@ -63,6 +72,8 @@ export const BUNDLE = {
   target: 'node22',
   minify: true,
   sourcemap: true,
+  /** The map names files and positions; the sources' text stays out of it (a 4 MB map is 1 MB). */
+  sourcesContent: false,
   /** Prefer the ESM build of dual packages (smaller, tree-shakable). */
   mainFields: ['module', 'main'],
   /** Nothing external: the AWS SDK is bundled too. */
@@ -73,11 +84,11 @@ export const BUNDLE = {
 } as const;
 
 /**
- * NODE_OPTIONS of the functions: stack traces mapped back to the TypeScript
- * sources. It costs import time (Node parses the map at load: measured by
- * `test/bench/bundles.ts` as importMs vs importMsNoSourceMaps).
+ * NODE_OPTIONS that map stack traces back to the TypeScript sources. The functions run without:
+ * source maps are shipped next to each bundle, but `--enable-source-maps` makes every cold start
+ * parse the map (measured by `test/bench/bundles.ts`). Deploy with `-c sourceMaps=true` to turn it on.
  */
-export const RUNTIME_NODE_OPTIONS = '--enable-source-maps';
+export const SOURCE_MAP_NODE_OPTIONS = '--enable-source-maps';
 
 /** Build options for esbuild's JS API (`esbuild.build`) for any entry file, used by the benchmark. */
 export const esbuildEntryBuildOptions = (entry: string, outfile: string, agentModule?: string) => ({
@@ -89,6 +100,7 @@ export const esbuildEntryBuildOptions = (entry: string, outfile: string, agentMo
   target: BUNDLE.target,
   minify: BUNDLE.minify,
   sourcemap: BUNDLE.sourcemap,
+  sourcesContent: BUNDLE.sourcesContent,
   mainFields: [...BUNDLE.mainFields],
   external: [...BUNDLE.external],
   banner: { js: BUNDLE.banner },

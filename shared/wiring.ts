@@ -14,7 +14,7 @@ import { TaskExecutor } from './app/executor.ts';
 import type { ExecutorQueue, LifecyclePublisher } from './app/ports.ts';
 import { type EngineObserver, TaskEngine } from './app/task-engine.ts';
 import { DEFAULT_TASK_TIMEOUT_SECONDS, TaskService } from './app/task-service.ts';
-import { countMetric, countTransition, MetricName, metrics, traceAwsClient } from './observability/index.ts';
+import { countMetric, countTransition, MetricName, metrics } from './observability/index.ts';
 
 // a per-event-type metric is a Powertools single metric (costly to build): only when metrics are on
 const metricsObserver: EngineObserver = {
@@ -34,7 +34,7 @@ const required = (name: string): string => {
 let dynamo: DynamoDBClient | undefined;
 /** The one DynamoDB client of this container (the benchmark instruments it to count what a task costs). */
 export const dynamoClient = (): DynamoDBClient => {
-  dynamo ??= traceAwsClient(new DynamoDBClient({}));
+  dynamo ??= new DynamoDBClient({});
   return dynamo;
 };
 
@@ -50,7 +50,7 @@ export const taskEngine = (): TaskEngine => {
 
 let sqs: SQSClient | undefined;
 export const sqsClient = (): SQSClient => {
-  sqs ??= traceAwsClient(new SQSClient({}));
+  sqs ??= new SQSClient({});
   return sqs;
 };
 
@@ -65,7 +65,7 @@ export const executorQueueFromEnv = (): ExecutorQueue => {
 let publisher: LifecyclePublisher | undefined;
 export const lifecyclePublisher = (): LifecyclePublisher => {
   publisher ??= new EventBridgeLifecyclePublisher(
-    traceAwsClient(new EventBridgeClient({})),
+    new EventBridgeClient({}),
     required('EVENT_BUS_NAME'),
   );
   return publisher;

@@ -151,7 +151,6 @@ export class Api extends Construct {
       agentModule: props.agentModule,
       environment,
       timeout: Duration.seconds(10),
-      memorySize: 256,
       description: 'Synapse: serves the agent card',
       logRetention: retention,
     });
@@ -160,7 +159,6 @@ export class Api extends Construct {
       agentModule: props.agentModule,
       environment,
       timeout: Duration.seconds(29),
-      memorySize: 512,
       description: 'Synapse: A2A JSON-RPC endpoint',
       logRetention: retention,
     });

@@ -14,10 +14,10 @@ import { Construct } from 'constructs';
 import {
   AGENT_SPECIFIER,
   BUNDLE,
+  FUNCTION_MEMORY_MB,
   type FunctionId,
   functionEntry,
   PROJECT_ROOT,
-  RUNTIME_NODE_OPTIONS,
 } from '../bundling.ts';
 import { acknowledge } from './nag.ts';
 
@@ -31,6 +31,7 @@ export const nodejsBundling = (agentModule: string): nodejs.BundlingOptions => (
   target: BUNDLE.target,
   minify: BUNDLE.minify,
   sourceMap: BUNDLE.sourcemap,
+  sourcesContent: BUNDLE.sourcesContent,
   mainFields: [...BUNDLE.mainFields],
   externalModules: [...BUNDLE.external],
   bundleAwsSDK: true,
@@ -44,6 +45,7 @@ export interface HubFunctionProps {
   agentModule: string;
   environment: Record<string, string>;
   timeout: Duration;
+  /** Default FUNCTION_MEMORY_MB of the function. */
   memorySize?: number;
   description?: string;
   logRetention?: logs.RetentionDays;
@@ -73,17 +75,14 @@ export class HubFunction extends Construct {
       depsLockFilePath: `${PROJECT_ROOT}/package-lock.json`,
       runtime: LAMBDA_RUNTIME,
       architecture: lambda.Architecture.ARM_64,
-      memorySize: props.memorySize ?? 512,
+      memorySize: props.memorySize ?? FUNCTION_MEMORY_MB[props.fn],
       timeout: props.timeout,
       role: this.role,
       logGroup: this.logGroup,
       tracing: lambda.Tracing.ACTIVE,
       awsSdkConnectionReuse: false,
       description: props.description ?? `Synapse ${props.fn}`,
-      environment: {
-        NODE_OPTIONS: RUNTIME_NODE_OPTIONS,
-        ...props.environment,
-      },
+      environment: props.environment,
       bundling: nodejsBundling(props.agentModule),
     });
     acknowledge(this, [

@@ -53,7 +53,6 @@ export class Workers extends Construct {
       agentModule: props.agentModule,
       environment: props.environment,
       timeout: Duration.seconds(definition.consumerTimeoutSeconds),
-      memorySize: 1024,
       description: 'Synapse: runs the agent for queued tasks',
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });
@@ -72,7 +71,6 @@ export class Workers extends Construct {
       agentModule: props.agentModule,
       environment: props.environment,
       timeout: Duration.seconds(55),
-      memorySize: 256,
       description: 'Synapse: expires tasks whose deadline passed',
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });
@@ -83,7 +81,6 @@ export class Workers extends Construct {
       agentModule: props.agentModule,
       environment: props.environment,
       timeout: Duration.seconds(STREAM_RELAY.timeoutSeconds),
-      memorySize: 256,
       description: 'Synapse: relays committed task changes (the table stream) to the executor queue and the bus',
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });

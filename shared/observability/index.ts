@@ -1,25 +1,25 @@
 /**
- * Logging, metrics and tracing for the Lambda functions (Powertools for AWS
+ * Logging and metrics for the Lambda functions (Powertools for AWS
  * Lambda), wired with middy through `withObservability`.
  *
  * - Logger: structured JSON on stdout (CloudWatch Logs); `appendTaskKeys` adds
  *   `taskId` / `contextId` / `requestId` to every line of the invocation.
  * - Metrics: CloudWatch Embedded Metric Format, namespace `Synapse`, names in
  *   `./names.ts` (also used by the dashboard and alarms).
- * - Tracer: X-Ray; `traceAwsClient(client)` instruments an AWS SDK v3 client.
+ * - Tracing: X-Ray by Lambda's active tracing and API Gateway's (a segment per
+ *   invocation, linked from the API). No X-Ray SDK in the bundles: it costs
+ *   about 105 KB and an async hook on every promise (cold start and latency,
+ *   measured by `npm run bench`), so AWS SDK calls are not traced one by one.
  *
  * Outside Lambda (the local runtime, tests, plain Node) nothing crashes and
  * nothing spams stdout: metrics are disabled unless `POWERTOOLS_METRICS_DISABLED`
- * says otherwise (or `metricsEnabled` is passed), and the tracer is disabled
- * unless running in Lambda (`POWERTOOLS_TRACE_ENABLED=false` disables it there too).
- * "In Lambda" means `AWS_LAMBDA_FUNCTION_NAME` is set.
+ * says otherwise (or `metricsEnabled` is passed). "In Lambda" means
+ * `AWS_LAMBDA_FUNCTION_NAME` is set.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { Tracer } from '@aws-lambda-powertools/tracer';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj, type MiddyfiedHandler } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE, MetricDimension, MetricName } from './names.ts';
@@ -29,7 +29,6 @@ export { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE, MetricDimension, MetricName } 
 export interface Observability {
   logger: Logger;
   metrics: SynapseMetrics;
-  tracer: Tracer;
 }
 
 export interface ObservabilityOptions {
@@ -39,8 +38,6 @@ export interface ObservabilityOptions {
   namespace?: string;
   /** Emit EMF metrics; default: env POWERTOOLS_METRICS_DISABLED if set, else only in Lambda (and not POWERTOOLS_DEV). */
   metricsEnabled?: boolean;
-  /** Trace with X-Ray; default: only in Lambda, and not when POWERTOOLS_TRACE_ENABLED=false. */
-  tracingEnabled?: boolean;
   /** Default LOG_LEVEL / POWERTOOLS_LOG_LEVEL, else INFO. */
   logLevel?: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'CRITICAL' | 'SILENT';
 }
@@ -58,9 +55,6 @@ const defaultMetricsEnabled = (env: NodeJS.ProcessEnv): boolean => {
   if (disabled !== undefined) return !disabled;
   return isLambdaRuntime(env) && !envFlag(env.POWERTOOLS_DEV);
 };
-
-const defaultTracingEnabled = (env: NodeJS.ProcessEnv): boolean =>
-  isLambdaRuntime(env) && env.POWERTOOLS_TRACE_ENABLED?.trim().toLowerCase() !== 'false';
 
 /**
  * Powertools reads POWERTOOLS_METRICS_DISABLED whenever a `Metrics` is
@@ -104,7 +98,7 @@ export class SynapseMetrics extends Metrics {
   }
 }
 
-/** Creates a logger, metrics and tracer; the module-level ones below serve the functions. */
+/** Creates a logger and metrics; the module-level ones below serve the functions. */
 export const createObservability = (options: ObservabilityOptions = {}): Observability => {
   const env = process.env;
   const serviceName = options.serviceName ?? env.POWERTOOLS_SERVICE_NAME ?? DEFAULT_SERVICE_NAME;
@@ -132,16 +126,12 @@ export const createObservability = (options: ObservabilityOptions = {}): Observa
     },
     metricsEnabled,
   );
-  const tracer = new Tracer({
-    serviceName,
-    enabled: options.tracingEnabled ?? defaultTracingEnabled(env),
-  });
-  return { logger, metrics, tracer };
+  return { logger, metrics };
 };
 
 /** The process-wide instances the functions use. */
 export const observability: Observability = createObservability();
-export const { logger, metrics, tracer } = observability;
+export const { logger, metrics } = observability;
 
 export interface TaskKeys {
   taskId?: string | undefined;
@@ -170,10 +160,6 @@ export const countTransition = (eventType: string, target: Metrics = metrics): v
   single.addMetric(MetricName.Transitions, MetricUnit.Count, 1);
 };
 
-/** Instruments an AWS SDK v3 client for X-Ray (a no-op when tracing is disabled). */
-export const traceAwsClient = <T>(client: T, target: Tracer = tracer): T =>
-  target.isTracingEnabled() ? target.captureAWSv3Client(client) : client;
-
 export interface WithObservabilityOptions {
   /** Logical function name (`jsonrpc`, `executor`, …); stands in for the Lambda context's name locally. */
   functionName: string;
@@ -186,15 +172,15 @@ export interface WithObservabilityOptions {
 export type BaseHandler<TEvent, TResult> = (event: TEvent, context: Context) => Promise<TResult>;
 
 /**
- * Wraps a handler with the Powertools middlewares: X-Ray segment for the
- * invocation, Lambda context and per-invocation keys in the logs (reset after
- * each invocation), EMF metrics flushed at the end (with the ColdStart metric).
+ * Wraps a handler with the Powertools middlewares: Lambda context and
+ * per-invocation keys in the logs (reset after each invocation), EMF metrics
+ * flushed at the end (with the ColdStart metric).
  */
 export const withObservability = <TEvent, TResult>(
   handler: BaseHandler<TEvent, TResult>,
   options: WithObservabilityOptions,
 ): MiddyfiedHandler<TEvent, TResult, Error, Context> => {
-  const { logger: log, metrics: met, tracer: tr } = options.observability ?? observability;
+  const { logger: log, metrics: met } = options.observability ?? observability;
   // Locally the context may be missing or partial: give it the logical name.
   const fillContext: MiddlewareObj<TEvent, TResult, Error, Context> = {
     before: (request) => {
@@ -205,7 +191,6 @@ export const withObservability = <TEvent, TResult>(
   };
   return middy<TEvent, TResult, Error, Context>(handler)
     .use(fillContext)
-    .use(captureLambdaHandler(tr, { captureResponse: false }))
     .use(
       injectLambdaContext(log, {
         resetKeys: true,

@@ -36,7 +36,6 @@ import {
   FUNCTION_IDS,
   functionEntryIds,
   PROJECT_ROOT,
-  RUNTIME_NODE_OPTIONS,
 } from '../../infra/bundling.ts';
 
 export interface ColdStartFunction {
@@ -86,6 +85,9 @@ export interface MeasureOptions {
   /** Report the heaviest packages of each bundle. */
   analyze?: boolean;
 }
+
+/** The functions' NODE_OPTIONS as deployed by default (none: see SOURCE_MAP_NODE_OPTIONS). */
+const DEPLOYED_NODE_OPTIONS: string | undefined = undefined;
 
 const BASELINE_SPECIFIERS = ['@a2a-js/sdk/server', 'express'] as const;
 
@@ -248,13 +250,13 @@ export async function measureColdStart(options: MeasureOptions = {}): Promise<Co
 
     type Target = { id: string; urls: string[]; env: NodeJS.ProcessEnv };
     const targets: Target[] = [
-      { id: BASELINE_BUNDLED, urls: [baseline.url], env: lambdaEnv('baseline', RUNTIME_NODE_OPTIONS) },
+      { id: BASELINE_BUNDLED, urls: [baseline.url], env: lambdaEnv('baseline', DEPLOYED_NODE_OPTIONS) },
       {
         id: BASELINE_UNBUNDLED,
         urls: BASELINE_SPECIFIERS.map(resolveFromProject),
         env: lambdaEnv('baseline', undefined),
       },
-      ...built.map((b) => ({ id: b.id, urls: [b.url], env: lambdaEnv(b.id, RUNTIME_NODE_OPTIONS) })),
+      ...built.map((b) => ({ id: b.id, urls: [b.url], env: lambdaEnv(b.id, DEPLOYED_NODE_OPTIONS) })),
     ];
     const times = new Map<string, number[]>(targets.map((t) => [t.id, []]));
     // round 0 warms the file cache and is discarded; then `runs` rounds in rotating order
@@ -280,7 +282,7 @@ export async function measureColdStart(options: MeasureOptions = {}): Promise<Co
     return {
       runs,
       node: process.version,
-      nodeOptions: RUNTIME_NODE_OPTIONS,
+      nodeOptions: DEPLOYED_NODE_OPTIONS ?? '',
       baseline: BASELINE_SPECIFIERS.join(' + '),
       baselineBundledMs: round1(baselineBundledMs),
       baselineBundledBytes: baseline.bytes,

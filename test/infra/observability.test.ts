@@ -15,7 +15,6 @@ import {
   METRICS_NAMESPACE,
   MetricName,
   type Observability,
-  traceAwsClient,
   withObservability,
 } from '../../shared/observability/index.ts';
 
@@ -90,13 +89,10 @@ const dummy = (obs: Observability) =>
   );
 
 describe('observability outside Lambda', () => {
-  it('is not in Lambda here and leaves tracing and metrics off by default', () => {
+  it('is not in Lambda here and leaves metrics off by default', () => {
     assert.equal(isLambdaRuntime(), false, 'AWS_LAMBDA_FUNCTION_NAME must not be set for these tests');
     const obs = createObservability();
     assert.equal(obs.metrics.enabled, false);
-    assert.equal(obs.tracer.isTracingEnabled(), false);
-    const client = { send: () => undefined };
-    assert.equal(traceAwsClient(client, obs.tracer), client, 'disabled tracer returns the client as is');
   });
 
   it('runs a wrapped handler in plain Node, with or without a context, and emits no metrics', async () => {
