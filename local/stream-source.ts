@@ -23,10 +23,10 @@ import {
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { consoleLog, createLambdaContext, LOCAL_REGION, type LocalLog } from './lambda-context.ts';
 
-// biome-ignore lint/suspicious/noConfusingVoidType: the result type of aws-lambda's DynamoDBStreamHandler
 export type StreamHandler = (
   event: DynamoDBStreamEvent,
   context: Context,
+  // biome-ignore lint/suspicious/noConfusingVoidType: the result type of aws-lambda's DynamoDBStreamHandler
 ) => Promise<DynamoDBBatchResponse | void>;
 
 /** Shard positions (last processed sequence number per shard) of one stream. */

@@ -64,10 +64,7 @@ export const executorQueueFromEnv = (): ExecutorQueue => {
 
 let publisher: LifecyclePublisher | undefined;
 export const lifecyclePublisher = (): LifecyclePublisher => {
-  publisher ??= new EventBridgeLifecyclePublisher(
-    new EventBridgeClient({}),
-    required('EVENT_BUS_NAME'),
-  );
+  publisher ??= new EventBridgeLifecyclePublisher(new EventBridgeClient({}), required('EVENT_BUS_NAME'));
   return publisher;
 };
 

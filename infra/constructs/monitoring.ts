@@ -16,8 +16,8 @@ import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   DEFAULT_SERVICE_NAME,
@@ -139,7 +139,8 @@ export class Monitoring extends Construct {
 
     if (props.relayFailures) {
       alarm('RelayFailuresNotEmpty', {
-        alarmDescription: 'Synapse relay: committed task changes could not be relayed (see the failures queue)',
+        alarmDescription:
+          'Synapse relay: committed task changes could not be relayed (see the failures queue)',
         metric: props.relayFailures.metricApproximateNumberOfMessagesVisible({
           statistic: 'Maximum',
           period: FIVE_MINUTES,

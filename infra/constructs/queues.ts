@@ -5,9 +5,9 @@
 import { Duration } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { acknowledge } from './nag.ts';
 import { STREAM_RELAY } from '../../shared/adapters/dynamodb/stream.ts';
 import { QUEUES, type QueueDefinition } from '../../shared/adapters/sqs/queues.ts';
+import { acknowledge } from './nag.ts';
 
 export interface QueueRef {
   definition: QueueDefinition;

@@ -14,8 +14,8 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { STREAM_RELAY } from '../../shared/adapters/dynamodb/stream.ts';
 import { grantTableReadWrite } from '../permissions.ts';
@@ -81,7 +81,8 @@ export class Workers extends Construct {
       agentModule: props.agentModule,
       environment: props.environment,
       timeout: Duration.seconds(STREAM_RELAY.timeoutSeconds),
-      description: 'Synapse: relays committed task changes (the table stream) to the executor queue and the bus',
+      description:
+        'Synapse: relays committed task changes (the table stream) to the executor queue and the bus',
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });
     this.relay.function.addEventSource(

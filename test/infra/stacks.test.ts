@@ -144,7 +144,9 @@ describe('stateful stack', () => {
     const queues = resourcesOf(hub.statefulTemplate, 'AWS::SQS::Queue');
     // + the stream relay's on-failure destination
     assert.equal(Object.keys(queues).length, QUEUES.length * 2 + 1);
-    const failuresId = hub.stateful.getLogicalId(hub.stateful.state.relayFailures.node.defaultChild as sqs.CfnQueue);
+    const failuresId = hub.stateful.getLogicalId(
+      hub.stateful.state.relayFailures.node.defaultChild as sqs.CfnQueue,
+    );
     assert.equal(queues[failuresId]?.Properties.SqsManagedSseEnabled, true);
     hub.statefulTemplate.hasResourceProperties('AWS::SQS::QueuePolicy', {
       Queues: [{ Ref: failuresId }],
@@ -423,7 +425,9 @@ describe('stateless stack: monitoring', () => {
     assert.ok(alarms.some((a) => a.MetricName === 'IteratorAge' && a.Namespace === 'AWS/Lambda'));
     assert.ok(
       alarms.some(
-        (a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && JSON.stringify(a).includes('RelayFailures'),
+        (a) =>
+          a.MetricName === 'ApproximateNumberOfMessagesVisible' &&
+          JSON.stringify(a).includes('RelayFailures'),
       ),
     );
     assert.ok(alarms.some((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && a.Threshold === 1));

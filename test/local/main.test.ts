@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { alive, javaChildrenOf, root, run, waitForOutput } from './fixtures/process.ts';
+import { alive, javaChildrenOf, run, waitForOutput } from './fixtures/process.ts';
 
 describe('npm start (local/main.ts)', { concurrency: true }, () => {
   test('a port already taken: a clear message and a non-zero exit, before Java starts', async () => {

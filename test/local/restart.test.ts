@@ -46,13 +46,13 @@ describe('restart after a crash', () => {
           message: { messageId: `queued-${i}`, role: 'ROLE_USER', parts: [{ text: `job ${i}` }] },
           configuration: { returnImmediately: true },
         });
-        ids.push(String((sent.result?.task as { id: string }).id));
+        ids.push(String((sent.result?.task as { id: string } | undefined)?.id));
       }
       // the runs reach the executor (the relay is fast), which waits at the gate: the tasks stay queued
       await new Promise((r) => setTimeout(r, 500));
       for (const id of ids) {
         const got = await rpc(url, 'GetTask', { id });
-        assert.equal((got.result?.status as { state: string }).state, 'TASK_STATE_SUBMITTED');
+        assert.equal((got.result?.status as { state: string } | undefined)?.state, 'TASK_STATE_SUBMITTED');
       }
       process.kill(-first.child.pid!, 'SIGKILL');
       await first.exited;
@@ -67,7 +67,8 @@ describe('restart after a crash', () => {
       const states = async () =>
         Promise.all(
           ids.map(
-            async (id) => ((await rpc(url, 'GetTask', { id })).result?.status as { state: string }).state,
+            async (id) =>
+              ((await rpc(url, 'GetTask', { id })).result?.status as { state: string } | undefined)?.state,
           ),
         );
       for (let i = 0; i < 300 && !(await states()).every((s) => s === 'TASK_STATE_COMPLETED'); i++)
