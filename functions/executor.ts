@@ -6,11 +6,11 @@
  * partial batch failures and come back after a backoff.
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { z } from 'zod/mini';
 import { EXECUTOR_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
 import { MAX_DELAY_SECONDS } from '../shared/app/relay.ts';
 import { countMetric, logger, MetricName, withObservability } from '../shared/observability/index.ts';
+import * as z from '../shared/validation/zod.ts';
 import { executorQueueFromEnv, executorQueueUrl, sqsClient, taskExecutor } from '../shared/wiring.ts';
 
 const runSchema = z.object({

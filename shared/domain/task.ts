@@ -3,7 +3,7 @@
  * transition, append-only) and the content they carry. Content types follow
  * the A2A v1.0 data model, which both protocol codecs translate to and from.
  */
-import { z } from 'zod/mini';
+import * as z from '../validation/zod.ts';
 import { PayloadTooLargeError, ValidationError } from './errors.ts';
 import type { SynapseState } from './states.ts';
 import { TRANSITION_EVENTS, type TransitionEvent } from './transitions.ts';
@@ -15,11 +15,6 @@ export const MAX_STATUS_MESSAGE_BYTES = 8 * 1024;
 export const MAX_METADATA_BYTES = 4 * 1024;
 /** Ids are opaque strings; bounded so keys stay far below DynamoDB's key size limits. */
 export const MAX_ID_LENGTH = 256;
-
-// zod/mini (not the full `zod`): the same validation core at a fraction of the size. It
-// ships no locale, so the English messages the full build sets by default are set here
-// (unless a locale was configured already); issue messages reach callers as error text.
-if (!z.core.globalConfig.localeError) z.config(z.locales.en());
 
 const id = z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH));
 

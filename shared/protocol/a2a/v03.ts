@@ -5,9 +5,9 @@
  * `A2A-Version: 0.3`. Translates shapes only; the operations are the same
  * as v1.0's (v0.3 just has no ListTasks method).
  */
-import { z } from 'zod';
 import type { A2AState } from '../../domain/states.ts';
 import type { Artifact, Message, Part, TaskView } from '../../domain/task.ts';
+import * as z from '../../validation/zod.ts';
 import type { A2ACodec } from './codec.ts';
 import { A2AProtocolError } from './errors.ts';
 import type { JsonRpcErrorObject } from './jsonrpc.ts';
@@ -141,85 +141,97 @@ const hint: UnknownFieldHint = (key) =>
     ? 'A2A v0.3 uses camelCase names (snake_case aliases are a v1.0/ProtoJSON feature)'
     : undefined);
 
-const roleSchema = z.unknown().transform((v, ctx): Message['role'] => {
-  if (v === 'user' || v === 'agent') return v;
-  let message: string;
-  if (v === undefined) message = 'is required ("user" or "agent")';
-  else if (v === 'ROLE_USER' || v === 'ROLE_AGENT') {
-    message = `must be "user" or "agent"; ${v} is the A2A v1.0 spelling (send A2A-Version: 1.0 to use it)`;
-  } else message = `must be "user" or "agent", got ${JSON.stringify(v)}`;
-  ctx.addIssue({ code: 'custom', message, input: v });
-  return z.NEVER;
-});
+const roleSchema = z.pipe(
+  z.unknown(),
+  z.transform((v: unknown, ctx): Message['role'] => {
+    if (v === 'user' || v === 'agent') return v;
+    let message: string;
+    if (v === undefined) message = 'is required ("user" or "agent")';
+    else if (v === 'ROLE_USER' || v === 'ROLE_AGENT') {
+      message = `must be "user" or "agent"; ${v} is the A2A v1.0 spelling (send A2A-Version: 1.0 to use it)`;
+    } else message = `must be "user" or "agent", got ${JSON.stringify(v)}`;
+    ctx.issues.push({ code: 'custom', message, input: v });
+    return z.NEVER;
+  }),
+);
 
 const fileSchema = wireObject({
-  bytes: base64Schema.optional(),
-  uri: z.string().min(1).optional(),
-  mimeType: z.string().optional(),
-  name: z.string().optional(),
-}).superRefine((f, ctx) => {
-  exactlyOne(f, ['bytes', 'uri'], 'a file', ctx);
-});
+  bytes: z.optional(base64Schema),
+  uri: z.optional(z.string().check(z.minLength(1))),
+  mimeType: z.optional(z.string()),
+  name: z.optional(z.string()),
+}).check(
+  z.superRefine((f, ctx) => {
+    exactlyOne(f, ['bytes', 'uri'], 'a file', ctx);
+  }),
+);
 
 const partSchema = wireObject({
-  kind: z.enum(['text', 'file', 'data']).optional(),
-  text: z.string().optional(),
-  file: fileSchema.optional(),
-  data: metadataSchema.optional(),
-  metadata: metadataSchema.optional(),
-}).superRefine((p, ctx) => {
-  const member = exactlyOne(p, ['text', 'file', 'data'], 'a part', ctx);
-  if (member && p.kind !== undefined && p.kind !== member) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `is "${p.kind}" but the part carries "${member}"`,
-      path: ['kind'],
-      input: p.kind,
-    });
-  }
-});
+  kind: z.optional(z.enum(['text', 'file', 'data'])),
+  text: z.optional(z.string()),
+  file: z.optional(fileSchema),
+  data: z.optional(metadataSchema),
+  metadata: z.optional(metadataSchema),
+}).check(
+  z.superRefine((p, ctx) => {
+    const member = exactlyOne(p, ['text', 'file', 'data'], 'a part', ctx);
+    if (member && p.kind !== undefined && p.kind !== member) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `is "${p.kind}" but the part carries "${member}"`,
+        path: ['kind'],
+        input: p.kind,
+      });
+    }
+  }),
+);
 
 const messageSchema = wireObject({
-  kind: z.literal('message').optional(),
-  messageId: z.string().min(1),
-  contextId: z.string().optional(),
-  taskId: z.string().optional(),
+  kind: z.optional(z.literal('message')),
+  messageId: z.string().check(z.minLength(1)),
+  contextId: z.optional(z.string()),
+  taskId: z.optional(z.string()),
   role: roleSchema,
-  parts: z.array(partSchema).min(1),
-  metadata: metadataSchema.optional(),
-  extensions: z.array(z.string()).optional(),
-  referenceTaskIds: z.array(z.string()).optional(),
+  parts: z.array(partSchema).check(z.minLength(1)),
+  metadata: z.optional(metadataSchema),
+  extensions: z.optional(z.array(z.string())),
+  referenceTaskIds: z.optional(z.array(z.string())),
 });
 
 const pushConfigSchema = wireObject({
-  id: z.string().optional(),
-  url: z.string().min(1),
-  token: z.string().optional(),
-  authentication: wireObject({ schemes: z.array(z.string()), credentials: z.string().optional() }).optional(),
+  id: z.optional(z.string()),
+  url: z.string().check(z.minLength(1)),
+  token: z.optional(z.string()),
+  authentication: z.optional(
+    wireObject({ schemes: z.array(z.string()), credentials: z.optional(z.string()) }),
+  ),
 });
 
 const configurationSchema = wireObject({
-  acceptedOutputModes: z.array(z.string()).optional(),
-  blocking: z.boolean().optional(),
-  historyLength: historyLengthSchema(false).optional(),
-  pushNotificationConfig: pushConfigSchema.optional(),
+  acceptedOutputModes: z.optional(z.array(z.string())),
+  blocking: z.optional(z.boolean()),
+  historyLength: z.optional(historyLengthSchema(false)),
+  pushNotificationConfig: z.optional(pushConfigSchema),
 });
 
 const sendMessageSchema = wireObject({
   message: messageSchema,
-  configuration: configurationSchema.optional(),
-  metadata: metadataSchema.optional(),
+  configuration: z.optional(configurationSchema),
+  metadata: z.optional(metadataSchema),
 });
 
 /** TaskQueryParams; its `metadata` is accepted and ignored. */
 const getTaskSchema = wireObject({
-  id: z.string().min(1),
-  historyLength: historyLengthSchema(false).optional(),
-  metadata: metadataSchema.optional(),
+  id: z.string().check(z.minLength(1)),
+  historyLength: z.optional(historyLengthSchema(false)),
+  metadata: z.optional(metadataSchema),
 });
 
 /** TaskIdParams. */
-const cancelTaskSchema = wireObject({ id: z.string().min(1), metadata: metadataSchema.optional() });
+const cancelTaskSchema = wireObject({
+  id: z.string().check(z.minLength(1)),
+  metadata: z.optional(metadataSchema),
+});
 
 type WirePart = z.output<typeof partSchema>;
 

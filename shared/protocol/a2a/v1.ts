@@ -5,9 +5,9 @@
  * aliases, integer enums, int32 as strings, null = unset) and is strict
  * about unknown fields, naming each one in a -32602 error.
  */
-import { z } from 'zod';
 import { A2A_STATES, type A2AState } from '../../domain/states.ts';
 import type { Artifact, Message, Part, TaskView } from '../../domain/task.ts';
+import * as z from '../../validation/zod.ts';
 import type { A2ACodec } from './codec.ts';
 import { type A2AProtocolError, badRequestOf, type ErrorInfoDetail, errorInfoOf } from './errors.ts';
 import type { JsonRpcErrorObject } from './jsonrpc.ts';
@@ -130,22 +130,25 @@ const ROLE_BY_WIRE: Readonly<Record<string, Message['role']>> = {
   2: 'agent',
 };
 
-const roleSchema = z.unknown().transform((v, ctx): Message['role'] => {
-  const role =
-    (typeof v === 'string' || typeof v === 'number') && Object.hasOwn(ROLE_BY_WIRE, v)
-      ? ROLE_BY_WIRE[v]
-      : undefined;
-  if (role) return role;
-  let message: string;
-  if (v === undefined) message = 'is required (ROLE_USER or ROLE_AGENT)';
-  else if (v === 'user' || v === 'agent') {
-    message = `must be ROLE_USER or ROLE_AGENT; "${v}" is the A2A v0.3 spelling`;
-  } else if (v === 'ROLE_UNSPECIFIED' || v === 0)
-    message = 'must be ROLE_USER or ROLE_AGENT, not unspecified';
-  else message = `must be ROLE_USER or ROLE_AGENT, got ${JSON.stringify(v)}`;
-  ctx.addIssue({ code: 'custom', message, input: v });
-  return z.NEVER;
-});
+const roleSchema = z.pipe(
+  z.unknown(),
+  z.transform((v: unknown, ctx): Message['role'] => {
+    const role =
+      (typeof v === 'string' || typeof v === 'number') && Object.hasOwn(ROLE_BY_WIRE, v)
+        ? ROLE_BY_WIRE[v]
+        : undefined;
+    if (role) return role;
+    let message: string;
+    if (v === undefined) message = 'is required (ROLE_USER or ROLE_AGENT)';
+    else if (v === 'user' || v === 'agent') {
+      message = `must be ROLE_USER or ROLE_AGENT; "${v}" is the A2A v0.3 spelling`;
+    } else if (v === 'ROLE_UNSPECIFIED' || v === 0)
+      message = 'must be ROLE_USER or ROLE_AGENT, not unspecified';
+    else message = `must be ROLE_USER or ROLE_AGENT, got ${JSON.stringify(v)}`;
+    ctx.issues.push({ code: 'custom', message, input: v });
+    return z.NEVER;
+  }),
+);
 
 /** ProtoJSON TaskState enum numbers (digest §3.3). */
 const STATE_NUMBERS: Readonly<Record<number, A2AState>> = {
@@ -160,45 +163,50 @@ const STATE_NUMBERS: Readonly<Record<number, A2AState>> = {
 };
 
 /** A state filter; TASK_STATE_UNSPECIFIED (the proto default) means "no filter". */
-const stateFilterSchema = z.unknown().transform((v, ctx): A2AState | undefined => {
-  if (v === undefined || v === 'TASK_STATE_UNSPECIFIED' || v === 0) return undefined;
-  if (typeof v === 'string' && (A2A_STATES as readonly string[]).includes(v)) return v as A2AState;
-  if (typeof v === 'number' && Object.hasOwn(STATE_NUMBERS, v)) return STATE_NUMBERS[v];
-  ctx.addIssue({
-    code: 'custom',
-    message: `must be a TaskState: one of ${A2A_STATES.join(', ')}, got ${JSON.stringify(v)}`,
-    input: v,
-  });
-  return z.NEVER;
-});
+const stateFilterSchema = z.pipe(
+  z.unknown(),
+  z.transform((v: unknown, ctx): A2AState | undefined => {
+    if (v === undefined || v === 'TASK_STATE_UNSPECIFIED' || v === 0) return undefined;
+    if (typeof v === 'string' && (A2A_STATES as readonly string[]).includes(v)) return v as A2AState;
+    if (typeof v === 'number' && Object.hasOwn(STATE_NUMBERS, v)) return STATE_NUMBERS[v];
+    ctx.issues.push({
+      code: 'custom',
+      message: `must be a TaskState: one of ${A2A_STATES.join(', ')}, got ${JSON.stringify(v)}`,
+      input: v,
+    });
+    return z.NEVER;
+  }),
+);
 
 const CONTENT = ['text', 'raw', 'url', 'data'] as const;
 
 const partSchema = wireObject(
   {
-    text: z.string().optional(),
-    raw: base64Schema.optional(),
-    url: z.string().min(1).optional(),
-    data: z.unknown().optional(),
-    mediaType: z.string().optional(),
-    filename: z.string().optional(),
-    metadata: metadataSchema.optional(),
+    text: z.optional(z.string()),
+    raw: z.optional(base64Schema),
+    url: z.optional(z.string().check(z.minLength(1))),
+    data: z.optional(z.unknown()),
+    mediaType: z.optional(z.string()),
+    filename: z.optional(z.string()),
+    metadata: z.optional(metadataSchema),
   },
   { media_type: 'mediaType' },
-).superRefine((p, ctx) => {
-  exactlyOne(p, CONTENT, 'a part', ctx);
-});
+).check(
+  z.superRefine((p, ctx) => {
+    exactlyOne(p, CONTENT, 'a part', ctx);
+  }),
+);
 
 const messageSchema = wireObject(
   {
-    messageId: z.string().min(1),
-    contextId: z.string().optional(),
-    taskId: z.string().optional(),
+    messageId: z.string().check(z.minLength(1)),
+    contextId: z.optional(z.string()),
+    taskId: z.optional(z.string()),
     role: roleSchema,
-    parts: z.array(partSchema).min(1),
-    metadata: metadataSchema.optional(),
-    extensions: z.array(z.string()).optional(),
-    referenceTaskIds: z.array(z.string()).optional(),
+    parts: z.array(partSchema).check(z.minLength(1)),
+    metadata: z.optional(metadataSchema),
+    extensions: z.optional(z.array(z.string())),
+    referenceTaskIds: z.optional(z.array(z.string())),
   },
   {
     message_id: 'messageId',
@@ -208,26 +216,29 @@ const messageSchema = wireObject(
   },
 );
 
-const authenticationSchema = wireObject({ scheme: z.string().min(1), credentials: z.string().optional() });
+const authenticationSchema = wireObject({
+  scheme: z.string().check(z.minLength(1)),
+  credentials: z.optional(z.string()),
+});
 
 const pushConfigSchema = wireObject(
   {
-    tenant: z.string().optional(),
-    id: z.string().optional(),
-    taskId: z.string().optional(),
-    url: z.string().min(1),
-    token: z.string().optional(),
-    authentication: authenticationSchema.optional(),
+    tenant: z.optional(z.string()),
+    id: z.optional(z.string()),
+    taskId: z.optional(z.string()),
+    url: z.string().check(z.minLength(1)),
+    token: z.optional(z.string()),
+    authentication: z.optional(authenticationSchema),
   },
   { task_id: 'taskId' },
 );
 
 const configurationSchema = wireObject(
   {
-    acceptedOutputModes: z.array(z.string()).optional(),
-    taskPushNotificationConfig: pushConfigSchema.optional(),
-    historyLength: historyLengthSchema(true).optional(),
-    returnImmediately: z.boolean().optional(),
+    acceptedOutputModes: z.optional(z.array(z.string())),
+    taskPushNotificationConfig: z.optional(pushConfigSchema),
+    historyLength: z.optional(historyLengthSchema(true)),
+    returnImmediately: z.optional(z.boolean()),
   },
   {
     accepted_output_modes: 'acceptedOutputModes',
@@ -238,35 +249,37 @@ const configurationSchema = wireObject(
 );
 
 const sendMessageSchema = wireObject({
-  tenant: z.string().optional(),
+  tenant: z.optional(z.string()),
   message: messageSchema,
-  configuration: configurationSchema.optional(),
-  metadata: metadataSchema.optional(),
+  configuration: z.optional(configurationSchema),
+  metadata: z.optional(metadataSchema),
 });
 
 const getTaskSchema = wireObject(
   {
-    tenant: z.string().optional(),
-    id: z.string().min(1),
-    historyLength: historyLengthSchema(true).optional(),
+    tenant: z.optional(z.string()),
+    id: z.string().check(z.minLength(1)),
+    historyLength: z.optional(historyLengthSchema(true)),
   },
   { history_length: 'historyLength' },
 );
 
 const listTasksSchema = wireObject(
   {
-    tenant: z.string().optional(),
-    contextId: z.string().optional(),
-    status: stateFilterSchema.optional(),
-    pageSize: int32(true, {
-      min: LIST_PAGE_SIZE.min,
-      max: LIST_PAGE_SIZE.max,
-      rangeError: `must be between ${LIST_PAGE_SIZE.min} and ${LIST_PAGE_SIZE.max}`,
-    }).optional(),
-    pageToken: z.string().optional(),
-    historyLength: historyLengthSchema(true).optional(),
-    statusTimestampAfter: timestampSchema.optional(),
-    includeArtifacts: z.boolean().optional(),
+    tenant: z.optional(z.string()),
+    contextId: z.optional(z.string()),
+    status: z.optional(stateFilterSchema),
+    pageSize: z.optional(
+      int32(true, {
+        min: LIST_PAGE_SIZE.min,
+        max: LIST_PAGE_SIZE.max,
+        rangeError: `must be between ${LIST_PAGE_SIZE.min} and ${LIST_PAGE_SIZE.max}`,
+      }),
+    ),
+    pageToken: z.optional(z.string()),
+    historyLength: z.optional(historyLengthSchema(true)),
+    statusTimestampAfter: z.optional(timestampSchema),
+    includeArtifacts: z.optional(z.boolean()),
   },
   {
     context_id: 'contextId',
@@ -279,9 +292,9 @@ const listTasksSchema = wireObject(
 );
 
 const cancelTaskSchema = wireObject({
-  tenant: z.string().optional(),
-  id: z.string().min(1),
-  metadata: metadataSchema.optional(),
+  tenant: z.optional(z.string()),
+  id: z.string().check(z.minLength(1)),
+  metadata: z.optional(metadataSchema),
 });
 
 type WirePart = z.output<typeof partSchema>;

@@ -4,7 +4,7 @@
  * applies ProtoJSON leniency (null = absent, snake_case aliases), and the
  * translation of zod issues into -32602 errors with field violations.
  */
-import { type ZodType, z } from 'zod';
+import * as z from '../../validation/zod.ts';
 import { A2AProtocolError, type FieldViolation } from './errors.ts';
 
 /** `historyLength` and friends are int32 on the wire. */
@@ -31,7 +31,7 @@ export function wireObject<S extends z.core.$ZodLooseShape>(
   shape: S,
   aliases: Readonly<Record<string, keyof S & string>> = {},
 ) {
-  return z.preprocess((input, ctx) => {
+  const normalize = z.transform((input: unknown, ctx) => {
     if (!isPlainObject(input)) return input;
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(input)) {
@@ -51,7 +51,8 @@ export function wireObject<S extends z.core.$ZodLooseShape>(
       } else define(out, key, value);
     }
     return out;
-  }, z.strictObject(shape));
+  });
+  return z.pipe(normalize, z.strictObject(shape));
 }
 
 export const metadataSchema = z.record(z.string(), z.unknown());
@@ -70,9 +71,11 @@ export function int32(
   const { min = -MAX_INT32 - 1, max = MAX_INT32, rangeError } = bounds;
   const base = z
     .int({ error: (iss) => (iss.input === undefined ? undefined : 'must be an integer') })
-    .min(min, rangeError ? { error: rangeError } : undefined)
-    .max(max, rangeError ? { error: rangeError } : undefined);
-  return acceptStrings ? z.preprocess(integerFromString, base) : base;
+    .check(
+      z.gte(min, rangeError ? { error: rangeError } : undefined),
+      z.lte(max, rangeError ? { error: rangeError } : undefined),
+    );
+  return acceptStrings ? z.pipe(z.transform(integerFromString), base) : base;
 }
 
 /** historyLength: an int32 >= 0 (0 means "no history"). */
@@ -117,24 +120,30 @@ export function normalizeTimestamp(
 
 const isLeap = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 
-export const timestampSchema = z.string().transform((s, ctx) => {
-  const r = normalizeTimestamp(s);
-  if (r.ok) return r.value;
-  ctx.addIssue({ code: 'custom', message: r.error, input: s });
-  return z.NEVER;
-});
+export const timestampSchema = z.pipe(
+  z.string(),
+  z.transform((s: string, ctx) => {
+    const r = normalizeTimestamp(s);
+    if (r.ok) return r.value;
+    ctx.issues.push({ code: 'custom', message: r.error, input: s });
+    return z.NEVER;
+  }),
+);
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
 /** Base64 bytes: standard or URL-safe alphabet, padded or not; normalized to standard padded form. */
-export const base64Schema = z.string().transform((s, ctx) => {
-  const body = s.replace(/=+$/, '');
-  if (!BASE64.test(s) || body.length % 4 === 1) {
-    ctx.addIssue({ code: 'custom', message: 'must be base64-encoded bytes', input: s.slice(0, 32) });
-    return z.NEVER;
-  }
-  return Buffer.from(body, 'base64').toString('base64');
-});
+export const base64Schema = z.pipe(
+  z.string(),
+  z.transform((s: string, ctx) => {
+    const body = s.replace(/=+$/, '');
+    if (!BASE64.test(s) || body.length % 4 === 1) {
+      ctx.issues.push({ code: 'custom', message: 'must be base64-encoded bytes', input: s.slice(0, 32) });
+      return z.NEVER;
+    }
+    return Buffer.from(body, 'base64').toString('base64');
+  }),
+);
 
 // ---- zod issues → field violations ---------------------------------------------------------------
 
@@ -212,7 +221,7 @@ export function violationsOf(issues: readonly z.core.$ZodIssue[], hint?: Unknown
 }
 
 /** Validate `input` against a wire schema, or throw -32602 listing every violation. */
-export function parseWire<T extends ZodType>(
+export function parseWire<T extends z.ZodMiniType>(
   schema: T,
   input: unknown,
   hint?: UnknownFieldHint,
