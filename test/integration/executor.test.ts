@@ -1,18 +1,27 @@
+/**
+ * The executor and the task service on DynamoDB Local, with every executor run taken from the real
+ * outbox: the table's stream, relayed by `relayChanges` (test/support/outbox.ts). The claim under
+ * duplicate deliveries, every path of the demo agent, retried submissions and continuations, output
+ * the hub cannot record, lease watches of runs that died, and inline (blocking) runs.
+ */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { demoAgent } from '../../agents/demo/index.ts';
 import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
 import { type AgentHandler, complete } from '../../shared/agent/api.ts';
-import { type RunResult, TaskExecutor } from '../../shared/app/executor.ts';
-import type { ExecutorQueue, ExecutorRun } from '../../shared/app/ports.ts';
-import { TaskEngine } from '../../shared/app/task-engine.ts';
+import { TaskExecutor } from '../../shared/app/executor.ts';
+import type { TaskRef } from '../../shared/app/ports.ts';
+import { DetailType } from '../../shared/app/relay.ts';
+import { randomIds, TaskEngine } from '../../shared/app/task-engine.ts';
 import { TaskService } from '../../shared/app/task-service.ts';
 import { InvalidTransitionError, ValidationError } from '../../shared/domain/errors.ts';
 import type { Message } from '../../shared/domain/task.ts';
 import { createTestTable, type TestTable } from '../support/dynamo.ts';
+import { type Outbox, startOutbox } from '../support/outbox.ts';
 
 let table: TestTable;
 let engine: TaskEngine;
+let outbox: Outbox;
 const caller = { tenant: 'acme', owner: 'bob' };
 const user = (text: string, extra: Partial<Message> = {}): Message => ({
   messageId: crypto.randomUUID(),
@@ -20,25 +29,26 @@ const user = (text: string, extra: Partial<Message> = {}): Message => ({
   parts: [{ text }],
   ...extra,
 });
-
-/** Stands in for SQS here (this file tests the claim and the agent flows, not the queue). */
-class RecordingQueue implements ExecutorQueue {
-  runs: ExecutorRun[] = [];
-  async enqueue(run: ExecutorRun) {
-    this.runs.push(run);
-  }
-  take(): ExecutorRun {
-    const run = this.runs.shift();
-    assert.ok(run, 'a run was enqueued');
-    return run;
-  }
-}
+const headOf = async (ref: TaskRef) => (await engine.store.get(ref))?.head;
+const stateOf = async (ref: TaskRef) => (await headOf(ref))?.state;
+const eventsOf = async (ref: TaskRef) => {
+  const record = await engine.store.get(ref);
+  assert.ok(record, `task ${ref.taskId} exists`);
+  return engine.store.events(record, 0);
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 before(async () => {
   table = await createTestTable();
   engine = new TaskEngine(new DynamoTaskStore(table.client, { tableName: table.tableName }));
+  outbox = await startOutbox(table);
 });
-after(async () => table.drop());
+after(async () => {
+  await outbox.stop();
+  await table.drop();
+});
+// every run the relay enqueued was one a test expected (and took)
+afterEach(async () => assert.deepEqual(await outbox.drain(), [], 'no run left over'));
 
 describe('executor claim', () => {
   it('runs the agent once when the same executor message is delivered twice', async () => {
@@ -47,69 +57,78 @@ describe('executor claim', () => {
       describe: () => demoAgent.describe(),
       async execute() {
         executions++;
-        await new Promise((r) => setTimeout(r, 50));
+        await sleep(50);
         return complete('done');
       },
     };
     const executor = new TaskExecutor(engine, counting);
+    const service = new TaskService(engine);
     for (let i = 0; i < 10; i++) {
-      const queue = new RecordingQueue();
-      const service = new TaskService(engine, queue);
       const { head } = await service.submit(caller, user(`job ${i}`));
-      const run = queue.take();
-      const results = await Promise.all([executor.run(run), executor.run(run), executor.run(run)]);
+      const run = await outbox.take(head);
+      assert.deepEqual(run, { tenant: caller.tenant, taskId: head.taskId, version: 1 });
+      const outcomes = await Promise.all([executor.run(run), executor.run(run), executor.run(run)]);
+      const results = outcomes.map((o) => o.result);
       assert.equal(results.filter((r) => r === 'completed').length, 1, results.join());
-      assert.equal(await executor.run(run), 'skipped', 'a late redelivery is dropped');
-      assert.equal((await engine.store.getHead(head))?.state, 'completed');
+      assert.equal((await executor.run(run)).result, 'skipped', 'a late redelivery is dropped');
+      assert.equal(await stateOf(head), 'completed');
+      assert.deepEqual(await outbox.pending(head), [], 'finishing the task asks for no further run');
     }
     assert.equal(executions, 10);
   });
 });
 
 describe('demo agent through the task service', () => {
-  const queue = new RecordingQueue();
   let service: TaskService;
   let executor: TaskExecutor;
-  const runNext = (): Promise<RunResult> => executor.run(queue.take());
-  const state = async (taskId: string) =>
-    (await engine.store.getHead({ tenant: caller.tenant, taskId }))?.state;
+  const runNext = async (ref: TaskRef) => (await executor.run(await outbox.take(ref))).result;
 
   before(() => {
-    service = new TaskService(engine, queue);
+    service = new TaskService(engine);
     executor = new TaskExecutor(engine, demoAgent);
   });
 
-  it('echo: completes with the text as an artifact', async () => {
+  it('echo: completes with the text as an artifact; the relay publishes each state change', async () => {
     const { head } = await service.submit(caller, user('hello there'));
-    assert.equal(await runNext(), 'completed');
+    assert.equal(head.state, 'pending', 'the submission only records the task');
+    assert.equal(await runNext(head), 'completed');
     const view = await service.read(caller, head.taskId, { includeArtifacts: true });
     assert.equal(view.head.state, 'completed');
     assert.deepEqual(view.artifacts[0]?.parts, [{ text: 'hello there', mediaType: 'text/plain' }]);
     assert.equal(view.history[0]?.parts[0]?.text, 'hello there');
+    const events = await outbox.events(head);
+    assert.deepEqual(
+      events.map((e) => [e.detailType, e.detail.state]),
+      [
+        [DetailType.Created, 'pending'],
+        [DetailType.StateChanged, 'executing'],
+        [DetailType.Completed, 'completed'],
+      ],
+    );
   });
 
   it('slow N: reports progress and honours cancel', async () => {
     const { head } = await service.submit(caller, user('slow 3'));
-    const running = runNext();
-    for (let i = 0; i < 100 && (await engine.store.getHead(head))?.progress === undefined; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.equal(await state(head.taskId), 'executing');
+    const running = runNext(head);
+    for (let i = 0; i < 100 && (await headOf(head))?.progress === undefined; i++) await sleep(50);
+    assert.equal(await stateOf(head), 'executing');
     const canceled = await service.cancel(caller, head.taskId);
     assert.equal(canceled.head.state, 'cancelled');
     assert.equal(await running, 'stopped');
-    const events = await engine.store.events(head, 0);
+    const events = await eventsOf(head);
     assert.equal(events.at(-1)?.type, 'cancel', 'nothing was recorded after the cancel');
     // canceling again returns the canceled task
     assert.equal((await service.cancel(caller, head.taskId)).head.state, 'cancelled');
+    assert.equal((await outbox.events(head)).at(-1)?.detailType, DetailType.Canceled);
   });
 
   it('slow without N: validation asks for the missing field, then runs', async () => {
     const { head } = await service.submit(caller, user('slow'));
-    assert.equal(await runNext(), 'waiting');
-    assert.equal(await state(head.taskId), 'info_needed');
+    assert.equal(await runNext(head), 'waiting');
+    assert.equal(await stateOf(head), 'info_needed');
+    assert.deepEqual(await outbox.pending(head), [], 'a question asks for no run');
     await service.continueTask(caller, head.taskId, user('1'));
-    assert.equal(await runNext(), 'completed');
+    assert.equal(await runNext(head), 'completed');
     const view = await service.read(caller, head.taskId, {});
     assert.equal(view.head.state, 'completed');
     assert.equal(view.head.progress, 100);
@@ -117,12 +136,12 @@ describe('demo agent through the task service', () => {
 
   it('ask: input required, then completes with the answer on the same task', async () => {
     const { head } = await service.submit(caller, user('ask'));
-    assert.equal(await runNext(), 'waiting');
+    assert.equal(await runNext(head), 'waiting');
     const waiting = await service.read(caller, head.taskId, {});
     assert.equal(waiting.head.state, 'info_needed');
     assert.equal(waiting.head.statusMessage?.parts[0]?.text, 'What is your answer?');
     await service.continueTask(caller, head.taskId, user('42'));
-    assert.equal(await runNext(), 'completed');
+    assert.equal(await runNext(head), 'completed');
     const done = await service.read(caller, head.taskId, {});
     assert.equal(done.head.statusMessage?.parts[0]?.text, 'You answered: 42');
     assert.deepEqual(
@@ -133,47 +152,49 @@ describe('demo agent through the task service', () => {
 
   it('approve: waits for a human; approve completes, reject rejects', async () => {
     const approved = await service.submit(caller, user('approve'));
-    assert.equal(await runNext(), 'waiting');
-    assert.equal(await state(approved.head.taskId), 'need_human');
+    assert.equal(await runNext(approved.head), 'waiting');
+    assert.equal(await stateOf(approved.head), 'need_human');
     await service.continueTask(caller, approved.head.taskId, user('approve looks fine'));
-    assert.equal(await runNext(), 'completed');
+    assert.equal(await runNext(approved.head), 'completed');
     const view = await service.read(caller, approved.head.taskId, {});
     assert.equal(view.head.state, 'completed');
     assert.equal(view.head.statusMessage?.parts[0]?.text, 'Approved: looks fine');
 
     const rejected = await service.submit(caller, user('approve'));
-    await runNext();
+    assert.equal(await runNext(rejected.head), 'waiting');
     await service.continueTask(caller, rejected.head.taskId, {
       messageId: crypto.randomUUID(),
       role: 'user',
       parts: [{ data: { decision: 'reject', notes: 'too risky' } }],
     });
-    await runNext();
-    assert.equal(await state(rejected.head.taskId), 'rejected');
+    assert.equal(await runNext(rejected.head), 'completed');
+    assert.equal(await stateOf(rejected.head), 'rejected');
   });
 
-  it('a message that is not a decision is refused and changes nothing', async () => {
+  it('a message that is not a decision is refused, changes nothing and enqueues nothing', async () => {
     const { head } = await service.submit(caller, user('approve'));
-    await runNext();
-    const before = await engine.store.getHead(head);
+    assert.equal(await runNext(head), 'waiting');
+    const before = await headOf(head);
+    assert.equal(before?.state, 'need_human');
     await assert.rejects(service.continueTask(caller, head.taskId, user('maybe later')), ValidationError);
-    assert.deepEqual(await engine.store.getHead(head), before);
-    assert.equal(queue.runs.length, 0);
+    assert.deepEqual(await headOf(head), before);
+    assert.deepEqual(await outbox.pending(head), []);
   });
 
   it('fail and reject', async () => {
     const failed = await service.submit(caller, user('fail'));
-    assert.equal(await runNext(), 'completed');
-    assert.equal(await state(failed.head.taskId), 'failed');
+    assert.equal(await runNext(failed.head), 'completed');
+    assert.equal(await stateOf(failed.head), 'failed');
     const rejected = await service.submit(caller, user('reject'));
-    assert.equal(await runNext(), 'finished');
-    assert.equal(await state(rejected.head.taskId), 'rejected');
+    assert.equal(await runNext(rejected.head), 'finished');
+    assert.equal(await stateOf(rejected.head), 'rejected');
+    assert.equal((await outbox.events(rejected.head)).at(-1)?.detailType, DetailType.Rejected);
   });
 
   it('a message to a finished or working task is refused; another caller sees nothing', async () => {
     const { head } = await service.submit(caller, user('hi'));
     await assert.rejects(service.continueTask(caller, head.taskId, user('more')), InvalidTransitionError);
-    await runNext();
+    assert.equal(await runNext(head), 'completed');
     await assert.rejects(
       service.continueTask(caller, head.taskId, user('more')),
       (e: unknown) =>
@@ -183,34 +204,40 @@ describe('demo agent through the task service', () => {
     await assert.rejects(service.cancel({ tenant: 'acme', owner: 'eve' }, head.taskId), /Task not found/);
   });
 
-  it('a duplicate submission returns the same task; it re-enqueues only while the task waits for the executor', async () => {
+  it('a duplicate submission returns the same task and writes nothing, so it gets no second run', async () => {
     const message = user('same');
     const first = await service.submit(caller, message);
-    queue.take();
-    // the first enqueue may have been lost after the write committed: the retry hands the task over again
     const second = await service.submit(caller, message);
     assert.equal(second.head.taskId, first.head.taskId);
     assert.equal(second.duplicate, true);
-    assert.equal(queue.runs.length, 1);
-    assert.equal(await runNext(), 'completed');
+    assert.equal(second.head.version, first.head.version);
+    assert.equal((await outbox.pending(first.head)).length, 1, 'the one committed create, relayed once');
+    assert.equal(await runNext(first.head), 'completed');
     const third = await service.submit(caller, message);
     assert.equal(third.head.taskId, first.head.taskId);
-    assert.equal(queue.runs.length, 0, 'a finished task is not handed over again');
+    assert.equal(third.duplicate, true);
+    assert.equal(third.head.state, 'completed');
+    assert.deepEqual(await outbox.pending(first.head), [], 'a finished task is not handed over again');
+    assert.equal((await eventsOf(first.head)).filter((e) => e.type === 'created').length, 1);
   });
 
-  it('the same messageId with other content is refused, not treated as a duplicate', async () => {
+  it('the same messageId with other content is a new message: a different task, with its own run', async () => {
     const message = user('first content');
-    await service.submit(caller, message);
-    queue.take();
-    await assert.rejects(
-      service.submit(caller, { ...message, parts: [{ text: 'other content' }] }),
-      (e: unknown) => e instanceof ValidationError && /already used for a different message/.test(e.message),
-    );
+    const first = await service.submit(caller, message);
+    const other = await service.submit(caller, { ...message, parts: [{ text: 'other content' }] });
+    assert.notEqual(other.head.taskId, first.head.taskId);
+    assert.equal(other.duplicate, false);
+    assert.equal(await runNext(first.head), 'completed');
+    assert.equal(await runNext(other.head), 'completed');
+    const echoed = async (taskId: string) =>
+      (await service.read(caller, taskId, { includeArtifacts: true })).artifacts[0]?.parts[0]?.text;
+    assert.equal(await echoed(first.head.taskId), 'first content');
+    assert.equal(await echoed(other.head.taskId), 'other content');
   });
 
-  it('a continuation retried after its first delivery moved the task on is a duplicate, not an error', async () => {
+  it('a continuation retried while its first delivery is applied is a duplicate, not an error', async () => {
     const { head } = await service.submit(caller, user('ask'));
-    await runNext();
+    assert.equal(await runNext(head), 'waiting');
     const answer = user('7');
     const results = await Promise.allSettled([
       service.continueTask(caller, head.taskId, answer),
@@ -222,20 +249,20 @@ describe('demo agent through the task service', () => {
       ['fulfilled', 'fulfilled', 'fulfilled'],
     );
     assert.equal(results.filter((r) => r.status === 'fulfilled' && !r.value.duplicate).length, 1);
-    const events = await engine.store.events(head, 0);
+    const events = await eventsOf(head);
     assert.equal(events.filter((e) => e.type === 'info_provided').length, 1);
-    while (queue.runs.length) await runNext();
-    assert.equal(await state(head.taskId), 'completed');
+    assert.equal((await outbox.pending(head)).length, 1, 'one answer written, one run');
+    assert.equal(await runNext(head), 'completed');
+    assert.equal(await stateOf(head), 'completed');
   });
 });
 
 describe('agent output the hub cannot record', () => {
   const run = async (agent: AgentHandler) => {
-    const queue = new RecordingQueue();
-    const service = new TaskService(engine, queue);
+    const service = new TaskService(engine);
     const { head } = await service.submit(caller, user('go'));
-    const result = await new TaskExecutor(engine, agent).run(queue.take());
-    return { result, view: await service.read(caller, head.taskId, { includeArtifacts: true }) };
+    const outcome = await new TaskExecutor(engine, agent).run(await outbox.take(head));
+    return { outcome, view: await service.read(caller, head.taskId, { includeArtifacts: true }) };
   };
   const agentReturning = (execute: AgentHandler['execute']): AgentHandler => ({
     describe: () => demoAgent.describe(),
@@ -251,12 +278,13 @@ describe('agent output the hub cannot record', () => {
   });
 
   it('fails the task (not stuck executing) when an artifact is too large to store', async () => {
-    const { result, view } = await run(
+    const { outcome, view } = await run(
       agentReturning(async () => complete('done', [{ parts: [{ text: 'x'.repeat(70 * 1024) }] }])),
     );
-    assert.equal(result, 'completed');
+    assert.equal(outcome.result, 'completed');
+    assert.equal(outcome.record?.head.state, 'failed', 'the outcome carries the task as the run left it');
     assert.equal(view.head.state, 'failed');
-    const events = await engine.store.events(view.head, 0);
+    const events = await eventsOf(view.head);
     assert.equal(events.at(-1)?.reason?.code, 'invalid_agent_output');
     assert.match(events.at(-1)?.reason?.message ?? '', /65536 bytes/);
   });
@@ -268,20 +296,19 @@ describe('agent output the hub cannot record', () => {
       }),
     );
     assert.equal(view.head.state, 'failed');
-    const events = await engine.store.events(view.head, 0);
+    const events = await eventsOf(view.head);
     assert.equal(events.at(-1)?.reason?.code, 'execution_failed');
     assert.ok((events.at(-1)?.reason?.message.length ?? 0) <= 2000);
   });
 });
 
 describe('validation the hub cannot record', () => {
+  const service = () => new TaskService(engine);
   const submitAndRun = async (agent: AgentHandler) => {
-    const queue = new RecordingQueue();
-    const service = new TaskService(engine, queue);
-    const { head } = await service.submit(caller, user('go'));
-    await new TaskExecutor(engine, agent).run(queue.take());
-    const events = await engine.store.events(head, 0);
-    return { state: (await engine.store.getHead(head))?.state, last: events.at(-1) };
+    const { head } = await service().submit(caller, user('go'));
+    await new TaskExecutor(engine, agent).run(await outbox.take(head));
+    const events = await eventsOf(head);
+    return { state: await stateOf(head), last: events.at(-1) };
   };
   const base = { describe: () => demoAgent.describe(), execute: async () => complete() };
 
@@ -306,45 +333,54 @@ describe('validation the hub cannot record', () => {
   });
 
   it('clipping never leaves half a surrogate pair, and escapes are counted', async () => {
-    const queue = new RecordingQueue();
-    const service = new TaskService(engine, queue);
-    const emoji = await service.submit(caller, user('go'));
+    const emoji = await service().submit(caller, user('go'));
     await new TaskExecutor(engine, { ...base, execute: async () => complete(`${'a'.repeat(1998)}😀😀`) }).run(
-      queue.take(),
+      await outbox.take(emoji.head),
     );
-    const text = (await engine.store.getHead(emoji.head))?.statusMessage?.parts[0]?.text ?? '';
+    // a status message this long is stored apart from the task item: read it through the view
+    const view = await service().read(caller, emoji.head.taskId, {});
+    const text = view.head.statusMessage?.parts[0]?.text ?? '';
+    assert.equal(view.head.state, 'completed');
     assert.ok(text.endsWith('…'));
     assert.ok(!/[\ud800-\udbff]…$/.test(text), 'no lone high surrogate before the ellipsis');
-    const controls = await service.submit(caller, user('go'));
+    const controls = await service().submit(caller, user('go'));
     await new TaskExecutor(engine, { ...base, execute: async () => complete('\u0001'.repeat(2000)) }).run(
-      queue.take(),
+      await outbox.take(controls.head),
     );
-    assert.equal((await engine.store.getHead(controls.head))?.state, 'completed');
+    assert.equal(await stateOf(controls.head), 'completed');
   });
 });
 
 describe('retried continuations', () => {
-  it('re-enqueue the run, survive the task moving on, and refuse other content under the same id', async () => {
-    const queue = new RecordingQueue();
-    const service = new TaskService(engine, queue);
+  it('write nothing and get no second run, survive the task moving on; other content is a new message', async () => {
+    const service = new TaskService(engine);
     const executor = new TaskExecutor(engine, demoAgent);
     const { head } = await service.submit(caller, user('ask'));
-    await executor.run(queue.take());
+    assert.equal((await executor.run(await outbox.take(head))).result, 'waiting');
     const answer = user('42');
-    await service.continueTask(caller, head.taskId, answer);
-    queue.runs.length = 0; // as if the enqueue after the write had been lost
+    const applied = await service.continueTask(caller, head.taskId, answer);
+    assert.equal(applied.duplicate, false);
     const retry = await service.continueTask(caller, head.taskId, answer);
     assert.equal(retry.duplicate, true);
-    assert.equal(queue.runs.length, 1, 'the retry hands the task to the executor again');
+    assert.equal(retry.head.version, applied.head.version, 'the retry wrote nothing');
+    assert.equal(
+      (await outbox.pending(head)).length,
+      1,
+      'the answer was relayed once; the retry adds no run',
+    );
+    // the same id with other content is another message, and the task no longer waits for one
     await assert.rejects(
       service.continueTask(caller, head.taskId, { ...answer, parts: [{ text: '43' }] }),
-      (e: unknown) => e instanceof ValidationError && /different message/.test(e.message),
+      (e: unknown) => e instanceof InvalidTransitionError && /not waiting for input/.test(e.message),
     );
-    await executor.run(queue.take());
-    assert.equal((await engine.store.getHead(head))?.state, 'completed');
+    assert.equal((await executor.run(await outbox.take(head))).result, 'completed');
+    assert.equal(await stateOf(head), 'completed');
     const late = await service.continueTask(caller, head.taskId, answer);
     assert.equal(late.duplicate, true, 'a retry after completion is still the same message');
-    assert.equal(queue.runs.length, 0);
+    assert.equal(late.head.state, 'completed');
+    assert.deepEqual(await outbox.pending(head), []);
+    const done = await service.read(caller, head.taskId, {});
+    assert.equal(done.head.statusMessage?.parts[0]?.text, 'You answered: 42');
   });
 
   it('an answer retried after the task moved on to a human decision is a duplicate, not a bad decision', async () => {
@@ -355,16 +391,122 @@ describe('retried continuations', () => {
           ? { kind: 'human_decision', question: 'ok?' }
           : { kind: 'input_required', question: 'number?' },
     };
-    const queue = new RecordingQueue();
-    const service = new TaskService(engine, queue);
+    const service = new TaskService(engine);
     const executor = new TaskExecutor(engine, asksThenApproves);
     const { head } = await service.submit(caller, user('go'));
-    await executor.run(queue.take());
+    assert.equal((await executor.run(await outbox.take(head))).result, 'waiting');
     const answer = user('500');
     await service.continueTask(caller, head.taskId, answer);
-    await executor.run(queue.take());
-    assert.equal((await engine.store.getHead(head))?.state, 'need_human');
+    assert.equal((await executor.run(await outbox.take(head))).result, 'waiting');
+    const before = await headOf(head);
+    assert.equal(before?.state, 'need_human');
     const retry = await service.continueTask(caller, head.taskId, answer);
     assert.equal(retry.duplicate, true);
+    assert.deepEqual(await headOf(head), before, 'the retry changed nothing');
+    assert.deepEqual(await outbox.pending(head), []);
+  });
+});
+
+describe('lease watch', () => {
+  it('a claimed task whose run died gets a lease watch; once the lease passed, the watch fails it as executor_lost', async () => {
+    const leased = new TaskEngine(new DynamoTaskStore(table.client, { tableName: table.tableName }), {
+      leaseSeconds: 1,
+    });
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    let resume!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      resume = resolve;
+    });
+    // claims the task, then hangs as a run would whose Lambda died
+    const stalling: AgentHandler = {
+      describe: () => demoAgent.describe(),
+      async execute() {
+        started();
+        await gate;
+        return complete('too late');
+      },
+    };
+    const { head } = await new TaskService(leased).submit(caller, user('work'));
+    const dying = new TaskExecutor(leased, stalling).run(await outbox.take(head));
+    await running;
+
+    const claimed = await headOf(head);
+    assert.equal(claimed?.state, 'executing');
+    assert.ok(claimed?.leaseUntil, 'the claim holds a lease');
+    const watch = await outbox.takeWatch(head);
+    assert.deepEqual(watch.run, {
+      tenant: caller.tenant,
+      taskId: head.taskId,
+      version: claimed.version,
+      watch: 'lease',
+    });
+    assert.ok(
+      watch.delaySeconds !== undefined && watch.delaySeconds <= 1,
+      `due when the 1 s lease ends (${watch.delaySeconds})`,
+    );
+    assert.deepEqual(await outbox.pending(head), [], 'an executing task asks for no run');
+
+    // delivered before the lease ends (as seen by a clock half a second before it), the watch looks again later
+    const leaseEnd = Date.parse(claimed.leaseUntil);
+    const early = new TaskExecutor(leased, stalling, randomIds, { now: () => new Date(leaseEnd - 500) });
+    assert.deepEqual(await early.run(watch.run), { result: 'recheck', recheckInSeconds: 1 });
+    assert.equal(await stateOf(head), 'executing');
+
+    await sleep(Math.max(0, leaseEnd - Date.now() + 25));
+    const watcher = new TaskExecutor(leased, stalling);
+    const lost = await watcher.run(watch.run);
+    assert.equal(lost.result, 'lost');
+    assert.equal(lost.record?.head.state, 'failed');
+    const last = (await eventsOf(head)).at(-1);
+    assert.equal(last?.type, 'heartbeat_lost');
+    assert.equal(last?.reason?.code, 'executor_lost');
+    const published = (await outbox.events(head)).at(-1);
+    assert.equal(published?.detailType, DetailType.Failed);
+    assert.equal((published?.detail.reason as { code?: string } | undefined)?.code, 'executor_lost');
+    assert.deepEqual(await outbox.pending(head), [], 'a failed task asks for no run');
+    assert.deepEqual(await outbox.watches(head), [], 'and no further watch');
+    assert.equal((await watcher.run(watch.run)).result, 'skipped', 'a redelivered watch does nothing');
+
+    // should the stalled run come back after all, it records nothing
+    const failed = await headOf(head);
+    resume();
+    assert.equal((await dying).result, 'stopped');
+    assert.deepEqual(await headOf(head), failed);
+  });
+});
+
+describe('inline runs', () => {
+  it('a blocking send runs the agent within the request; the relay enqueues no run for it', async () => {
+    const service = new TaskService(engine, new TaskExecutor(engine, demoAgent));
+    const inline = { runInlineUntil: Date.now() + 5000 };
+    const { head, duplicate } = await service.submit(caller, user('inline hello'), undefined, inline);
+    assert.equal(duplicate, false);
+    assert.equal(head.state, 'completed', 'completed in the request itself');
+    const view = await service.read(caller, head.taskId, { includeArtifacts: true });
+    assert.deepEqual(view.artifacts[0]?.parts, [{ text: 'inline hello', mediaType: 'text/plain' }]);
+    assert.deepEqual(await outbox.pending(head), []);
+    assert.deepEqual(
+      (await outbox.events(head)).map((e) => [e.detailType, e.detail.state]),
+      [
+        [DetailType.Created, 'executing'],
+        [DetailType.Completed, 'completed'],
+      ],
+      'created already claimed, in one write',
+    );
+  });
+
+  it('an inline answer resumes the task within the request too', async () => {
+    const service = new TaskService(engine, new TaskExecutor(engine, demoAgent));
+    const asked = await service.submit(caller, user('ask'), undefined, { runInlineUntil: Date.now() + 5000 });
+    assert.equal(asked.head.state, 'info_needed');
+    const answered = await service.continueTask(caller, asked.head.taskId, user('9'), undefined, {
+      runInlineUntil: Date.now() + 5000,
+    });
+    assert.equal(answered.head.state, 'completed');
+    assert.equal(answered.head.statusMessage?.parts[0]?.text, 'You answered: 9');
+    assert.deepEqual(await outbox.pending(asked.head), []);
   });
 });

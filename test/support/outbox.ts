@@ -1,0 +1,159 @@
+/**
+ * The real outbox for tests: the local stream event source on the test table's DynamoDB Local stream,
+ * decoding each record with the store's codec (`taskChangeOf`) and relaying it with `relayChanges`, as
+ * functions/relay.ts does in AWS, into a recording executor queue and lifecycle publisher. Tests take
+ * the executor runs from here instead of a queue the use cases would fill themselves: a run exists only
+ * because a committed change reached the stream.
+ */
+import assert from 'node:assert/strict';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { type FailedBatch, type StreamSource, startStreamSource } from '../../local/stream-source.ts';
+import { STREAM_RELAY, taskChangeOf } from '../../shared/adapters/dynamodb/stream.ts';
+import type { ExecutorRun, LifecycleEvent, TaskChange, TaskRef } from '../../shared/app/ports.ts';
+import { relayChanges } from '../../shared/app/relay.ts';
+import type { TestTable } from './dynamo.ts';
+
+export interface EnqueuedRun {
+  run: ExecutorRun;
+  /** As the relay asked the queue (undefined: no delay). */
+  delaySeconds: number | undefined;
+}
+
+export interface Outbox {
+  /**
+   * Waits until every change committed so far was relayed, then removes and returns the next run
+   * (not a lease watch) the relay enqueued, for the given task if one is named. Fails when there is none.
+   */
+  take(task?: Pick<TaskRef, 'taskId'>): Promise<ExecutorRun>;
+  /** Once caught up: the runs (not lease watches) enqueued and not yet taken, for the task if named. */
+  pending(task?: Pick<TaskRef, 'taskId'>): Promise<ExecutorRun[]>;
+  /** Once caught up: removes and returns every run not yet taken. */
+  drain(): Promise<ExecutorRun[]>;
+  /** Once caught up: removes and returns the next lease watch enqueued for the task. Fails when there is none. */
+  takeWatch(task: Pick<TaskRef, 'taskId'>): Promise<EnqueuedRun>;
+  /** Once caught up: the lease watches enqueued for the task and not yet taken. */
+  watches(task: Pick<TaskRef, 'taskId'>): Promise<EnqueuedRun[]>;
+  /** Once caught up: every lifecycle event published so far (for the task if named). */
+  events(task?: Pick<TaskRef, 'taskId'>): Promise<LifecycleEvent[]>;
+  /** Resolves once everything committed before the call was relayed; fails if relaying failed. */
+  caughtUp(): Promise<void>;
+  /** Polls of the stream that failed and were retried by the source (nothing lost; for diagnosis). */
+  readonly pollErrors: readonly string[];
+  stop(): Promise<void>;
+}
+
+const CAUGHT_UP_TIMEOUT_MS = 15_000;
+
+export const startOutbox = async (table: TestTable): Promise<Outbox> => {
+  const { Table } = await table.client.send(new DescribeTableCommand({ TableName: table.tableName }));
+  const streamArn = Table?.LatestStreamArn;
+  assert.ok(streamArn, 'the test table has a stream');
+  const streams = new DynamoDBStreamsClient({
+    endpoint: table.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+
+  const runs: EnqueuedRun[] = [];
+  const watches: EnqueuedRun[] = [];
+  const published: LifecycleEvent[] = [];
+  const problems: string[] = [];
+  const pollErrors: string[] = [];
+
+  const source: StreamSource = await startStreamSource({
+    client: streams,
+    streamArn,
+    functionName: 'relay',
+    batchSize: STREAM_RELAY.batchSize,
+    bisectBatchOnError: STREAM_RELAY.bisectBatchOnError,
+    // a failure here is a test failure: report it at once rather than retry
+    maxRetryAttempts: 0,
+    idlePollMs: 10,
+    // a failed poll is retried by the source from its checkpoint (DynamoDB Local now and then answers
+    // GetRecords with TrimmedDataAccessException): nothing is lost, only later; a record the relay
+    // could not handle is a failure
+    log: (message, error) => void pollErrors.push(`${message}${error ? `: ${String(error)}` : ''}`),
+    onFailure: async (failed: FailedBatch) =>
+      void problems.push(`${failed.batchSize} record(s) could not be relayed (${failed.reason})`),
+    handler: async (event) => {
+      try {
+        const changes = event.Records.flatMap((r: DynamoDBRecord): TaskChange[] => {
+          const change = taskChangeOf(r);
+          return change ? [change] : [];
+        });
+        await relayChanges(changes, {
+          executor: {
+            enqueue: async (enqueued, delaySeconds) => {
+              for (const run of enqueued) (run.watch ? watches : runs).push({ run, delaySeconds });
+            },
+          },
+          lifecycle: { publish: async (events) => void published.push(...events) },
+        });
+      } catch (e) {
+        problems.push(`relaying ${event.Records.length} record(s) threw: ${String(e)}`);
+        throw e;
+      }
+    },
+  });
+
+  const caughtUp = async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`the relay did not catch up within ${CAUGHT_UP_TIMEOUT_MS} ms`)),
+        CAUGHT_UP_TIMEOUT_MS,
+      );
+    });
+    try {
+      await Promise.race([source.caughtUp(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+    assert.deepEqual(problems, [], 'every committed change was relayed');
+  };
+  const of = (task: Pick<TaskRef, 'taskId'> | undefined) => (e: EnqueuedRun) =>
+    task === undefined || e.run.taskId === task.taskId;
+  const remove = (list: EnqueuedRun[], task: Pick<TaskRef, 'taskId'> | undefined, what: string) => {
+    const i = list.findIndex(of(task));
+    assert.ok(i >= 0, `the relay enqueued ${what}${task ? ` for task ${task.taskId}` : ''}`);
+    return list.splice(i, 1)[0]!;
+  };
+
+  return {
+    caughtUp,
+    pollErrors,
+    take: async (task) => {
+      await caughtUp();
+      const { run, delaySeconds } = remove(runs, task, 'a run');
+      assert.equal(delaySeconds, undefined, 'a run is enqueued without delay');
+      return run;
+    },
+    pending: async (task) => {
+      await caughtUp();
+      return runs.filter(of(task)).map((e) => e.run);
+    },
+    drain: async () => {
+      await caughtUp();
+      return runs.splice(0).map((e) => e.run);
+    },
+    takeWatch: async (task) => {
+      await caughtUp();
+      return remove(watches, task, 'a lease watch');
+    },
+    watches: async (task) => {
+      await caughtUp();
+      return watches.filter(of(task));
+    },
+    events: async (task) => {
+      await caughtUp();
+      return published.filter((e) => task === undefined || e.detail.taskId === task.taskId);
+    },
+    stop: async () => {
+      await source.stop();
+      streams.destroy();
+    },
+  };
+};
