@@ -50,6 +50,20 @@ export const functionEntryIds = (): string[] =>
 /** The import specifier `shared/agent/load.ts` uses for the bundled agent. */
 export const AGENT_SPECIFIER = '#agent';
 
+/**
+ * Packages the bundles take from another file: the AWS SDK's default credential chain becomes
+ * its environment link alone, which is all Lambda uses (shared/adapters/aws/lambda-credentials.ts).
+ */
+export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
+  '@aws-sdk/credential-provider-node': join(
+    PROJECT_ROOT,
+    'shared',
+    'adapters',
+    'aws',
+    'lambda-credentials.ts',
+  ),
+};
+
 /** The agent bundled when none is given. */
 export const DEFAULT_AGENT_MODULE = join(PROJECT_ROOT, 'agents', 'demo', 'index.ts');
 
@@ -104,7 +118,7 @@ export const esbuildEntryBuildOptions = (entry: string, outfile: string, agentMo
   mainFields: [...BUNDLE.mainFields],
   external: [...BUNDLE.external],
   banner: { js: BUNDLE.banner },
-  alias: { [AGENT_SPECIFIER]: resolveAgentModule(agentModule) },
+  alias: { ...BUNDLE_ALIASES, [AGENT_SPECIFIER]: resolveAgentModule(agentModule) },
   logLevel: 'warning' as const,
 });
 

@@ -14,6 +14,7 @@ import { Construct } from 'constructs';
 import {
   AGENT_SPECIFIER,
   BUNDLE,
+  BUNDLE_ALIASES,
   FUNCTION_MEMORY_MB,
   type FunctionId,
   functionEntry,
@@ -36,7 +37,10 @@ export const nodejsBundling = (agentModule: string): nodejs.BundlingOptions => (
   externalModules: [...BUNDLE.external],
   bundleAwsSDK: true,
   banner: BUNDLE.banner,
-  esbuildArgs: { [`--alias:${AGENT_SPECIFIER}`]: agentModule },
+  esbuildArgs: {
+    ...Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
+    [`--alias:${AGENT_SPECIFIER}`]: agentModule,
+  },
 });
 
 export interface HubFunctionProps {
