@@ -185,21 +185,32 @@ export const startStreamSource = async (options: StreamSourceOptions): Promise<S
 
   const iteratorFor = async (shardId: string): Promise<string | undefined> => {
     const after = checkpoints.get(shardId);
-    const out = await client.send(
-      new GetShardIteratorCommand({
-        StreamArn: streamArn,
-        ShardId: shardId,
-        ...(after
-          ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }
-          : { ShardIteratorType: 'TRIM_HORIZON' }),
-      }),
-    );
-    return out.ShardIterator;
+    const from = async (position: 'checkpoint' | 'oldest') =>
+      (
+        await client.send(
+          new GetShardIteratorCommand({
+            StreamArn: streamArn,
+            ShardId: shardId,
+            ...(position === 'checkpoint' && after
+              ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }
+              : { ShardIteratorType: 'TRIM_HORIZON' }),
+          }),
+        )
+      ).ShardIterator;
+    try {
+      return await from('checkpoint');
+    } catch (e) {
+      // the checkpoint fell out of the stream's retention (24 h): as in Lambda, go on from the oldest record
+      if (!after || (e as Error).name !== 'TrimmedDataAccessException') throw e;
+      log(
+        `${functionName}: the checkpoint of ${shardId} is older than the stream keeps; reading from its oldest record`,
+      );
+      return from('oldest');
+    }
   };
 
-  /** Reads one shard until it closes (returns) or the source stops. */
-  const pollShard = async (shard: Shard): Promise<void> => {
-    const shardId = shard.ShardId!;
+  /** One pass over a shard from its checkpoint; returns true once the shard is closed and read to its end. */
+  const readShard = async (shardId: string): Promise<boolean> => {
     let iterator = await iteratorFor(shardId);
     while (iterator && !stopping) {
       pollsStarted++;
@@ -218,6 +229,26 @@ export const startStreamSource = async (options: StreamSourceOptions): Promise<S
         await sleep(idlePollMs, stopped);
       }
     }
+    return !stopping;
+  };
+
+  /**
+   * Reads one shard until it closes or the source stops. A failed read (an expired iterator, the
+   * stream briefly unavailable) starts again from the shard's checkpoint, so nothing is skipped
+   * and nothing already handled is handled again; this poller stays the shard's only one.
+   */
+  const pollShard = async (shard: Shard): Promise<boolean> => {
+    const shardId = shard.ShardId!;
+    while (!stopping) {
+      try {
+        return await readShard(shardId);
+      } catch (e) {
+        if (stopping) break;
+        log(`${functionName}: reading ${shardId} failed; resuming from its checkpoint in 1 s`, e);
+        await sleep(1000, stopped);
+      }
+    }
+    return false;
   };
 
   const run = async () => {
@@ -240,13 +271,12 @@ export const startStreamSource = async (options: StreamSourceOptions): Promise<S
         }
         await Promise.all(
           ready.map(async (s) => {
-            await pollShard(s);
-            if (!stopping) done.add(s.ShardId!);
+            if (await pollShard(s)) done.add(s.ShardId!);
           }),
         );
       } catch (e) {
         if (stopping) break;
-        log(`${functionName}: polling ${streamArn} failed; retrying in 1 s`, e);
+        log(`${functionName}: describing ${streamArn} failed; retrying in 1 s`, e);
         await sleep(1000, stopped);
       }
     }

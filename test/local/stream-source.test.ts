@@ -136,4 +136,41 @@ describe('local stream source', () => {
     assert.ok(first.includes('c1') && first.includes('c2'));
     assert.deepEqual(second, ['c3', 'c4'], 'nothing handled twice, nothing lost');
   });
+
+  it('a failed read resumes from the checkpoint: nothing skipped, nothing handled twice', async () => {
+    const handled: string[] = [];
+    let armed = false;
+    let failures = 0;
+    // the real client, except that one GetRecords fails once armed (an expired iterator, a network error)
+    const flaky = new Proxy(streams, {
+      get(target, prop, receiver) {
+        if (prop !== 'send') return Reflect.get(target, prop, receiver);
+        return async (command: { constructor: { name: string } }) => {
+          if (armed && command.constructor.name === 'GetRecordsCommand') {
+            armed = false;
+            failures++;
+            throw Object.assign(new Error('Iterator expired'), { name: 'ExpiredIteratorException' });
+          }
+          return target.send(command as never);
+        };
+      },
+    });
+    const s = await source(async (e) => void handled.push(...e.Records.map(keyOf)), {
+      client: flaky,
+      checkpoints: memoryCheckpoints(),
+    });
+    await s.caughtUp();
+    await put(['d1', 'd2']);
+    await s.caughtUp();
+    armed = true;
+    await put(['d3', 'd4']);
+    await s.caughtUp();
+    await s.stop();
+    assert.equal(failures, 1, 'the failing read happened');
+    assert.deepEqual(
+      handled.filter((k) => k.startsWith('d')),
+      ['d1', 'd2', 'd3', 'd4'],
+    );
+    assert.equal(new Set(handled).size, handled.length, 'no record handled twice');
+  });
 });
