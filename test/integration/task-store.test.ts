@@ -12,16 +12,15 @@ import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
 import type { TaskRecord } from '../../shared/app/ports.ts';
 import { RECENT_MESSAGE_KEYS, TaskEngine } from '../../shared/app/task-engine.ts';
 import {
-  ConflictError,
   InvalidTransitionError,
   PayloadTooLargeError,
   TaskNotCancelableError,
   TaskNotFoundError,
   ValidationError,
 } from '../../shared/domain/errors.ts';
-import { isTerminal } from '../../shared/domain/states.ts';
 import type { Message, TaskHead } from '../../shared/domain/task.ts';
 import { createTestTable, type TestTable } from '../support/dynamo.ts';
+import { raceOnce } from '../support/race.ts';
 
 let table: TestTable;
 let doc: DynamoDBDocumentClient;
@@ -253,59 +252,22 @@ describe('bad input changes nothing', () => {
 describe('races', () => {
   const TRIALS = 60;
   const WRITERS = 20;
-  const KINDS = ['cancel', 'complete', 'fail', 'status_update', 'status_update', 'outcome'] as const;
 
   it(`${WRITERS} concurrent writers x ${TRIALS} trials: one terminal state wins, no event lost or duplicated`, async () => {
-    let conflictsGivenUp = 0;
+    let gaveUp = 0;
     for (let trial = 0; trial < TRIALS; trial++) {
-      const { head } = await executingTask();
-      const writers = Array.from({ length: WRITERS }, () => KINDS[Math.floor(Math.random() * KINDS.length)]!);
-      if (!writers.some((k) => k !== 'status_update')) writers[0] = 'cancel';
-      const results = await Promise.allSettled(
-        writers.map(async (type) => {
-          await new Promise((r) => setTimeout(r, Math.random() * 3));
-          if (type === 'outcome') {
-            // an agent's outcome: artifact and completion in one write
-            return engine.apply(head, [
-              {
-                type: 'artifact',
-                artifact: { artifact: { artifactId: `a${trial}`, parts: [{ text: 'r' }] } },
-              },
-              { type: 'complete' },
-            ]);
-          }
-          return engine.apply(head, type === 'status_update' ? { type, progress: trial % 100 } : { type });
-        }),
-      );
-      const won = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-      for (const r of results) {
-        if (r.status === 'rejected') {
-          if (r.reason instanceof ConflictError) conflictsGivenUp++;
-          else assert.ok(r.reason instanceof InvalidTransitionError, String(r.reason));
-        }
-      }
-      const terminalWins = won.filter((w) => isTerminal(w.head.state));
-      assert.equal(terminalWins.length, 1, `trial ${trial}: exactly one terminal write wins`);
-
-      const final = await store.get(head);
-      assert.ok(final);
-      assert.equal(final.head.state, terminalWins[0]!.head.state);
-      const stored = await store.events(final, 0);
-      assert.equal(stored.length, final.head.version, 'the version equals the number of events');
-      assert.deepEqual(
-        stored.map((e) => e.version),
-        Array.from({ length: final.head.version }, (_, i) => i + 1),
-        'versions are contiguous: nothing lost',
-      );
-      const byVersion = new Map(stored.map((e) => [e.version, e]));
-      const written = won.flatMap((w) => w.events);
-      assert.equal(new Set(written.map((e) => e.version)).size, written.length, 'no version written twice');
-      for (const e of written) assert.equal(byVersion.get(e.version)?.type, e.type);
-      assert.equal(stored.length, 3 + written.length, 'only successful writes left events');
-      assert.ok(isTerminal(stored[stored.length - 1]!.to), 'nothing changed after the terminal event');
-      assert.equal(stored.filter((e) => isTerminal(e.to)).length, 1);
+      const r = await raceOnce(engine, store, tenant, owner, WRITERS, trial);
+      assert.deepEqual(r.unexpected, [], `trial ${trial}: only refusals and conflicts`);
+      assert.equal(r.terminalWins, 1, `trial ${trial}: exactly one terminal write wins`);
+      assert.equal(r.terminalOverwritten, false, `trial ${trial}: the stored state is the winner's`);
+      assert.equal(r.missingVersions, 0, `trial ${trial}: versions are contiguous`);
+      assert.equal(r.lostEvents, 0, `trial ${trial}: every winning write is stored as written, once`);
+      assert.equal(r.strayEvents, 0, `trial ${trial}: only winning writes left events`);
+      assert.equal(r.changedAfterTerminal, false, `trial ${trial}: nothing changed after the terminal event`);
+      assert.equal(r.won + r.refused + r.gaveUp, WRITERS);
+      gaveUp += r.gaveUp;
     }
-    assert.ok(conflictsGivenUp < TRIALS * WRITERS * 0.05, `gave up ${conflictsGivenUp} times`);
+    assert.ok(gaveUp < TRIALS * WRITERS * 0.05, `gave up ${gaveUp} times`);
   });
 });
 
