@@ -1,68 +1,137 @@
 /**
- * `npm run bench`: prints the figures and writes them to .bench/results.json.
- * Not a test: nothing here asserts a time. The machine is shared and noisy,
- * so compare ratios measured in the same run.
+ * `npm run bench`: measures, prints the figures and the goals, writes
+ * `.bench/results.json`, and (when every section ran) regenerates
+ * docs/benchmarks.md from those very results. Not a test: nothing here
+ * asserts a time. `npm run bench -- cost store` runs some sections only
+ * (results.json then holds just those, and the docs are left alone).
+ *
+ * Sections: cost, store, races, crash, latency, coldstart, startup. The
+ * timing sections run last and alone, so nothing of the bench's own competes
+ * with them for the two cores.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { createTestTable } from '../support/dynamo.ts';
-import { measureBundles } from './bundles.ts';
-import { benchRoundTrips, benchStartup, benchThroughput } from './jsonrpc.ts';
+import { coldStartRows, measureColdStart } from './bundles.ts';
+import { benchCost } from './cost.ts';
+import { benchCrash } from './crash.ts';
+import { goalsOf } from './goals.ts';
+import { benchLatency, printLatency } from './latency.ts';
+import { benchRaces } from './races.ts';
+import { renderBenchmarks } from './report.ts';
+import type { BenchResults } from './results.ts';
+import { benchStartup } from './startup.ts';
 import { benchStore } from './store.ts';
 
+const SECTIONS = ['cost', 'store', 'races', 'crash', 'latency', 'coldstart', 'startup'] as const;
 const root = join(import.meta.dirname, '..', '..');
-const sections = new Set(process.argv.slice(2));
-const want = (name: string) => sections.size === 0 || sections.has(name);
-const results: Record<string, unknown> = { date: new Date().toISOString(), node: process.version };
+const asked = process.argv.slice(2);
+for (const s of asked) {
+  if (!(SECTIONS as readonly string[]).includes(s)) {
+    console.error(`unknown section ${s}; sections: ${SECTIONS.join(', ')}`);
+    process.exit(2);
+  }
+}
+const sections = asked.length ? SECTIONS.filter((s) => asked.includes(s)) : [...SECTIONS];
+const want = (name: (typeof SECTIONS)[number]) => sections.includes(name);
 
 process.env.AWS_REGION ??= 'us-east-1';
 process.env.AWS_ACCESS_KEY_ID ??= 'local';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const results: BenchResults = {
+  date: new Date().toISOString(),
+  node: process.version,
+  machine: { cpus: cpus().length, model: cpus()[0]?.model.trim() ?? 'unknown' },
+  sections,
+};
+const step = (name: string) => console.error(`bench: ${name}…`);
+
+if (want('cost')) {
+  step('cost of a task on the hub');
+  const c = await benchCost();
+  Object.assign(results, {
+    simpleTask: c.simpleTask,
+    executorTask: c.executorTask,
+    costPerMillionTasks: c.costPerMillionTasks,
+    costPerMillionExecutorTasks: c.costPerMillionExecutorTasks,
+    getTask: c.getTask,
+    retriedSend: c.retriedSend,
+    prices: c.prices,
+  });
+  console.log('\nPer task, on the hub of npm start');
+  console.table([c.simpleTask, c.executorTask].map(({ invocations, durationMs, ...rest }) => rest));
+  console.log('$ per million tasks');
+  console.table({ simple: c.costPerMillionTasks, executor: c.costPerMillionExecutorTasks });
+}
 
 if (want('store')) {
+  step('store operations');
   const table = await createTestTable();
-  const store = await benchStore(table);
-  await table.drop();
-  results.store = store;
-  console.log('\nDynamoDB cost per store operation (DynamoDB Local, ReturnConsumedCapacity)');
-  console.table(store.operations);
-  console.log('Transition cost by history length');
-  console.table(store.transitionByHistory);
-  console.log('Reading the last 10 messages by history length');
-  console.table(store.readLastTenByHistory);
-  console.log('One whole simple task');
-  console.table([store.simpleTask, store.executorTask]);
+  try {
+    results.store = await benchStore(table);
+  } finally {
+    await table.drop();
+  }
+  console.log('\nStore: a transition, a cancel and a read by history length');
+  console.table(results.store.transitionByHistory);
+  console.table(results.store.cancelByHistory);
+  console.table(results.store.readLastTenByHistory);
+  console.log('Status-filtered ListTasks page by other tasks held');
+  console.table(results.store.filteredListPage);
 }
 
-if (want('jsonrpc')) {
+if (want('races')) {
+  step('races (1,000 trials of 20 writers)');
   const table = await createTestTable();
-  const roundTrips = await benchRoundTrips(table);
-  await table.drop();
-  console.log(
-    '\nDynamoDB cost per JSON-RPC method (sequential round trips; targets: send ≤ 2, get ≤ 1, cancel ≤ 2)',
-  );
-  console.table(roundTrips);
-  const startup = await benchStartup();
-  console.log(`npm start to ready: ${startup.wallMs} ms wall (hub reports ${startup.reportedMs} ms)`);
-  const throughput = await benchThroughput();
-  console.log('Requests per second through the local runtime');
-  console.table(throughput);
-  const [get, echo] = throughput;
-  const ratio = get && echo ? Math.round((echo.perSecond / get.perSecond) * 100) / 100 : undefined;
-  console.log(`blocking echo / GetTask throughput ratio: ${ratio}`);
-  results.jsonrpc = { roundTrips, startup, throughput, echoToGetRatio: ratio };
+  try {
+    results.races = await benchRaces(table);
+  } finally {
+    await table.drop();
+  }
+  console.log('\nRaces');
+  console.table([results.races]);
 }
 
-if (want('bundles')) {
-  const bundles = await measureBundles();
-  console.log('\nFunction bundles (esbuild, as deployed) and import time vs @a2a-js/sdk/server + express');
-  console.table(bundles);
-  results.bundles = bundles;
+if (want('crash')) {
+  step('crash and restart');
+  results.crash = await benchCrash();
+  console.log('\nCrash and restart');
+  console.table([results.crash]);
 }
+
+if (want('latency')) {
+  step('latency, hub vs @a2a-js/sdk');
+  results.latency = await benchLatency({ rounds: 4, roundMs: 3000, warmupRequests: 500, log: false });
+  printLatency(results.latency);
+}
+
+if (want('coldstart')) {
+  step('cold start');
+  results.coldStart = await measureColdStart({ runs: 15 });
+  console.log('\nCold start (import of each bundle vs the SDK server bundled alike)');
+  console.table(coldStartRows(results.coldStart));
+}
+
+if (want('startup')) {
+  step('npm start to ready');
+  results.startup = await benchStartup();
+}
+
+results.goals = goalsOf(results);
+console.log('\nGoals');
+console.table(results.goals);
 
 const dir = join(root, '.bench');
 mkdirSync(dir, { recursive: true });
-const file = join(dir, 'results.json');
-writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-console.log(`\nwrote ${file}`);
+writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+console.log(`wrote ${join(dir, 'results.json')}`);
+if (sections.length === SECTIONS.length) {
+  writeFileSync(join(root, 'docs', 'benchmarks.md'), renderBenchmarks(results));
+  console.log(`wrote ${join(root, 'docs', 'benchmarks.md')}`);
+} else {
+  console.log('docs/benchmarks.md not rewritten: only a full run writes it');
+}
 process.exit(0);

@@ -1,42 +1,43 @@
 /**
- * Store benchmark: DynamoDB requests, sequential round trips and capacity
- * units per operation, measured on DynamoDB Local with ReturnConsumedCapacity.
- * Capacity is what DynamoDB Local reports (it follows the AWS sizing rules;
- * a transaction costs 2x the item writes, as on AWS).
+ * Store figures on DynamoDB Local (ReturnConsumedCapacity; DynamoDB Local
+ * follows the AWS sizing rules): what one write costs as a task's history
+ * grows, a large status message, a retried create, reading the last
+ * messages of a long task, and a status-filtered ListTasks page as the
+ * owner's other tasks pile up. The whole task's cost on the hub's real path
+ * is in cost.ts.
  */
-
-import { demoAgent } from '../../agents/demo/index.ts';
 import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
 import type { UsageTotals } from '../../shared/adapters/dynamodb/usage.ts';
-import { TaskExecutor } from '../../shared/app/executor.ts';
+import type { TaskRecord } from '../../shared/app/ports.ts';
 import { TaskEngine } from '../../shared/app/task-engine.ts';
-import type { Message, TaskHead } from '../../shared/domain/task.ts';
+import type { Message } from '../../shared/domain/task.ts';
 import type { TestTable } from '../support/dynamo.ts';
 
-export interface OperationCost {
-  operation: string;
-  requests: number;
+export interface WriteCost {
+  wru: number;
+  rru: number;
   roundTrips: number;
-  readUnits: number;
-  writeUnits: number;
 }
 
 export interface StoreBenchResult {
-  operations: OperationCost[];
-  transitionByHistory: Array<{
-    historyLength: number;
-    writeUnits: number;
-    readUnits: number;
-    roundTrips: number;
+  /** A status update written with the task in hand (as the executor chains its writes), by history length. */
+  transitionByHistory: Array<{ history: number } & WriteCost>;
+  /** A cancel as the API does it: read the task, then write, by history length. */
+  cancelByHistory: Array<{ history: number } & WriteCost>;
+  /** Reading a task with its last 10 messages, by history length. */
+  readLastTenByHistory: Array<{ history: number; rru: number; queries: number; roundTrips: number }>;
+  /** One status update carrying a 6,000-character message. */
+  largeStatusUpdate: WriteCost;
+  /** A create retried with the same message: the units of the retry alone, and whether it found the task. */
+  retriedCreate: WriteCost & { sameTask: boolean };
+  /** A status-filtered ListTasks page (pageSize 10), by how many tasks of other states the owner holds. */
+  filteredListPage: Array<{
+    otherTasks: number;
+    pageQueries: number;
+    countQueries: number;
+    /** Read units of the whole call (page and count). */
+    rru: number;
   }>;
-  readLastTenByHistory: Array<{
-    historyLength: number;
-    readUnits: number;
-    queries: number;
-    roundTrips: number;
-  }>;
-  simpleTask: OperationCost;
-  executorTask: OperationCost;
 }
 
 const agent = (text: string): Message => ({
@@ -45,101 +46,106 @@ const agent = (text: string): Message => ({
   parts: [{ text }],
 });
 const user = (text: string): Message => ({ messageId: crypto.randomUUID(), role: 'user', parts: [{ text }] });
+const cost = (t: UsageTotals): WriteCost => ({
+  wru: t.writeUnits,
+  rru: t.readUnits,
+  roundTrips: t.roundTrips,
+});
 
 export const benchStore = async (table: TestTable): Promise<StoreBenchResult> => {
   const store = new DynamoTaskStore(table.client, { tableName: table.tableName });
   const engine = new TaskEngine(store);
   const tenant = 'bench';
-  const owner = 'bench';
-  const cost = (operation: string, t: UsageTotals): OperationCost => ({
-    operation,
-    requests: t.requests,
-    roundTrips: t.roundTrips,
-    readUnits: t.readUnits,
-    writeUnits: t.writeUnits,
-  });
-  const measure = async (operation: string, fn: () => Promise<unknown>): Promise<OperationCost> => {
-    table.usage.reset();
-    await fn();
-    return cost(operation, table.usage.reset());
+  const usage = table.usage;
+
+  /** A claimed task with `history` events, and the record its last write returned. */
+  const taskWithHistory = async (history: number, owner = 'history'): Promise<TaskRecord> => {
+    const created = await engine.create({ tenant, owner, message: user('long') });
+    let record = (await engine.apply(created.head, [{ type: 'confirm' }, { type: 'start' }])).record;
+    for (let v = record.head.version; v < history; v++) {
+      record = (
+        await engine.apply(
+          record.head,
+          { type: 'status_update', message: agent(`step ${v}`) },
+          { seen: record },
+        )
+      ).record;
+    }
+    return record;
   };
 
-  const operations: OperationCost[] = [];
-  let head: TaskHead | undefined;
-  operations.push(
-    await measure('engine.create (task + first message, dedup)', async () => {
-      head = (await engine.create({ tenant, owner, message: user('bench'), dedupScope: owner })).head;
-    }),
-  );
-  const ref = { tenant, taskId: head!.taskId };
-  operations.push(
-    await measure('engine.apply (read head + transition)', () => engine.apply(ref, { type: 'confirm' })),
-  );
-  await engine.apply(ref, { type: 'start' });
-  operations.push(await measure('store.getHead', () => store.getHead(ref)));
-  operations.push(
-    await measure('store.read (historyLength 10, artifacts)', () =>
-      store.read(ref, { historyLength: 10, includeArtifacts: true }),
-    ),
-  );
-  operations.push(await measure('store.events (all)', () => store.events(ref, 0)));
-  operations.push(
-    await measure('store.list (pageSize 50)', () => store.list({ tenant, owner, pageSize: 50 })),
-  );
-
-  // the same transition (cancel) on tasks whose history is 1, 100 and 1,000 events long
   const transitionByHistory: StoreBenchResult['transitionByHistory'] = [];
+  const cancelByHistory: StoreBenchResult['cancelByHistory'] = [];
   const readLastTenByHistory: StoreBenchResult['readLastTenByHistory'] = [];
-  for (const length of [1, 100, 1000]) {
-    const task = (await engine.create({ tenant, owner, message: user('long') })).head;
-    if (length > 1) {
-      await engine.apply(task, { type: 'confirm' });
-      await engine.apply(task, { type: 'start' });
-      for (let v = 3; v < length; v++)
-        await engine.apply(task, { type: 'status_update', message: agent(`step ${v}`) });
-    }
-    table.usage.reset();
-    await store.read(task, { historyLength: 10 });
-    const r = table.usage.reset();
+  for (const history of [3, 100, 1000]) {
+    const record = await taskWithHistory(history);
+    usage.reset();
+    await engine.apply(record.head, { type: 'status_update', message: agent('one more') }, { seen: record });
+    transitionByHistory.push({ history, ...cost(usage.reset()) });
+
+    usage.reset();
+    const read = await store.get(record.head);
+    await store.view(read!, { historyLength: 10 });
+    const r = usage.reset();
     readLastTenByHistory.push({
-      historyLength: length,
-      readUnits: r.readUnits,
-      queries: r.byOperation.Query ?? 0,
+      history,
+      rru: r.readUnits,
+      queries: (r.byOperation.Query ?? 0) + (r.byOperation.BatchGetItem ?? 0),
       roundTrips: r.roundTrips,
     });
-    await engine.apply(task, { type: 'cancel' });
-    const t = table.usage.reset();
-    transitionByHistory.push({
-      historyLength: length,
-      writeUnits: t.writeUnits,
-      readUnits: t.readUnits,
-      roundTrips: t.roundTrips,
+
+    usage.reset();
+    await engine.apply(record.head, { type: 'cancel' });
+    cancelByHistory.push({ history, ...cost(usage.reset()) });
+  }
+
+  const claimed = await taskWithHistory(3);
+  usage.reset();
+  await engine.apply(
+    claimed.head,
+    { type: 'status_update', message: agent('x'.repeat(6000)) },
+    { seen: claimed },
+  );
+  const largeStatusUpdate = cost(usage.reset());
+
+  const message = user('retried');
+  const first = await engine.create({ tenant, owner: 'retry', message, dedupScope: 'retry' });
+  usage.reset();
+  const again = await engine.create({ tenant, owner: 'retry', message, dedupScope: 'retry' });
+  const retriedCreate = { ...cost(usage.reset()), sameTask: again.head.taskId === first.head.taskId };
+
+  // one owner with 20 working tasks, then 1,000 finished ones besides them
+  const filteredListPage: StoreBenchResult['filteredListPage'] = [];
+  const owner = 'lister';
+  for (let i = 0; i < 20; i++) await taskWithHistory(3, owner);
+  let others = 0;
+  for (const target of [0, 1000]) {
+    for (; others < target; others += 25) {
+      await Promise.all(
+        Array.from({ length: 25 }, async () => {
+          const t = await taskWithHistory(3, owner);
+          await engine.apply(t.head, { type: 'complete' }, { seen: t });
+        }),
+      );
+    }
+    usage.reset();
+    const page = await store.list({ tenant, owner, states: ['executing'], pageSize: 10 });
+    const u = usage.reset();
+    if (page.tasks.length !== 10) throw new Error(`expected a full page, got ${page.tasks.length}`);
+    filteredListPage.push({
+      otherTasks: others,
+      pageQueries: u.byOperation.Query ?? 0,
+      countQueries: u.byOperation['Query(COUNT)'] ?? 0,
+      rru: u.readUnits,
     });
   }
 
-  // one whole simple task: created → working → artifact → completed
-  table.usage.reset();
-  const simple = (await engine.create({ tenant, owner, message: user('echo'), dedupScope: owner })).head;
-  await engine.apply(simple, { type: 'confirm' });
-  await engine.apply(simple, { type: 'start' });
-  await engine.apply(simple, {
-    type: 'artifact',
-    artifact: { artifact: { artifactId: 'a1', parts: [{ text: 'echo' }] }, lastChunk: true },
-  });
-  await engine.apply(simple, { type: 'complete', message: agent('done') });
-  const simpleTask = cost(
-    'whole simple task (create, confirm, start, artifact, complete)',
-    table.usage.reset(),
-  );
-
-  // the same task as the hub runs it: submitted, then the executor (demo agent, echo) does the rest
-  table.usage.reset();
-  const submitted = (await engine.create({ tenant, owner, message: user('echo'), dedupScope: owner })).head;
-  await new TaskExecutor(engine, demoAgent).run({ tenant, taskId: submitted.taskId, version: 1 });
-  const executorTask = cost(
-    'echo task: create + executor run (read, confirm, start, artifact, complete)',
-    table.usage.reset(),
-  );
-
-  return { operations, transitionByHistory, readLastTenByHistory, simpleTask, executorTask };
+  return {
+    transitionByHistory,
+    cancelByHistory,
+    readLastTenByHistory,
+    largeStatusUpdate,
+    retriedCreate,
+    filteredListPage,
+  };
 };

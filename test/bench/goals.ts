@@ -1,0 +1,139 @@
+/**
+ * The figures the project has promised, checked against one bench run:
+ * `npm run bench` prints them and docs/benchmarks.md lists them. A goal
+ * whose section did not run is left out, not passed.
+ */
+import type { BenchResults } from './results.ts';
+
+export interface Goal {
+  goal: string;
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+const fmt = (n: number | null | undefined, digits = 2) =>
+  n === null || n === undefined ? 'n/a' : String(Math.round(n * 10 ** digits) / 10 ** digits);
+
+export const goalsOf = (r: BenchResults): Goal[] => {
+  const goals: Goal[] = [];
+  const add = (goal: string, target: string, measured: string, met: boolean) =>
+    goals.push({ goal, target, measured, met });
+
+  if (r.simpleTask && r.executorTask && r.costPerMillionTasks) {
+    add(
+      'write units, simple echo task (blocking send)',
+      '≤ 12 WRU',
+      fmt(r.simpleTask.wru),
+      r.simpleTask.wru <= 12,
+    );
+    add(
+      'write units, echo task through the executor (returnImmediately)',
+      '≤ 12 WRU',
+      fmt(r.executorTask.wru),
+      r.executorTask.wru <= 12,
+    );
+    add(
+      "the task's own reads, not counting client polls",
+      '≤ 4 RRU',
+      `${fmt(r.simpleTask.rru)} (executor path ${fmt(r.executorTask.rru)})`,
+      r.simpleTask.rru <= 4 && r.executorTask.rru <= 4,
+    );
+    add(
+      'DynamoDB $ per million simple tasks',
+      '≤ $8',
+      `$${fmt(r.costPerMillionTasks.dynamodb)} (executor path $${fmt(r.costPerMillionExecutorTasks?.dynamodb)})`,
+      r.costPerMillionTasks.dynamodb <= 8,
+    );
+    add(
+      'all-in $ per million simple tasks',
+      '≤ $15',
+      `$${fmt(r.costPerMillionTasks.total)} (executor path $${fmt(r.costPerMillionExecutorTasks?.total)})`,
+      r.costPerMillionTasks.total <= 15,
+    );
+  }
+  if (r.getTask) {
+    add('GetTask of a small task', '1 round trip', String(r.getTask.roundTrips), r.getTask.roundTrips === 1);
+  }
+  if (r.retriedSend) {
+    const extra = r.retriedSend.extraWru + r.retriedSend.extraRru;
+    add(
+      'a send retried with the same message',
+      '≤ 2 units more, same task',
+      `+${fmt(extra)} units, ${r.retriedSend.sameTask ? 'same task' : 'ANOTHER task'}`,
+      extra <= 2 && r.retriedSend.sameTask,
+    );
+  }
+  if (r.store) {
+    const s = r.store;
+    const wrus = s.transitionByHistory.map((t) => t.wru);
+    add(
+      'a transition at history 3, 100 and 1,000',
+      'the same cost',
+      s.transitionByHistory.map((t) => `${t.wru} WRU/${t.roundTrips} RT`).join(', '),
+      wrus.every((w) => w === wrus[0]) &&
+        s.transitionByHistory.every((t) => t.roundTrips === s.transitionByHistory[0]!.roundTrips),
+    );
+    add(
+      'a status update carrying a 6,000-character message',
+      '≤ 10 WRU',
+      fmt(s.largeStatusUpdate.wru),
+      s.largeStatusUpdate.wru <= 10,
+    );
+    const reads = s.readLastTenByHistory.map((t) => t.rru);
+    add(
+      'reading the last 10 messages at history 3, 100 and 1,000',
+      'independent of the length',
+      s.readLastTenByHistory.map((t) => `${t.rru} RRU/${t.roundTrips} RT`).join(', '),
+      reads.every((x) => x <= reads[0]! + 1),
+    );
+    add(
+      'ListTasks with a status filter, by other tasks held',
+      'one query per page',
+      s.filteredListPage.map((p) => `${p.otherTasks} others: ${p.pageQueries}`).join(', '),
+      s.filteredListPage.every((p) => p.pageQueries === 1),
+    );
+  }
+  if (r.races) {
+    const x = r.races;
+    const bad =
+      x.lostEvents + x.strayEvents + x.missingVersions + x.terminalOverwrites + x.changedAfterTerminal;
+    add(
+      `races: ${x.writers} concurrent writers × ${x.trials} trials`,
+      '0 lost events, 0 terminal overwrites, contiguous versions',
+      `${x.lostEvents} lost, ${x.terminalOverwrites} overwrites, ${x.missingVersions} gaps, ${x.unexpectedErrors} unexpected errors`,
+      bad === 0 && x.unexpectedErrors === 0 && x.writers >= 20 && x.trials >= 1000,
+    );
+  }
+  if (r.crash) {
+    add(
+      `crash: ${r.crash.queued} queued tasks after SIGKILL and restart`,
+      'all started within 10 s of the restart',
+      `${fmt(r.crash.restartToAllStartedMs / 1000, 1)} s`,
+      r.crash.restartToAllStartedMs <= 10_000,
+    );
+  }
+  if (r.latency) {
+    const hub = (c: number) => r.latency!.results.find((x) => x.target === 'hub' && x.concurrency === c);
+    const c1 = hub(1);
+    const c8 = hub(8);
+    if (c1)
+      add('blocking echo p50 at concurrency 1', '≤ 40 ms', `${fmt(c1.p50Ms)} ms`, (c1.p50Ms ?? 1e9) <= 40);
+    if (c8)
+      add(
+        'blocking echo throughput at concurrency 8',
+        '≥ 150 req/s',
+        fmt(c8.reqPerSec, 1),
+        c8.reqPerSec >= 150,
+      );
+  }
+  if (r.coldStart) {
+    add(
+      'cold start: every bundle import vs @a2a-js/sdk/server + express bundled alike',
+      '≤ 1.0×',
+      `${fmt(r.coldStart.maxImportRatio)}×`,
+      r.coldStart.maxImportRatio <= 1.0,
+    );
+  }
+  return goals;
+};

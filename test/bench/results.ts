@@ -1,0 +1,31 @@
+/** The shape of `.bench/results.json`: one bench run, section by section. */
+import type { ColdStartResult } from './bundles.ts';
+import type { CostResult } from './cost.ts';
+import type { CrashResult } from './crash.ts';
+import type { Goal } from './goals.ts';
+import type { LatencyResult } from './latency.ts';
+import type { RaceResult } from './races.ts';
+import type { StartupResult } from './startup.ts';
+import type { StoreBenchResult } from './store.ts';
+
+export interface BenchResults {
+  date: string;
+  node: string;
+  machine: { cpus: number; model: string };
+  /** Sections measured in this run. */
+  sections: string[];
+  simpleTask?: CostResult['simpleTask'];
+  executorTask?: CostResult['executorTask'];
+  costPerMillionTasks?: CostResult['costPerMillionTasks'];
+  costPerMillionExecutorTasks?: CostResult['costPerMillionExecutorTasks'];
+  getTask?: CostResult['getTask'];
+  retriedSend?: CostResult['retriedSend'];
+  prices?: CostResult['prices'];
+  store?: StoreBenchResult;
+  races?: RaceResult;
+  crash?: CrashResult;
+  latency?: LatencyResult;
+  coldStart?: ColdStartResult;
+  startup?: StartupResult;
+  goals?: Goal[];
+}
