@@ -51,9 +51,8 @@ export interface RelayResult {
   events: number;
 }
 
-const detailTypeOf = (change: TaskChange, after: TaskHead): string | undefined => {
-  if (!change.before) return DetailType.Created;
-  if (change.before.state === after.state) return undefined;
+/** The detail type naming how a task ended, or undefined for a state that is not an ending. */
+const endingOf = (change: TaskChange, after: TaskHead): string | undefined => {
   switch (after.state) {
     case 'completed':
       return DetailType.Completed;
@@ -64,36 +63,69 @@ const detailTypeOf = (change: TaskChange, after: TaskHead): string | undefined =
     case 'rejected':
       return DetailType.Rejected;
     default:
-      return DetailType.StateChanged;
+      return undefined;
   }
 };
 
-/** The lifecycle event of a committed change, if it changed the task's state (or created it). */
-export const lifecycleEventOf = (change: TaskChange): LifecycleEvent | undefined => {
+/**
+ * The lifecycle events of a committed change: `Task Created` for a new task (in the state the change left
+ * it in), and a state change or an ending when the state moved. A task created already finished (an inline
+ * validation that rejected it, say) gets both its `Task Created` and its ending, so a subscriber to endings
+ * misses none. Each event's id is `<taskId>:<version>` of the event it reports (1 for the creation).
+ */
+export const lifecycleEventsOf = (change: TaskChange): LifecycleEvent[] => {
   const after = change.after?.head;
-  if (!after) return undefined;
-  const detailType = detailTypeOf(change, after);
-  if (!detailType) return undefined;
+  if (!after) return [];
   const reason = [...change.events].reverse().find((e) => e.reason)?.reason;
-  return {
-    detailType,
+  const detail = {
+    taskId: after.taskId,
+    tenant: after.tenant,
+    owner: after.owner,
+    contextId: after.contextId,
+    version: after.version,
+    state: after.state,
+    a2aState: toA2AState(after.state),
+  };
+  const out: LifecycleEvent[] = [];
+  if (!change.before) {
+    out.push({
+      detailType: DetailType.Created,
+      id: `${after.taskId}:1`,
+      time: after.createdAt,
+      detail: { ...detail, events: change.events.map((e) => e.type) },
+    });
+    const ending = endingOf(change, after);
+    if (ending) {
+      const initial = change.events[0]?.to ?? after.state;
+      out.push({
+        detailType: ending,
+        id: `${after.taskId}:${after.version}`,
+        time: after.statusAt,
+        detail: {
+          ...detail,
+          previousState: initial,
+          previousA2aState: toA2AState(initial),
+          events: change.events.map((e) => e.type),
+          ...(reason ? { reason } : {}),
+        },
+      });
+    }
+    return out;
+  }
+  if (change.before.state === after.state) return out;
+  out.push({
+    detailType: endingOf(change, after) ?? DetailType.StateChanged,
     id: `${after.taskId}:${after.version}`,
     time: after.statusAt,
     detail: {
-      taskId: after.taskId,
-      tenant: after.tenant,
-      owner: after.owner,
-      contextId: after.contextId,
-      version: after.version,
-      state: after.state,
-      a2aState: toA2AState(after.state),
-      ...(change.before
-        ? { previousState: change.before.state, previousA2aState: toA2AState(change.before.state) }
-        : {}),
+      ...detail,
+      previousState: change.before.state,
+      previousA2aState: toA2AState(change.before.state),
       events: change.events.map((e) => e.type),
       ...(reason ? { reason } : {}),
     },
-  };
+  });
+  return out;
 };
 
 export const relayChanges = async (
@@ -101,7 +133,7 @@ export const relayChanges = async (
   ports: RelayPorts,
 ): Promise<RelayResult> => {
   const clock = ports.clock ?? systemClock;
-  const events = changes.flatMap((c) => lifecycleEventOf(c) ?? []);
+  const events = changes.flatMap(lifecycleEventsOf);
 
   // per task, what its last change in this batch leaves behind (earlier ones are already overtaken)
   const lastOf = new Map<string, TaskHead>();

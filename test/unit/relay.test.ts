@@ -116,7 +116,7 @@ describe('relay', () => {
     assert.deepEqual(
       events.map((e) => [e.detailType, e.id]),
       [
-        [DetailType.Created, 'c:3'],
+        [DetailType.Created, 'c:1'],
         [DetailType.Completed, 'c:5'],
       ],
     );
@@ -176,6 +176,38 @@ describe('relay', () => {
     );
     assert.deepEqual(events[2]?.detail.reason, { code: 'execution_timeout', message: 'late' });
     assert.equal(events[0]?.detail.previousA2aState, 'TASK_STATE_WORKING');
+  });
+
+  it('a task created already finished gets its ending too; one created claimed only its creation', async () => {
+    const rejectedAtOnce = change(undefined, head('r1', 'rejected', 2), [
+      ev('r1', 1, 'created', null, 'pending'),
+      {
+        ...ev('r1', 2, 'reject', 'pending', 'rejected'),
+        reason: { code: 'capability_lacking', message: 'no' },
+      },
+    ]);
+    const claimedAtOnce = change(
+      undefined,
+      head('r2', 'executing', 3, { leaseUntil: new Date(NOW + 30_000).toISOString() }),
+      [
+        ev('r2', 1, 'created', null, 'pending'),
+        ev('r2', 2, 'confirm', 'pending', 'confirmed'),
+        ev('r2', 3, 'start', 'confirmed', 'executing'),
+      ],
+    );
+    const { events } = await relay([rejectedAtOnce, claimedAtOnce]);
+    assert.deepEqual(
+      events.map((e) => [e.detailType, e.id]),
+      [
+        [DetailType.Created, 'r1:1'],
+        [DetailType.Rejected, 'r1:2'],
+        [DetailType.Created, 'r2:1'],
+      ],
+    );
+    assert.equal(events[0]?.detail.state, 'rejected', 'the creation tells the state the change left');
+    assert.equal(events[1]?.detail.previousState, 'pending');
+    assert.deepEqual(events[1]?.detail.reason, { code: 'capability_lacking', message: 'no' });
+    assert.equal(new Set(events.map((e) => e.id)).size, events.length, 'ids are unique');
   });
 
   it('a deletion (TTL) relays nothing', async () => {
