@@ -13,6 +13,8 @@ export const MAX_EVENT_BYTES = 64 * 1024;
 /** The head copies the latest status message for cheap reads; it must stay small. */
 export const MAX_STATUS_MESSAGE_BYTES = 8 * 1024;
 export const MAX_METADATA_BYTES = 4 * 1024;
+/** An event's own data (missing fields, decision options, notes) stays in the task's item: bounded. */
+export const MAX_EVENT_DATA_BYTES = 8 * 1024;
 /** Ids are opaque strings; bounded so keys stay far below DynamoDB's key size limits. */
 export const MAX_ID_LENGTH = 256;
 
@@ -183,6 +185,9 @@ export const parseEventDraft = (input: unknown): EventDraft => {
     );
   }
   assertWithin('event', result.data, MAX_EVENT_BYTES);
+  if (result.data.data) assertWithin('event data', result.data.data, MAX_EVENT_DATA_BYTES);
+  if (result.data.reason?.details)
+    assertWithin('reason details', result.data.reason.details, MAX_METADATA_BYTES);
   return result.data;
 };
 

@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { RecentEvent, TaskRecord } from '../../app/ports.ts';
+import { PayloadTooLargeError } from '../../domain/errors.ts';
 import { isTerminal, type SynapseState } from '../../domain/states.ts';
 import type {
   ArtifactChunk,
@@ -42,6 +43,12 @@ export const INLINE_PAYLOAD_BYTES = 300;
 export const WRITE_INLINE_BYTES = 600;
 /** Once the task's item would pass this size, its committed events spill into history chunks. */
 export const ITEM_TARGET_BYTES = WRITE_UNIT_BYTES;
+/**
+ * The most one write may leave in the task's item, well under DynamoDB's 400 KB: payloads are kept apart
+ * and history spills, so only a write of many events that each carry the most data and reason could
+ * pass it; such a write is refused whole (a typed error, nothing written) instead of failing in DynamoDB.
+ */
+export const MAX_ITEM_BYTES = 300 * 1024;
 
 // Stable short codes for event types and states (stored data: add codes, never change one).
 const EVENT_CODES: Readonly<Record<EventType, string>> = {
@@ -223,6 +230,9 @@ export interface StorageNotes {
 const epochSeconds = (iso: string): number => Math.floor(Date.parse(iso) / 1000);
 
 /** TTL of everything a task writes: its retention after the later of its deadline and its last status. */
+/** Chunks and bodies expire this long after the task item would at the time they were written. */
+export const PARTS_OUTLIVE_TASK_SECONDS = 7 * 86_400;
+
 export const expiryOf = (head: Pick<TaskHead, 'deadlineAt' | 'statusAt'>, options: CodecOptions): number =>
   Math.max(epochSeconds(head.deadlineAt), epochSeconds(head.statusAt)) + options.retentionSeconds;
 
@@ -398,7 +408,8 @@ export const planWrite = (
   options: CodecOptions,
 ): WritePlan => {
   const seenNotes = notesFor(seen);
-  const ttl = expiryOf(next, options);
+  // a task's parts outlive its item: the item's expiry moves on with each write, theirs is set once
+  const ttl = expiryOf(next, options) + PARTS_OUTLIVE_TASK_SECONDS;
   const before: Item[] = [];
   let inlineBudget = WRITE_INLINE_BYTES;
   const added: RecentEvent[] = events.map((e) => {
@@ -440,5 +451,7 @@ export const planWrite = (
     log = added;
     item = encodeTask(next, log, notes, options);
   }
+  const size = itemSize(item);
+  if (size > MAX_ITEM_BYTES) throw new PayloadTooLargeError('the events of one write', size, MAX_ITEM_BYTES);
   return { item, before, record: { head: next, recent: log, storage: { ...notes } } };
 };

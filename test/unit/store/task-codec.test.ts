@@ -153,5 +153,14 @@ describe('task codec', () => {
     );
     assert.equal(done.item.dp, undefined);
     assert.equal(done.item.ttl, Math.floor(Date.parse(at(3600)) / 1000) + options.retentionSeconds);
+    // a large payload's body outlives the item even if the task finishes well after its deadline
+    const late = planWrite(
+      live.record,
+      head({ state: 'completed', version: 2, statusAt: at(7200) }),
+      [event(2, { type: 'complete', to: 'completed', message: message('z'.repeat(2000)) })],
+      options,
+    );
+    const body = late.before[0];
+    assert.ok(body && Number(body.ttl) > Number(late.item.ttl), 'the body expires after the task item');
   });
 });
