@@ -230,6 +230,31 @@ describe('bad input changes nothing', () => {
     assert.deepEqual(await rawItems(head.taskId), before);
   });
 
+  it('keeps every item under 400 KB: large event data is refused, and so is a write whose events would pass the item limit', async () => {
+    const { head } = await executingTask();
+    const before = await rawItems(head.taskId);
+    await assert.rejects(
+      engine.apply(head, { type: 'status_update', data: { notes: 'n'.repeat(9 * 1024) } }),
+      (e: unknown) => e instanceof PayloadTooLargeError && e.limitBytes === 8192,
+    );
+    // 25 events each with the most data and reason an event may carry: about 400 KB if kept together
+    const heavy = Array.from({ length: 25 }, (_, i) => ({
+      type: 'status_update',
+      progress: i,
+      data: { notes: 'd'.repeat(8000) },
+      reason: { code: 'progress', message: 'm'.repeat(4096), details: { more: 'r'.repeat(4000) } },
+    }));
+    await assert.rejects(
+      engine.apply(head, heavy),
+      (e: unknown) => e instanceof PayloadTooLargeError && /one write/.test(e.message),
+    );
+    assert.deepEqual(await rawItems(head.taskId), before, 'nothing was written');
+    // the same events one write at a time are fine: the log spills, the item stays small
+    for (const event of heavy.slice(0, 5)) await engine.apply(head, event);
+    const item = await taskItem(head.taskId);
+    assert.ok(item && itemSize(item) < 64 * 1024);
+  });
+
   it('refuses transitions the table does not allow, a sequence whole, and terminal tasks never change', async () => {
     const { head } = await executingTask();
     await assert.rejects(engine.apply(head, { type: 'confirm' }), InvalidTransitionError);
@@ -608,5 +633,19 @@ describe('listing', () => {
       ValidationError,
     );
     await assert.rejects(store.list({ tenant, owner, pageSize: 5, pageToken: '%%%' }), ValidationError);
+  });
+
+  it('a well-formed position before statusTimestampAfter is an empty page, not a DynamoDB error', async () => {
+    const early = Buffer.from(
+      JSON.stringify({ os: `2000-01-01T00:00:00.000Z#${crypto.randomUUID()}` }),
+    ).toString('base64url');
+    const page = await store.list({
+      tenant,
+      owner,
+      pageSize: 5,
+      statusAfter: '2020-01-01T00:00:00.000Z',
+      pageToken: early,
+    });
+    assert.deepEqual([page.tasks, page.nextPageToken], [[], '']);
   });
 });

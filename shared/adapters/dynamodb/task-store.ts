@@ -241,6 +241,14 @@ export class DynamoTaskStore implements TaskStore {
       : (LISTED_STATES as readonly string[]);
     const cursor = query.pageToken ? decodeCursor(query.pageToken) : undefined;
     const partitions = a2aStates.map((a) => ownerPartition(query.tenant, query.owner, representative(a)));
+    // a position before the lower bound: nothing lies between (and DynamoDB refuses such a BETWEEN)
+    if (cursor && query.statusAfter && cursor < query.statusAfter) {
+      return {
+        tasks: [],
+        nextPageToken: '',
+        totalSize: await this.countOwner(partitions, query.statusAfter),
+      };
+    }
     const condition = (values: Record<string, unknown>): string => {
       if (cursor && query.statusAfter) {
         values[':after'] = query.statusAfter;
