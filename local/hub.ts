@@ -18,7 +18,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { STREAM_RELAY } from '../shared/adapters/dynamodb/stream.ts';
+import { relayWants, STREAM_RELAY } from '../shared/adapters/dynamodb/stream.ts';
 import { createTableInput } from '../shared/adapters/dynamodb/table.ts';
 import { DynamoTaskStore } from '../shared/adapters/dynamodb/task-store.ts';
 import { SqsExecutorQueue } from '../shared/adapters/sqs/executor-queue.ts';
@@ -289,6 +289,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       batchSize: STREAM_RELAY.batchSize,
       maxRetryAttempts: STREAM_RELAY.maxRetryAttempts,
       bisectBatchOnError: STREAM_RELAY.bisectBatchOnError,
+      filter: relayWants,
       timeoutMs: STREAM_RELAY.timeoutSeconds * 1000,
       ...(dataDir
         ? { checkpoints: fileCheckpoints(resolve(dataDir, 'stream-checkpoints.json'), streamArn) }

@@ -77,6 +77,8 @@ export interface StreamSourceOptions {
   timeoutMs?: number;
   checkpoints?: CheckpointStore;
   onFailure?: (failed: FailedBatch) => Promise<void>;
+  /** Records the handler is given (the mapping's filter criteria); the others are passed over. */
+  filter?: (record: DynamoDBRecord) => boolean;
   /** Pause after an empty poll (Lambda polls a shard about four times a second). */
   idlePollMs?: number;
   log?: LocalLog;
@@ -219,10 +221,13 @@ export const startStreamSource = async (options: StreamSourceOptions): Promise<S
         new GetRecordsCommand({ ShardIterator: iterator, Limit: options.batchSize }),
       );
       iterator = out.NextShardIterator;
-      const records = (out.Records ?? []).map((r) => toLambdaRecord(r, streamArn));
-      if (records.length > 0) {
-        await process(shardId, records, options.maxRetryAttempts);
-        if (records.length < options.batchSize) await sleep(0);
+      const read = (out.Records ?? []).map((r) => toLambdaRecord(r, streamArn));
+      if (read.length > 0) {
+        const records = options.filter ? read.filter(options.filter) : read;
+        if (records.length > 0) await process(shardId, records, options.maxRetryAttempts);
+        // what the filter passed over is behind us too
+        checkpoints.set(shardId, read[read.length - 1]!.dynamodb!.SequenceNumber!);
+        if (read.length < options.batchSize) await sleep(0);
       } else {
         emptyPolls = Math.max(emptyPolls, startedAs);
         notify();

@@ -96,6 +96,13 @@ export class Workers extends Construct {
         // records of one task share a shard and stay in order: one batch per shard at a time
         parallelizationFactor: 1,
         onFailure: new SqsDlq(props.relayFailures),
+        // only task items: bodies, history chunks and TTL deletions cost no invocation
+        filters: [
+          lambda.FilterCriteria.filter({
+            eventName: lambda.FilterRule.or(...STREAM_RELAY.filter.eventNames),
+            dynamodb: { Keys: { sk: { S: lambda.FilterRule.isEqual(STREAM_RELAY.filter.sortKey) } } },
+          }),
+        ],
       }),
     );
     queue.grantSendMessages(this.relay.function);

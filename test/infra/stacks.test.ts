@@ -286,6 +286,16 @@ describe('stateless stack: functions and triggers', () => {
       DestinationConfig: {
         OnFailure: { Destination: { 'Fn::ImportValue': Match.stringLikeRegexp('RelayFailures') } },
       },
+      FilterCriteria: {
+        Filters: [
+          {
+            Pattern: JSON.stringify({
+              eventName: ['INSERT', 'MODIFY'],
+              dynamodb: { Keys: { sk: { S: ['T'] } } },
+            }),
+          },
+        ],
+      },
     });
     const fn = resourcesOf(hub.statelessTemplate)[ids.relay.fn];
     assert.equal(fn?.Properties.Timeout, STREAM_RELAY.timeoutSeconds);

@@ -173,4 +173,25 @@ describe('local stream source', () => {
     );
     assert.equal(new Set(handled).size, handled.length, 'no record handled twice');
   });
+
+  it('passes over what the filter refuses, and keeps its position past it', async () => {
+    const handled: string[] = [];
+    const checkpoints = memoryCheckpoints();
+    const wanted = (r: DynamoDBRecord) => keyOf(r).startsWith('f-');
+    const s1 = await source(async (e) => void handled.push(...e.Records.map(keyOf)), {
+      checkpoints,
+      filter: wanted,
+    });
+    await s1.caughtUp();
+    handled.length = 0;
+    await put(['x-1', 'f-1', 'x-2', 'x-3']);
+    await s1.caughtUp();
+    await s1.stop();
+    assert.deepEqual(handled, ['f-1'], 'the handler saw only what the filter passed');
+    const again: string[] = [];
+    const s2 = await source(async (e) => void again.push(...e.Records.map(keyOf)), { checkpoints });
+    await s2.caughtUp();
+    await s2.stop();
+    assert.deepEqual(again, [], 'the refused records after the last handled one are not read again');
+  });
 });

@@ -7,6 +7,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { TaskChange } from '../../app/ports.ts';
+import { TASK_SK } from './keys.ts';
 import { decodeTask, type Item, isTaskItem } from './task-codec.ts';
 
 type Image = NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']>;
@@ -49,4 +50,14 @@ export const STREAM_RELAY = {
   timeoutSeconds: 60,
   /** Where batches that could not be relayed are described (Lambda's on-failure destination). */
   failureQueueName: 'relay-failures',
+  /**
+   * The records worth an invocation: new and changed task items. Bodies and history chunks (other sort
+   * keys) and deletions (TTL) carry no change to relay; filtered out, they cost no invocation.
+   */
+  filter: { eventNames: ['INSERT', 'MODIFY'], sortKey: TASK_SK },
 } as const;
+
+/** The local runtime's version of the event source mapping's filter. */
+export const relayWants = (record: DynamoDBRecord): boolean =>
+  (STREAM_RELAY.filter.eventNames as readonly string[]).includes(String(record.eventName)) &&
+  record.dynamodb?.Keys?.sk?.S === STREAM_RELAY.filter.sortKey;
