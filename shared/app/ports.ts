@@ -113,7 +113,7 @@ export interface IdGenerator {
 export interface ExecutorRun {
   tenant: string;
   taskId: string;
-  /** The head version that asked for it; a stale run is dropped by the claim. */
+  /** The head version that asked for it, for the logs: a stale run is dropped by the claim's conditional write. */
   version: number;
   /** `lease`: the task was claimed; fail it if its run ended without an outcome when the lease ran out. */
   watch?: 'lease';

@@ -2,7 +2,7 @@
  * Re-derives the work that must be under way for live tasks: a run for every
  * task waiting for the executor, a lease watch for every claimed one. The
  * local runtime calls it after a restart (its queues live in memory); on AWS
- * the queues are durable and this is a repair tool. Idempotent: the
+ * the queues are durable and nothing calls it. Idempotent: the
  * executor's claim drops runs that are not needed. Reads every live task once.
  */
 import { AWAITING_EXECUTOR } from '../domain/states.ts';
