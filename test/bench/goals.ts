@@ -68,9 +68,20 @@ export const goalsOf = (r: BenchResults): Goal[] => {
     const s = r.store;
     const wrus = s.transitionByHistory.map((t) => t.wru);
     add(
-      'a transition at history 3, 100 and 1,000',
+      'a cancel (read + write) at history 1, 100 and 1,000',
       'the same cost',
-      s.transitionByHistory.map((t) => `${t.wru} WRU/${t.roundTrips} RT`).join(', '),
+      s.cancelByHistory.map((t) => `${t.history}: ${t.wru} WRU/${t.rru} RRU/${t.roundTrips} RT`).join(', '),
+      s.cancelByHistory.every(
+        (t) =>
+          t.wru === s.cancelByHistory[0]!.wru &&
+          t.rru === s.cancelByHistory[0]!.rru &&
+          t.roundTrips === s.cancelByHistory[0]!.roundTrips,
+      ),
+    );
+    add(
+      'a status update at history 3, 100 and 1,000',
+      'the same cost',
+      s.transitionByHistory.map((t) => `${t.history}: ${t.wru} WRU/${t.roundTrips} RT`).join(', '),
       wrus.every((w) => w === wrus[0]) &&
         s.transitionByHistory.every((t) => t.roundTrips === s.transitionByHistory[0]!.roundTrips),
     );
@@ -82,7 +93,7 @@ export const goalsOf = (r: BenchResults): Goal[] => {
     );
     const reads = s.readLastTenByHistory.map((t) => t.rru);
     add(
-      'reading the last 10 messages at history 3, 100 and 1,000',
+      'reading the last 10 messages at history 1, 100 and 1,000',
       'independent of the length',
       s.readLastTenByHistory.map((t) => `${t.rru} RRU/${t.roundTrips} RT`).join(', '),
       reads.every((x) => x <= reads[0]! + 1),
