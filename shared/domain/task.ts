@@ -5,6 +5,7 @@
  */
 import * as z from '../validation/zod.ts';
 import { PayloadTooLargeError, ValidationError } from './errors.ts';
+import { isJsonObject, jsonViolation } from './json.ts';
 import type { SynapseState } from './states.ts';
 import { TRANSITION_EVENTS, type TransitionEvent } from './transitions.ts';
 
@@ -20,14 +21,21 @@ export const MAX_ID_LENGTH = 256;
 
 const id = z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH));
 
-const metadata = z.record(z.string(), z.unknown());
+/** Adds an issue naming where a value is not plain JSON (kept as given otherwise). */
+const plainJson = z.superRefine((value: unknown, ctx) => {
+  const why = jsonViolation(value);
+  if (why) ctx.issues.push({ code: 'custom', message: why, input: value });
+});
+
+/** A JSON object, passed through as given (no key dropped or renamed), checked to be plain JSON. */
+const metadata = z.custom<Record<string, unknown>>(isJsonObject, 'must be a JSON object').check(plainJson);
 
 export const partSchema = z
   .strictObject({
     text: z.optional(z.string()),
     raw: z.optional(z.string()),
     url: z.optional(z.string()),
-    data: z.optional(z.unknown()),
+    data: z.optional(z.unknown().check(plainJson)),
     mediaType: z.optional(z.string()),
     filename: z.optional(z.string()),
     metadata: z.optional(metadata),

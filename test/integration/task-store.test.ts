@@ -177,6 +177,75 @@ describe('create, transitions and reads', () => {
   });
 });
 
+describe('values kept exactly as given', () => {
+  it('stores any JSON value in data parts and metadata: beyond DynamoDB numbers, empty and __proto__ keys, deep nesting', async () => {
+    let deep: unknown = { end: true };
+    for (let i = 0; i < 40; i++) deep = { level: deep }; // DynamoDB maps stop at 32 levels
+    const tricky = JSON.parse(
+      '{"huge":1e300,"tiny":1e-200,"unsafe":9007199254740993,"negZero":-0,"":"empty key","__proto__":{"p":1},"constructor":"c","text":"\\u0000\\ud83d\\ude00"}',
+    ) as Record<string, unknown>;
+    tricky.deep = deep;
+    const message: Message = {
+      messageId: crypto.randomUUID(),
+      role: 'user',
+      parts: [
+        { data: tricky, metadata: tricky },
+        { text: 'x'.repeat(400), metadata: tricky },
+      ],
+      metadata: tricky,
+    };
+    const { head } = await engine.create({ tenant, owner, message, metadata: { ...tricky, deep: 1 } });
+    const claimed = (await engine.apply(head, [{ type: 'confirm' }, { type: 'start' }])).record;
+    await engine.apply(
+      head,
+      {
+        type: 'artifact',
+        artifact: { artifact: { artifactId: 'a', parts: [{ data: tricky }], metadata: tricky } },
+      },
+      { seen: claimed },
+    );
+    const record = await store.get(head);
+    assert.ok(record);
+    const view = await store.view(record, { includeArtifacts: true });
+    const same = (a: unknown, b: unknown) => assert.equal(JSON.stringify(a), JSON.stringify(b));
+    same(view.history[0]?.parts, message.parts);
+    same(view.history[0]?.metadata, tricky);
+    same(view.artifacts[0]?.parts[0]?.data, tricky);
+    same(view.artifacts[0]?.metadata, tricky);
+    same(view.head.metadata, { ...tricky, deep: 1 });
+    assert.ok(
+      Object.hasOwn(view.history[0]!.metadata!, '__proto__'),
+      'the __proto__ key is a key, not a prototype',
+    );
+    assert.equal(Object.getPrototypeOf(view.history[0]!.metadata), Object.prototype);
+  });
+
+  it('refuses what JSON cannot carry, naming where, and writes nothing', async () => {
+    const before = (await store.list({ tenant, owner: 'json-refused', pageSize: 10 })).totalSize;
+    const attempt = (data: unknown) =>
+      engine.create({
+        tenant,
+        owner: 'json-refused',
+        message: { messageId: crypto.randomUUID(), role: 'user', parts: [{ data }] },
+      });
+    await assert.rejects(
+      attempt({ a: Number.POSITIVE_INFINITY }),
+      (e: unknown) => e instanceof ValidationError && /a: a number must be finite/.test(e.message),
+    );
+    let deep: unknown = 1;
+    for (let i = 0; i < 100; i++) deep = [deep];
+    await assert.rejects(
+      attempt(deep),
+      (e: unknown) => e instanceof ValidationError && /nested deeper than 64/.test(e.message),
+    );
+    await assert.rejects(
+      attempt({ when: new Date() }),
+      (e: unknown) => e instanceof ValidationError && /not a plain JSON object/.test(e.message),
+    );
+    assert.equal((await store.list({ tenant, owner: 'json-refused', pageSize: 10 })).totalSize, before);
+  });
+});
+
 describe('bad input changes nothing', () => {
   it('refuses malformed events, unknown types and unknown states with typed errors', async () => {
     const { head } = await executingTask();

@@ -6,6 +6,12 @@
  *
  * Attribute names are short on purpose: a write costs one unit per KB of the
  * item, and a small task's item stays inside one KB.
+ *
+ * What a task carries (its event log, messages, artifacts, metadata) is stored
+ * as JSON text, not as DynamoDB maps: any JSON value comes back exactly as it
+ * was given (numbers beyond DynamoDB's range or 38 digits, empty keys, nesting
+ * deeper than DynamoDB's 32 levels), and no attribute name costs a byte per
+ * item. Items written as maps by an earlier version are still read.
  */
 import { createHash } from 'node:crypto';
 import type { RecentEvent, TaskRecord } from '../../app/ports.ts';
@@ -116,6 +122,11 @@ export const kindOf = (e: RecentEvent): ChunkKind =>
       : 'S';
 
 const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), 'utf8');
+
+/** A stored value as JSON text (see the file comment). */
+const toText = (value: unknown): string => JSON.stringify(value);
+/** A stored value back: JSON text, or a map an earlier version wrote. */
+const fromText = (stored: unknown): unknown => (typeof stored === 'string' ? JSON.parse(stored) : stored);
 
 /** A message as stored: the task and context ids are the task's own, so they are left out. */
 const storedMessage = (m: Message): Message => {
@@ -255,7 +266,7 @@ const encodeTask = (
     dl: head.deadlineAt,
     op: ownerPartition(head.tenant, head.owner, head.state),
     cp: contextPartition(head.tenant, head.owner, head.contextId),
-    lg: encodeLog(log),
+    lg: toText(encodeLog(log)),
   };
   if (head.role !== 'executor') item.ro = head.role;
   if (head.protocol !== 'a2a') item.pt = head.protocol;
@@ -263,12 +274,12 @@ const encodeTask = (
     item.sv = head.statusVersion;
     // a small status message is copied so a task list can show it; a large one stays in its body item
     if (head.statusMessage && jsonBytes(storedMessage(head.statusMessage)) <= INLINE_PAYLOAD_BYTES)
-      item.sm = storedMessage(head.statusMessage);
+      item.sm = toText(storedMessage(head.statusMessage));
     else if (notes.statusBody) item.sb = notes.statusBody;
   }
   if (head.progress !== undefined) item.pg = head.progress;
   if (head.leaseUntil) item.lu = head.leaseUntil;
-  if (head.metadata) item.md = head.metadata;
+  if (head.metadata) item.md = toText(head.metadata);
   if (head.recentMessageKeys?.length) item.rk = head.recentMessageKeys;
   if (notes.chunks) item.ck = notes.chunks;
   // sparse: only live tasks are in the sweep index; TTL only collects finished ones, never enforces a deadline
@@ -289,9 +300,9 @@ export const decodeSummary = (item: Item): TaskSummary => {
     statusAt: statusAtOfOwnerSort(String(item.os)),
   };
   if (item.sv !== undefined) summary.statusVersion = Number(item.sv);
-  if (item.sm) summary.statusMessage = messageOf(item.sm, summary);
+  if (item.sm) summary.statusMessage = messageOf(fromText(item.sm), summary);
   if (item.pg !== undefined) summary.progress = Number(item.pg);
-  if (item.md) summary.metadata = item.md as Record<string, unknown>;
+  if (item.md) summary.metadata = fromText(item.md) as Record<string, unknown>;
   return summary;
 };
 
@@ -316,7 +327,7 @@ export const decodeTask = (item: Item): TaskRecord => {
   };
   if (item.lu) head.leaseUntil = String(item.lu);
   if (item.rk) head.recentMessageKeys = [...(item.rk as string[])];
-  const recent = decodeLog(item.lg, head);
+  const recent = decodeLog(fromText(item.lg), head);
   if (!head.statusMessage && head.statusVersion !== undefined) {
     const source = recent.find((e) => e.version === head.statusVersion);
     if (source?.message) head.statusMessage = source.message;
@@ -335,14 +346,14 @@ export const encodeChunk = (
   pk: taskPk(taskId),
   sk: chunkSk(kind, events[events.length - 1]!.version),
   // every event carries its own `from`: a chunk holds one kind, so its versions have gaps
-  ev: events.map((e) => encodeEvent(e, undefined)),
+  ev: toText(events.map((e) => encodeEvent(e, undefined))),
   ttl,
 });
 
 export const decodeChunk = (
   item: Item,
   head: Pick<TaskHead, 'taskId' | 'tenant' | 'contextId'>,
-): RecentEvent[] => ((item.ev ?? []) as StoredEvent[]).map((r) => decodeEvent(r, head, undefined));
+): RecentEvent[] => ((fromText(item.ev) ?? []) as StoredEvent[]).map((r) => decodeEvent(r, head, undefined));
 
 /**
  * A body's key suffix is a hash of its version and content: two writers racing for the same
@@ -370,12 +381,12 @@ export const attachBody = (
   if (!detached) return event;
   if (!body) throw new Error(`the payload of event ${event.version} of task ${event.taskId} is missing`);
   return detached.kind === 'artifact'
-    ? { ...rest, artifact: body.b as ArtifactChunk }
-    : { ...rest, message: messageOf(body.b, head) };
+    ? { ...rest, artifact: fromText(body.b) as ArtifactChunk }
+    : { ...rest, message: messageOf(fromText(body.b), head) };
 };
 
 export const bodyMessage = (body: Item, head: Pick<TaskHead, 'taskId' | 'contextId'>): Message =>
-  messageOf(body.b, head);
+  messageOf(fromText(body.b), head);
 
 // ---- planning a write ----
 
@@ -421,7 +432,7 @@ export const planWrite = (
       return e;
     }
     const ref = bodyRef(e, payload);
-    before.push({ ...bodyKey(next.taskId, e.version, ref), b: payload, ttl });
+    before.push({ ...bodyKey(next.taskId, e.version, ref), b: toText(payload), ttl });
     // the record keeps the payload (the writer has it); the item only says where it went
     return { ...e, detached: { kind: e.message ? 'message' : 'artifact', ref } };
   });
