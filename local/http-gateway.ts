@@ -35,6 +35,14 @@ export interface HttpGatewayOptions<F extends string = string> {
   host?: string;
   /** API Gateway's payload limit is 10 MB. */
   maxBodyBytes?: number;
+  /**
+   * A body over the limit is still read (and thrown away) before the 413, so a client that writes its
+   * whole body before it reads gets the answer instead of EPIPE or a reset; but at most this many bytes
+   * of it (100 MiB by default) and for at most `drainTimeoutMs` (10 s): past either the gateway answers
+   * and closes the connection at once.
+   */
+  maxDrainBytes?: number;
+  drainTimeoutMs?: number;
   /** API Gateway's default integration timeout is 29 s. */
   timeoutMs?: number;
   stage?: string;
@@ -51,6 +59,8 @@ export interface HttpGateway {
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 29_000;
+export const DEFAULT_MAX_DRAIN_BYTES = 100 * 1024 * 1024;
+export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
 interface CompiledRoute<F extends string> {
   route: GatewayRoute<F>;
@@ -131,20 +141,57 @@ const requestTime = (d: Date) => {
   return `${day}/${month}/${year}:${time} +0000`;
 };
 
-type BodyResult = { ok: true; body: Buffer } | { ok: false };
+interface DrainLimits {
+  maxBytes: number;
+  timeoutMs: number;
+}
 
-const readBody = (req: IncomingMessage, limit: number): Promise<BodyResult> =>
+/** `drained`: the client sent the whole body and can read an answer; otherwise the gateway gave up on it. */
+type BodyResult = { ok: true; body: Buffer } | { ok: false; drained: boolean };
+
+/**
+ * Reads the body, keeping at most `limit` bytes. Past the limit it reads on without keeping anything,
+ * to the body's end, unless the body goes past `drain.maxBytes` or takes longer than `drain.timeoutMs`
+ * from the moment it went over the limit (`tooLong` says it is over from the start: its Content-Length).
+ */
+const readBody = (
+  req: IncomingMessage,
+  limit: number,
+  drain: DrainLimits,
+  tooLong: boolean,
+): Promise<BodyResult> =>
   new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let over = false;
-    req.on('data', (chunk: Buffer) => {
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (result: BodyResult) => {
+      clearTimeout(timer);
+      req.removeListener('data', onData);
+      req.removeListener('end', onEnd);
+      if (!result.ok && !result.drained) req.pause();
+      resolve(result);
+    };
+    const goOver = () => {
+      over = true;
+      chunks.length = 0;
+      timer = setTimeout(() => finish({ ok: false, drained: false }), drain.timeoutMs);
+    };
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) over = true;
+      if (!over && size > limit) goOver();
       if (!over) chunks.push(chunk);
+      else if (size > drain.maxBytes) finish({ ok: false, drained: false });
+    };
+    const onEnd = () =>
+      finish(over ? { ok: false, drained: true } : { ok: true, body: Buffer.concat(chunks) });
+    if (tooLong) goOver();
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
     });
-    req.on('end', () => resolve(over ? { ok: false } : { ok: true, body: Buffer.concat(chunks) }));
-    req.on('error', reject);
   });
 
 const isProxyResult = (value: unknown): value is APIGatewayProxyResult => {
@@ -197,6 +244,10 @@ export const startHttpGateway = async <F extends string>(
 ): Promise<HttpGateway> => {
   const routes = options.routes.map(compile).sort((a, b) => a.rank - b.rank);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const drain: DrainLimits = {
+    maxBytes: Math.max(maxBodyBytes, options.maxDrainBytes ?? DEFAULT_MAX_DRAIN_BYTES),
+    timeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+  };
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const stage = options.stage ?? 'local';
   const log = options.log ?? consoleLog;
@@ -221,14 +272,17 @@ export const startHttpGateway = async <F extends string>(
       return json(res, 405, { message: 'Method Not Allowed' }, { allow });
     }
 
+    // Over the limit: answer once the client has sent its body (many clients only read after writing it
+    // all, and a connection closed on unread data resets). A body too big or too slow to drain is cut off.
     const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > maxBodyBytes) {
-      // answer at once, then drain what the client still sends so it can read the answer
-      req.resume();
+    const read =
+      declared > drain.maxBytes
+        ? ({ ok: false, drained: false } as const)
+        : await readBody(req, maxBodyBytes, drain, declared > maxBodyBytes);
+    if (!read.ok) {
+      if (!read.drained) res.once('finish', () => req.socket.destroy());
       return json(res, 413, { message: 'Request Too Long' }, { connection: 'close' });
     }
-    const read = await readBody(req, maxBodyBytes);
-    if (!read.ok) return json(res, 413, { message: 'Request Too Long' }, { connection: 'close' });
 
     const handler = options.handlers[match.route.function];
     if (!handler) return json(res, 503, { message: `Function ${match.route.function} is not loaded yet` });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import {
@@ -9,6 +10,7 @@ import {
   startHttpGateway,
 } from '../../local/http-gateway.ts';
 import { ROUTES } from '../../shared/routes.ts';
+import { type Run, run, waitForOutput } from './fixtures/process.ts';
 
 interface Reply {
   status: number;
@@ -344,6 +346,175 @@ describe('local HTTP gateway: body limit', () => {
       assert.equal(calls, 1);
     } finally {
       await gw.stop();
+    }
+  });
+});
+
+interface Upload {
+  status?: number;
+  text?: string;
+  /** An error the client saw at any point (EPIPE, ECONNRESET), even after the answer. */
+  error?: string;
+}
+
+/** node:http as a plain client uses it: write the whole body (Content-Length), then read the answer. */
+const upload = (url: string, size: number): Promise<Upload> =>
+  new Promise((resolve) => {
+    const result: Upload = {};
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { 'content-length': size }, agent: false },
+      (res) => {
+        result.status = res.statusCode;
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => {
+          result.text = text;
+        });
+      },
+    );
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      result.error ??= e.code ?? e.message;
+    });
+    // after the answer and the socket's end, so a late EPIPE is seen too
+    req.on('close', () => setImmediate(() => resolve(result)));
+    req.end(Buffer.alloc(size, 'a'));
+  });
+
+const fetchUpload = async (url: string, size: number): Promise<Upload> => {
+  try {
+    const res = await fetch(url, { method: 'POST', body: Buffer.alloc(size, 'a') });
+    return { status: res.status, text: await res.text() };
+  } catch (e) {
+    const cause = (e as { cause?: { code?: string } }).cause;
+    return { error: cause?.code ?? String(e) };
+  }
+};
+
+const TOO_LONG: Upload = { status: 413, text: JSON.stringify({ message: 'Request Too Long' }) };
+
+describe('local HTTP gateway: over-limit uploads', { concurrency: true }, () => {
+  // in another process: a client sharing the gateway's event loop never sees the reset a real one gets
+  const startGateway = async (
+    env: Record<string, string>,
+  ): Promise<{ url: string; stop: () => Promise<void> }> => {
+    const r: Run = run('test/local/fixtures/gateway-main.ts', env);
+    const [, url] = await waitForOutput(r, /listening on (http:\/\/\S+)/);
+    return {
+      url: `${url}/fn`,
+      stop: async () => {
+        r.child.kill('SIGTERM');
+        await r.exited;
+      },
+    };
+  };
+
+  test('a client that sends its whole declared body first reads the 413 (no EPIPE or reset)', async () => {
+    const gw = await startGateway({ GATEWAY_MAX_BODY_BYTES: String(64 * 1024) });
+    try {
+      for (let i = 0; i < 4; i++) {
+        assert.deepEqual(await upload(gw.url, 16 * 1024 * 1024), TOO_LONG, `node:http, upload ${i}`);
+        assert.deepEqual(await fetchUpload(gw.url, 16 * 1024 * 1024), TOO_LONG, `fetch, upload ${i}`);
+      }
+      assert.deepEqual(await upload(gw.url, 1000), { status: 200, text: '1000' }, 'and it still serves');
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  test('the same at the default 10 MB limit, just over it', async () => {
+    const gw = await startGateway({});
+    try {
+      for (let i = 0; i < 3; i++) {
+        assert.deepEqual(
+          await upload(gw.url, DEFAULT_MAX_BODY_BYTES + 1024 * 1024),
+          TOO_LONG,
+          `node:http ${i}`,
+        );
+        assert.deepEqual(
+          await fetchUpload(gw.url, DEFAULT_MAX_BODY_BYTES + 1024 * 1024),
+          TOO_LONG,
+          `fetch ${i}`,
+        );
+      }
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  test('a body far beyond what the gateway drains ends with the connection closed', async () => {
+    const gw = await startHttpGateway({
+      routes: [{ method: 'POST', path: '/fn', function: 'fn' }],
+      handlers: { fn: async () => ({ statusCode: 200, body: '' }) },
+      maxBodyBytes: 1024,
+      maxDrainBytes: 1024 * 1024,
+      log: () => {},
+    });
+    try {
+      // chunked, so nothing announces the size: the client would send 64 MiB if let
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      const outcome = await new Promise<{ sent: number; status?: number }>((resolve) => {
+        let sent = 0;
+        let status: number | undefined;
+        const req = httpRequest(
+          `${gw.url}/fn`,
+          { method: 'POST', headers: { 'transfer-encoding': 'chunked' }, agent: false },
+          (res) => {
+            status = res.statusCode;
+            res.resume();
+          },
+        );
+        req.on('error', () => {});
+        req.on('close', () => resolve({ sent, ...(status ? { status } : {}) }));
+        const write = () => {
+          while (!req.destroyed && sent < 64 * 1024 * 1024) {
+            sent += chunk.length;
+            if (!req.write(chunk)) return void req.once('drain', write);
+          }
+          if (!req.destroyed) req.end();
+        };
+        write();
+      });
+      assert.ok(
+        outcome.sent < 64 * 1024 * 1024,
+        `the gateway closed the connection (sent ${outcome.sent} bytes)`,
+      );
+    } finally {
+      await gw.stop(0);
+    }
+  });
+
+  test('a client that stalls mid-body gets the 413 and its connection closed', async () => {
+    const gw = await startHttpGateway({
+      routes: [{ method: 'POST', path: '/fn', function: 'fn' }],
+      handlers: { fn: async () => ({ statusCode: 200, body: '' }) },
+      maxBodyBytes: 1024,
+      drainTimeoutMs: 200,
+      log: () => {},
+    });
+    try {
+      const { port } = new URL(gw.url);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (d: string) => {
+          text += d;
+        });
+        socket.on('error', () => {});
+        socket.on('close', () => resolve(text));
+        // 1 MB announced, 100 bytes sent, then nothing: the socket stays open until the gateway closes it
+        socket.write('POST /fn HTTP/1.1\r\nHost: local\r\nContent-Length: 1000000\r\n\r\n');
+        socket.write('x'.repeat(100));
+        setTimeout(() => reject(new Error('the gateway kept the stalled connection open')), 15_000).unref();
+      });
+      assert.match(answer, /^HTTP\/1\.1 413 /);
+      assert.match(answer, /\{"message":"Request Too Long"\}$/);
+    } finally {
+      await gw.stop(0);
     }
   });
 });
