@@ -7,15 +7,24 @@
  *   approve      waits for a human decision; approved → completed, rejected → rejected
  *   fail         failed
  *   reject       rejected at validation
+ *   ping         answered with a message, "pong": no task is made
+ *   parts        a status update without text, then completed with a data part in its message and an
+ *                artifact of text, file (inline bytes and URL) and data parts, with metadata on the
+ *                artifact, the message and the task
  */
 import {
   type AgentHandler,
   askForInput,
   askHuman,
   complete,
+  dataPart,
   type ExecutionContext,
   fail,
+  filePart,
+  fileUrlPart,
+  type IncomingMessage,
   type Outcome,
+  type Reply,
   reject,
   type TaskInput,
   textPart,
@@ -89,6 +98,20 @@ export const demoAgent: AgentHandler = {
         examples: ['approve'],
       },
       {
+        id: 'ping',
+        name: 'Ping',
+        description: 'Answers `ping` with the message `pong`, without making a task.',
+        tags: ['demo', 'message'],
+        examples: ['ping'],
+      },
+      {
+        id: 'parts',
+        name: 'Parts',
+        description: 'Completes with file and data parts and metadata.',
+        tags: ['demo', 'files', 'data'],
+        examples: ['parts'],
+      },
+      {
         id: 'outcomes',
         name: 'Failure and rejection',
         description: '`fail` fails the task; `reject` is rejected at validation.',
@@ -97,6 +120,10 @@ export const demoAgent: AgentHandler = {
       },
     ],
   }),
+
+  respond(message: IncomingMessage): Reply | undefined {
+    return command(message.text).name === 'ping' ? 'pong' : undefined;
+  },
 
   validate(task: TaskInput): Validation {
     const { name, arg } = command(task.text);
@@ -140,6 +167,27 @@ export const demoAgent: AgentHandler = {
         ]);
       case 'fail':
         return fail('Failed on request', 'execution_failed');
+      case 'parts':
+        await ctx.status();
+        return {
+          ...complete(
+            { text: 'Here are the parts', parts: [dataPart({ parts: 4 })], metadata: { demo: 'parts' } },
+            [
+              {
+                name: 'parts',
+                parts: [
+                  textPart('a text part'),
+                  filePart('hello, file', 'text/plain', 'hello.txt'),
+                  fileUrlPart('https://example.com/report.pdf', 'application/pdf', 'report.pdf'),
+                  dataPart({ answer: 42, list: [1, 2, 3] }),
+                ],
+                metadata: { kind: 'demo' },
+                lastChunk: true,
+              },
+            ],
+          ),
+          taskMetadata: { demo: 'parts' },
+        };
       default:
         return complete('Echoed', [{ name: 'echo', parts: [textPart(ctx.task.text)], lastChunk: true }]);
     }

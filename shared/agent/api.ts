@@ -1,8 +1,9 @@
 /**
  * The agent handler API: what a user implements to put an agent behind the
- * hub. It covers both protocols' needs: validate (accept / reject / ask for
- * missing fields), execute with progress, artifacts, questions and human
- * decisions, and a description that feeds the agent card.
+ * hub. It covers both protocols' needs: answer a message with a message (no
+ * task), validate (accept / reject / ask for missing fields), execute with
+ * progress, artifacts, questions and human decisions, and a description that
+ * feeds the agent card.
  */
 import type { Artifact, Message, Part } from '../domain/task.ts';
 
@@ -29,7 +30,36 @@ export interface AgentDescription {
   iconUrl?: string;
   defaultInputModes?: string[];
   defaultOutputModes?: string[];
+  /** A2A extensions the agent supports, declared in the card's `capabilities.extensions`. */
+  extensions?: AgentExtension[];
 }
+
+/** An A2A extension (digest §2.2 AgentExtension); `required: true` means clients must activate it. */
+export interface AgentExtension {
+  uri: string;
+  description?: string;
+  required?: boolean;
+  params?: Record<string, unknown>;
+}
+
+/** A new message (not one for an existing task), offered to `respond` before a task is made. */
+export interface IncomingMessage {
+  contextId: string;
+  request: Message;
+  /** The text parts of `request`, joined by newlines. */
+  text: string;
+}
+
+/**
+ * What the agent says in a message: plain text, or parts (text, file: `raw` base64 bytes or `url`, with
+ * `mediaType` and `filename`; `data`: any JSON) with optional message metadata.
+ */
+export type AgentMessageInput =
+  | string
+  | { text?: string; parts?: Part[]; metadata?: Record<string, unknown> };
+
+/** A message answering a message: no task is made. */
+export type Reply = Exclude<AgentMessageInput, string> | string;
 
 /** What the agent is asked to work on. */
 export interface TaskInput {
@@ -51,7 +81,7 @@ export interface MissingField {
 
 export type Validation =
   | { decision: 'accept' }
-  | { decision: 'reject'; code?: string; message: string }
+  | { decision: 'reject'; code?: string; message: string; details?: Record<string, unknown> }
   | { decision: 'need_info'; question: string; missingFields?: MissingField[] };
 
 export interface DecisionOption {
@@ -83,23 +113,39 @@ export interface ExecutionContext {
   readonly resumption?: Resumption;
   /** Aborted as soon as the hub notices the task was canceled (or otherwise finished elsewhere). */
   readonly signal: AbortSignal;
-  /** Report a status message (A2A: status update; Synapse: p2p:task_status_update). */
-  status(text: string): Promise<void>;
+  /**
+   * Report a status update (A2A: status update; Synapse: p2p:task_status_update): with a message, or
+   * without one (the task's status time moves on, its state stays working).
+   */
+  status(message?: AgentMessageInput): Promise<void>;
   /** Report progress, 0-100, with an optional message. */
-  progress(percent: number, text?: string): Promise<void>;
+  progress(percent: number, message?: AgentMessageInput): Promise<void>;
   /** Emit an artifact, whole or as one chunk; returns its id. */
   artifact(artifact: ArtifactInput): Promise<string>;
 }
 
-export type Outcome =
-  | { kind: 'completed'; text?: string; artifacts?: ArtifactInput[] }
-  | { kind: 'failed'; code?: string; message: string; recoverable?: boolean }
-  | { kind: 'input_required'; question: string; missingFields?: MissingField[] }
-  | { kind: 'human_decision'; question: string; options?: DecisionOption[] }
-  | { kind: 'rejected'; code?: string; message: string };
+/** Set on any outcome: merged into the task's metadata (A2A Task.metadata), at most 4 KiB in all. */
+export interface OutcomeMetadata {
+  taskMetadata?: Record<string, unknown>;
+}
+
+export type Outcome = OutcomeMetadata &
+  (
+    | { kind: 'completed'; text?: AgentMessageInput; artifacts?: ArtifactInput[] }
+    | { kind: 'failed'; code?: string; message: string; recoverable?: boolean }
+    | { kind: 'input_required'; question: AgentMessageInput; missingFields?: MissingField[] }
+    | { kind: 'human_decision'; question: AgentMessageInput; options?: DecisionOption[] }
+    | { kind: 'rejected'; code?: string; message: string }
+  );
 
 export interface AgentHandler {
   describe(): AgentDescription;
+  /**
+   * Offered every new message first (not one sent to an existing task): return a reply to answer with a
+   * message and make no task (quick, stateless answers), or undefined to make a task as usual. The same
+   * message sent again gets the reply stored the first time (for a day), whatever this returns then.
+   */
+  respond?(message: IncomingMessage): Reply | undefined | Promise<Reply | undefined>;
   /** Called once per new task, before it is confirmed. Accepts everything when absent. */
   validate?(task: TaskInput): Validation | Promise<Validation>;
   /** Do the work. Called again (with `resumption`) after input or a human decision. */
@@ -107,7 +153,7 @@ export interface AgentHandler {
 }
 
 // Small constructors so agent code reads like the protocol.
-export const complete = (text?: string, artifacts?: ArtifactInput[]): Outcome => ({
+export const complete = (text?: AgentMessageInput, artifacts?: ArtifactInput[]): Outcome => ({
   kind: 'completed',
   ...(text !== undefined ? { text } : {}),
   ...(artifacts ? { artifacts } : {}),
@@ -117,12 +163,12 @@ export const fail = (message: string, code?: string): Outcome => ({
   message,
   ...(code ? { code } : {}),
 });
-export const askForInput = (question: string, missingFields?: MissingField[]): Outcome => ({
+export const askForInput = (question: AgentMessageInput, missingFields?: MissingField[]): Outcome => ({
   kind: 'input_required',
   question,
   ...(missingFields ? { missingFields } : {}),
 });
-export const askHuman = (question: string, options?: DecisionOption[]): Outcome => ({
+export const askHuman = (question: AgentMessageInput, options?: DecisionOption[]): Outcome => ({
   kind: 'human_decision',
   question,
   ...(options ? { options } : {}),
@@ -133,6 +179,20 @@ export const reject = (message: string, code?: string): Outcome => ({
   ...(code ? { code } : {}),
 });
 export const textPart = (text: string): Part => ({ text, mediaType: 'text/plain' });
+/** A file given inline: `bytes` are sent base64-encoded. */
+export const filePart = (bytes: Uint8Array | string, mediaType: string, filename?: string): Part => ({
+  raw: Buffer.from(bytes).toString('base64'),
+  mediaType,
+  ...(filename ? { filename } : {}),
+});
+/** A file by reference. */
+export const fileUrlPart = (url: string, mediaType: string, filename?: string): Part => ({
+  url,
+  mediaType,
+  ...(filename ? { filename } : {}),
+});
+/** Structured data (any JSON value). */
+export const dataPart = (data: unknown): Part => ({ data, mediaType: 'application/json' });
 
 /** Joins the text parts of a message. */
 export const textOf = (message: Message | undefined): string =>

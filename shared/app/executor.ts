@@ -8,8 +8,10 @@
  */
 import type {
   AgentHandler,
+  AgentMessageInput,
   ArtifactInput,
   ExecutionContext,
+  IncomingMessage,
   Outcome,
   Resumption,
   TaskInput,
@@ -147,7 +149,11 @@ export class TaskExecutor {
           {
             type: 'reject',
             message: this.agentMessage(v.message),
-            reason: { code: v.code ?? 'capability_lacking', message: clip(v.message) },
+            reason: {
+              code: v.code ?? 'capability_lacking',
+              message: clip(v.message),
+              ...(v.details ? { details: v.details } : {}),
+            },
           },
         ];
       case 'need_info':
@@ -216,15 +222,9 @@ export class TaskExecutor {
       task,
       ...(options.resumption ? { resumption: options.resumption } : {}),
       signal: abort.signal,
-      status: (text) => record([{ type: 'status_update', message: this.agentMessage(text) }]),
-      progress: (percent, text) =>
-        record([
-          {
-            type: 'status_update',
-            progress: percent,
-            ...(text ? { message: this.agentMessage(text) } : {}),
-          },
-        ]),
+      status: (message) => record([{ type: 'status_update', ...this.withMessage(message) }]),
+      progress: (percent, message) =>
+        record([{ type: 'status_update', progress: percent, ...this.withMessage(message) }]),
       artifact: async (a) => {
         const chunk = this.chunk(a);
         await record([{ type: 'artifact', artifact: chunk }]);
@@ -338,12 +338,23 @@ export class TaskExecutor {
     }
   }
 
+  /** The events an outcome makes; its task metadata rides on the last one. */
   outcomeDrafts(outcome: Outcome): EventDraft[] {
-    switch (outcome.kind) {
+    const drafts = this.outcomeEvents(outcome);
+    const taskMetadata = (outcome as { taskMetadata?: unknown } | undefined)?.taskMetadata;
+    if (taskMetadata !== undefined && drafts.length > 0) {
+      const last = drafts[drafts.length - 1]!;
+      drafts[drafts.length - 1] = { ...last, taskMetadata: taskMetadata as Record<string, unknown> };
+    }
+    return drafts;
+  }
+
+  private outcomeEvents(outcome: Outcome): EventDraft[] {
+    switch (outcome?.kind) {
       case 'completed':
         return [
           ...(outcome.artifacts ?? []).map((a) => ({ type: 'artifact' as const, artifact: this.chunk(a) })),
-          { type: 'complete', ...(outcome.text ? { message: this.agentMessage(outcome.text) } : {}) },
+          { type: 'complete', ...this.withMessage(outcome.text) },
         ];
       case 'failed':
         return [
@@ -361,7 +372,7 @@ export class TaskExecutor {
         return [
           {
             type: 'need_info',
-            message: this.agentMessage(outcome.question),
+            ...this.withMessage(outcome.question),
             data: { missingFields: outcome.missingFields ?? [] },
           },
         ];
@@ -369,7 +380,7 @@ export class TaskExecutor {
         return [
           {
             type: 'need_human',
-            message: this.agentMessage(outcome.question),
+            ...this.withMessage(outcome.question),
             data: { options: outcome.options ?? [] },
           },
         ];
@@ -454,5 +465,42 @@ export class TaskExecutor {
       role: 'agent',
       parts: [{ text: clip(text), mediaType: 'text/plain' }],
     };
+  }
+
+  /** The agent's message from what it said (text, parts, metadata), or undefined when it said nothing. */
+  messageFrom(input: AgentMessageInput | undefined): Message | undefined {
+    if (input === undefined) return undefined;
+    if (typeof input === 'string') return this.agentMessage(input);
+    const parts = [
+      ...(input.text !== undefined ? [{ text: clip(input.text), mediaType: 'text/plain' }] : []),
+      ...(input.parts ?? []),
+    ];
+    if (parts.length === 0) return undefined;
+    return {
+      messageId: this.ids.messageId(),
+      role: 'agent',
+      parts,
+      ...(input.metadata ? { metadata: input.metadata } : {}),
+    };
+  }
+
+  private withMessage(input: AgentMessageInput | undefined): { message?: Message } {
+    const message = this.messageFrom(input);
+    return message ? { message } : {};
+  }
+
+  /**
+   * The agent's answer to a new message, when it answers with a message and no task. A respond() that
+   * throws or answers nonsense makes a task instead (validation and execution then decide).
+   */
+  async respond(message: IncomingMessage): Promise<Message | undefined> {
+    if (!this.agent.respond) return undefined;
+    try {
+      const reply = await this.agent.respond(message);
+      const answer = this.messageFrom(reply ?? undefined);
+      return answer ? { ...answer, contextId: message.contextId } : undefined;
+    } catch {
+      return undefined;
+    }
   }
 }

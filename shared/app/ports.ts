@@ -64,6 +64,22 @@ export interface ReadOptions {
   includeArtifacts?: boolean;
 }
 
+/**
+ * A new message the agent answered with a message (no task). It is kept under the key the message's task
+ * would have had, so a retry of the message finds it, and a message makes a task or a reply, never both.
+ */
+export interface StoredReply {
+  tenant: string;
+  /** The id the message's task would have had (derived from the message). */
+  key: string;
+  /** The agent's answer (role agent, with the context id). */
+  message: Message;
+  createdAt: string;
+}
+
+/** What the key of a replied message holds: the reply (this one or one stored before), or a task. */
+export type ReplyOutcome = { reply: StoredReply; created: boolean } | { task: TaskRecord };
+
 export interface TaskStore {
   /**
    * Writes a new task (head and first events) with one conditional write. The task id is the
@@ -81,6 +97,11 @@ export interface TaskStore {
     allowedFrom: readonly SynapseState[],
   ): Promise<TaskRecord>;
   get(ref: TaskRef): Promise<TaskRecord | undefined>;
+  /**
+   * Keeps a reply under its message's key with one conditional write: when the key holds a reply already
+   * (a retry), that one comes back; when it holds a task (the message made one before), the task does.
+   */
+  putReply(reply: StoredReply): Promise<ReplyOutcome>;
   /** History and artifacts of a task as recorded; reads only what the record does not hold. */
   view(record: TaskRecord, options: ReadOptions): Promise<TaskView>;
   /** Events with version > afterVersion, oldest first, with their content. */
@@ -88,6 +109,13 @@ export interface TaskStore {
   list(query: ListTasksQuery): Promise<ListTasksPage>;
   /** Live tasks whose deadline is at or before `now` (ISO 8601), across all deadline shards. */
   dueDeadlines(now: string, limitPerShard: number): Promise<TaskRef[]>;
+}
+
+/** Raised by `create` when the task's key holds a reply: the message was answered with a message before. */
+export class MessageAnsweredError extends Error {
+  constructor(readonly reply: StoredReply) {
+    super('this message was answered with a message, not a task');
+  }
 }
 
 /** Raised by a store when the conditional write lost: `current` is the task as it is now (if it exists). */

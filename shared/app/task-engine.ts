@@ -26,6 +26,7 @@ import { allowedSources, decide } from '../domain/transitions.ts';
 import {
   type Clock,
   type IdGenerator,
+  type ReplyOutcome,
   StaleTaskError,
   systemClock,
   type TaskRecord,
@@ -198,6 +199,31 @@ export class TaskEngine {
     return { record: outcome.record, head, duplicate: false };
   }
 
+  /**
+   * Keeps the agent's message answering a new message, under the key the message's task would have had:
+   * a retry gets the reply stored first; if the message made a task before, that task comes back.
+   */
+  async keepReply(input: {
+    tenant: string;
+    dedupScope: string;
+    request: Message;
+    reply: Message;
+  }): Promise<ReplyOutcome> {
+    const parsed = messageSchema.safeParse(input.reply);
+    if (!parsed.success || input.reply.role !== 'agent')
+      throw new ValidationError(
+        `Invalid reply: ${parsed.error?.issues[0]?.message ?? 'role must be agent'}`,
+        'reply',
+      );
+    assertWithin('reply', input.reply, MAX_EVENT_BYTES);
+    return this.store.putReply({
+      tenant: input.tenant,
+      key: derivedTaskId(input.tenant, input.dedupScope, input.request),
+      message: input.reply,
+      createdAt: this.clock.now().toISOString(),
+    });
+  }
+
   /** Applies one event, or several in one write, re-deciding on conflict until they land, are refused, or attempts run out. */
   async apply(
     ref: TaskRef,
@@ -277,8 +303,10 @@ export class TaskEngine {
         ...(draft.progress !== undefined ? { progress: draft.progress } : {}),
         ...(draft.reason ? { reason: draft.reason } : {}),
         ...(draft.data ? { data: draft.data } : {}),
+        ...(draft.taskMetadata ? { taskMetadata: draft.taskMetadata } : {}),
       };
       head = nextHead(head, event, leaseSeconds);
+      if (event.taskMetadata) assertWithin('task metadata', head.metadata, MAX_METADATA_BYTES);
       events.push(event);
     }
     return { head, events };
@@ -291,20 +319,27 @@ export class TaskEngine {
   }
 }
 
-/** The head after `event`: state and version, status time and message, progress, the executor's lease. */
+/**
+ * The head after `event`: state and version, status time and message, progress, metadata, the executor's
+ * lease. A status update is a new status: it moves the status time, and its message (or none) replaces
+ * the status message.
+ */
 const nextHead = (head: TaskHead, event: TaskEvent, leaseSeconds: number): TaskHead => {
   const stateChanged = event.to !== head.state;
   const agentMessage = event.message?.role === 'agent' ? event.message : undefined;
-  const statusChanged = stateChanged || agentMessage !== undefined || event.progress !== undefined;
+  const statusUpdate = event.type === 'status_update';
+  const statusChanged =
+    stateChanged || agentMessage !== undefined || event.progress !== undefined || statusUpdate;
   const next: TaskHead = { ...head, state: event.to, version: event.version };
   if (statusChanged) next.statusAt = event.at;
   if (agentMessage) {
     next.statusMessage = agentMessage;
     next.statusVersion = event.version;
-  } else if (stateChanged) {
+  } else if (stateChanged || (statusUpdate && event.progress === undefined)) {
     delete next.statusMessage;
     delete next.statusVersion;
   }
+  if (event.taskMetadata) next.metadata = { ...head.metadata, ...event.taskMetadata };
   if (event.progress !== undefined) next.progress = event.progress;
   // a claim starts the executor's lease; leaving `executing` ends it
   if (event.type === 'start' || event.type === 'resume') {

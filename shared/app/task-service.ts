@@ -26,7 +26,14 @@ import {
   type TaskView,
 } from '../domain/task.ts';
 import type { TaskExecutor } from './executor.ts';
-import type { ListTasksPage, ListTasksQuery, ReadOptions, TaskRecord, TaskRef } from './ports.ts';
+import {
+  type ListTasksPage,
+  type ListTasksQuery,
+  MessageAnsweredError,
+  type ReadOptions,
+  type TaskRecord,
+  type TaskRef,
+} from './ports.ts';
 import { DEFAULT_TASK_TIMEOUT_SECONDS, messageKey, type TaskEngine } from './task-engine.ts';
 
 export interface Caller {
@@ -40,6 +47,9 @@ export interface SubmitResult {
   head: TaskHead;
   duplicate: boolean;
 }
+
+/** What a new message got: a task (made now or before), or the agent's reply and no task. */
+export type SendResult = SubmitResult | { reply: Message; duplicate: boolean };
 
 export interface SendOptions {
   /**
@@ -81,6 +91,42 @@ export class TaskService {
     private readonly inline?: TaskExecutor,
     private readonly taskTimeoutSeconds = DEFAULT_TASK_TIMEOUT_SECONDS,
   ) {}
+
+  /**
+   * A new message (not for an existing task): the agent may answer it with a message and make no task
+   * (`respond`); otherwise it makes a task (`submit`). A retry finds what the first delivery got.
+   */
+  async send(
+    caller: Caller,
+    message: Message,
+    contextId?: string,
+    options: SendOptions = {},
+  ): Promise<SendResult> {
+    if (this.inline) {
+      const context = contextId ?? crypto.randomUUID();
+      const reply = await this.inline.respond({
+        contextId: context,
+        request: { ...message, contextId: context },
+        text: textOf(message),
+      });
+      if (reply) {
+        const kept = await this.engine.keepReply({
+          tenant: caller.tenant,
+          dedupScope: caller.owner,
+          request: message,
+          reply,
+        });
+        if ('task' in kept) return { record: kept.task, head: kept.task.head, duplicate: true };
+        return { reply: kept.reply.message, duplicate: !kept.created };
+      }
+    }
+    try {
+      return await this.submit(caller, message, contextId, options);
+    } catch (e) {
+      if (e instanceof MessageAnsweredError) return { reply: e.reply.message, duplicate: true };
+      throw e;
+    }
+  }
 
   /**
    * Creates a task from the requester's first message. Inline, the agent validates it first, and an

@@ -93,6 +93,8 @@ export const eventDraftSchema = z
     progress: z.optional(z.number().check(z.gte(0), z.lte(100))),
     reason: z.optional(reasonSchema),
     data: z.optional(metadata),
+    /** Merged into the task's metadata (A2A Task.metadata). */
+    taskMetadata: z.optional(metadata),
   })
   .check(
     z.refine((e) => !(e.message && e.artifact), 'an event carries a message or an artifact, not both'),
@@ -116,6 +118,8 @@ export interface TaskEvent {
   progress?: number;
   reason?: Reason;
   data?: Record<string, unknown>;
+  /** What this event merged into the task's metadata. */
+  taskMetadata?: Record<string, unknown>;
 }
 
 export type TaskRole = 'executor' | 'requester';
@@ -196,6 +200,7 @@ export const parseEventDraft = (input: unknown): EventDraft => {
   if (result.data.data) assertWithin('event data', result.data.data, MAX_EVENT_DATA_BYTES);
   if (result.data.reason?.details)
     assertWithin('reason details', result.data.reason.details, MAX_METADATA_BYTES);
+  if (result.data.taskMetadata) assertWithin('task metadata', result.data.taskMetadata, MAX_METADATA_BYTES);
   return result.data;
 };
 

@@ -510,3 +510,153 @@ describe('inline runs', () => {
     assert.deepEqual(await outbox.pending(asked.head), []);
   });
 });
+
+describe('message replies (no task)', () => {
+  const inlineService = () => new TaskService(engine, new TaskExecutor(engine, demoAgent));
+  const blocking = () => ({ runInlineUntil: Date.now() + 5000 });
+
+  it('ping is answered with a message: no task is made, a retry gets the same reply', async () => {
+    const service = inlineService();
+    const before = (await service.list(caller, { pageSize: 100 })).totalSize;
+    const ping = user('ping', { contextId: 'ctx-ping' });
+    const first = await service.send(caller, ping, 'ctx-ping', blocking());
+    assert.ok('reply' in first, 'a reply, not a task');
+    assert.equal(first.duplicate, false);
+    assert.equal(first.reply.role, 'agent');
+    assert.equal(first.reply.contextId, 'ctx-ping');
+    assert.equal(first.reply.taskId, undefined);
+    assert.deepEqual(first.reply.parts, [{ text: 'pong', mediaType: 'text/plain' }]);
+    const again = await service.send(caller, ping, 'ctx-ping', blocking());
+    assert.ok('reply' in again);
+    assert.equal(again.duplicate, true);
+    assert.equal(again.reply.messageId, first.reply.messageId, 'the reply stored the first time');
+    assert.equal((await service.list(caller, { pageSize: 100 })).totalSize, before, 'no task listed');
+    const key = engine.taskIdFor({ tenant: caller.tenant, dedupScope: caller.owner, message: ping });
+    await assert.rejects(service.read(caller, key, {}), /Task not found/, 'the key holds no task');
+    // the relay sees the reply's write and makes nothing of it
+    assert.deepEqual(await outbox.pending({ taskId: key }), []);
+  });
+
+  it('a message keeps what it got first: a reply stays a reply, a task stays a task', async () => {
+    let answer = true;
+    const moody: AgentHandler = {
+      describe: () => demoAgent.describe(),
+      respond: () => (answer ? { text: 'quick answer', metadata: { mood: 'quick' } } : undefined),
+      execute: async () => complete('done'),
+    };
+    const service = new TaskService(engine, new TaskExecutor(engine, moody));
+    const replied = user('first');
+    const r1 = await service.send(caller, replied, undefined, blocking());
+    assert.ok('reply' in r1);
+    assert.deepEqual(r1.reply.metadata, { mood: 'quick' });
+    answer = false;
+    const r2 = await service.send(caller, replied, undefined, blocking());
+    assert.ok(
+      'reply' in r2,
+      'a retry of a replied message is the reply, though the agent would make a task now',
+    );
+    assert.equal(r2.reply.messageId, r1.reply.messageId);
+
+    const tasked = user('second');
+    const t1 = await service.send(caller, tasked, undefined, blocking());
+    assert.ok('record' in t1);
+    assert.equal(t1.head.state, 'completed');
+    answer = true;
+    const t2 = await service.send(caller, tasked, undefined, blocking());
+    assert.ok(
+      'record' in t2,
+      'a retry of a message that made a task is the task, though the agent would reply now',
+    );
+    assert.equal(t2.head.taskId, t1.head.taskId);
+    assert.equal(t2.duplicate, true);
+  });
+
+  it('a respond() that throws makes a task instead', async () => {
+    const broken: AgentHandler = {
+      describe: () => demoAgent.describe(),
+      respond: () => {
+        throw new Error('no replies today');
+      },
+      execute: async () => complete('done as a task'),
+    };
+    const sent = await new TaskService(engine, new TaskExecutor(engine, broken)).send(
+      caller,
+      user('hi'),
+      undefined,
+      blocking(),
+    );
+    assert.ok('record' in sent);
+    assert.equal(sent.head.state, 'completed');
+  });
+});
+
+describe('what an agent can say', () => {
+  it('parts: a status update without text, file and data parts, metadata on the artifact, the message and the task', async () => {
+    const service = new TaskService(engine, new TaskExecutor(engine, demoAgent));
+    const sent = await service.send(caller, user('parts'), undefined, { runInlineUntil: Date.now() + 5000 });
+    assert.ok('record' in sent);
+    const view = await service.read(caller, sent.head.taskId, { includeArtifacts: true });
+    assert.equal(view.head.state, 'completed');
+    assert.deepEqual(view.head.metadata, { demo: 'parts' });
+    assert.deepEqual(view.head.statusMessage?.metadata, { demo: 'parts' });
+    assert.deepEqual(view.head.statusMessage?.parts[1], {
+      data: { parts: 4 },
+      mediaType: 'application/json',
+    });
+    const [artifact] = view.artifacts;
+    assert.deepEqual(artifact?.metadata, { kind: 'demo' });
+    assert.deepEqual(artifact?.parts.slice(1), [
+      { raw: Buffer.from('hello, file').toString('base64'), mediaType: 'text/plain', filename: 'hello.txt' },
+      { url: 'https://example.com/report.pdf', mediaType: 'application/pdf', filename: 'report.pdf' },
+      { data: { answer: 42, list: [1, 2, 3] }, mediaType: 'application/json' },
+    ]);
+    const events = await eventsOf(sent.head);
+    const statusUpdate = events.find((e) => e.type === 'status_update');
+    assert.ok(statusUpdate, 'the status update was recorded');
+    assert.equal(statusUpdate.message, undefined, 'without a message');
+  });
+
+  it('task metadata beyond 4 KiB is refused: the task fails as invalid agent output', async () => {
+    const greedy: AgentHandler = {
+      describe: () => demoAgent.describe(),
+      execute: async () => ({ ...complete('done'), taskMetadata: { blob: 'x'.repeat(5000) } }),
+    };
+    const sent = await new TaskService(engine, new TaskExecutor(engine, greedy)).send(
+      caller,
+      user('go'),
+      undefined,
+      { runInlineUntil: Date.now() + 5000 },
+    );
+    assert.ok('record' in sent);
+    assert.equal(sent.head.state, 'failed');
+    assert.equal((await eventsOf(sent.head)).at(-1)?.reason?.code, 'invalid_agent_output');
+  });
+
+  it('a validation that rejects can give details with its reason', async () => {
+    const picky: AgentHandler = {
+      describe: () => demoAgent.describe(),
+      validate: () => ({
+        decision: 'reject',
+        code: 'capability_lacking',
+        message: 'no',
+        details: { hint: 'ask bob' },
+      }),
+      execute: async () => complete(),
+    };
+    const sent = await new TaskService(engine, new TaskExecutor(engine, picky)).send(
+      caller,
+      user('x'),
+      undefined,
+      {
+        runInlineUntil: Date.now() + 5000,
+      },
+    );
+    assert.ok('record' in sent);
+    assert.equal(sent.head.state, 'rejected');
+    assert.deepEqual((await eventsOf(sent.head)).at(-1)?.reason, {
+      code: 'capability_lacking',
+      message: 'no',
+      details: { hint: 'ask bob' },
+    });
+  });
+});

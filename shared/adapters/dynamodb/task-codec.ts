@@ -14,7 +14,7 @@
  * item. Items written as maps by an earlier version are still read.
  */
 import { createHash } from 'node:crypto';
-import type { RecentEvent, TaskRecord } from '../../app/ports.ts';
+import type { RecentEvent, StoredReply, TaskRecord } from '../../app/ports.ts';
 import { PayloadTooLargeError } from '../../domain/errors.ts';
 import { isTerminal, type SynapseState } from '../../domain/states.ts';
 import type {
@@ -155,6 +155,8 @@ interface StoredEvent {
   p?: number;
   e?: TaskEvent['reason'];
   d?: Record<string, unknown>;
+  /** Task metadata the event merged. */
+  tm?: Record<string, unknown>;
   /** Detached payload: `M` or `A`, and the suffix of its body item's key. */
   x?: 'M' | 'A';
   b?: string;
@@ -177,6 +179,7 @@ const encodeEvent = (e: RecentEvent, previousTo: SynapseState | null | undefined
   if (e.progress !== undefined) stored.p = e.progress;
   if (e.reason) stored.e = e.reason;
   if (e.data) stored.d = e.data;
+  if (e.taskMetadata) stored.tm = e.taskMetadata;
   return stored;
 };
 
@@ -201,6 +204,7 @@ const decodeEvent = (
   if (raw.p !== undefined) event.progress = Number(raw.p);
   if (raw.e) event.reason = raw.e;
   if (raw.d) event.data = raw.d;
+  if (raw.tm) event.taskMetadata = raw.tm;
   if (raw.x) event.detached = { kind: raw.x === 'A' ? 'artifact' : 'message', ref: String(raw.b) };
   return event;
 };
@@ -309,7 +313,31 @@ export const decodeSummary = (item: Item): TaskSummary => {
 /** Body reference of a summary's status message when it is kept apart (the item's `sb`). */
 export const statusBodyOf = (item: Item): string | undefined => (item.sb ? String(item.sb) : undefined);
 
-export const isTaskItem = (item: Item): boolean => item.sk === TASK_SK;
+export const isTaskItem = (item: Item): boolean => item.sk === TASK_SK && !isReplyItem(item);
+
+// ---- replies (a message answered with a message, under the key its task would have had) ----
+
+/** A reply is kept this long: a retried message within it gets the same answer. */
+export const REPLY_RETENTION_SECONDS = 86_400;
+
+export const isReplyItem = (item: Item): boolean => item.ty === 'R';
+
+export const encodeReply = (reply: StoredReply): Item => ({
+  pk: taskPk(reply.key),
+  sk: TASK_SK,
+  ty: 'R',
+  tn: reply.tenant,
+  ca: reply.createdAt,
+  rp: toText(reply.message),
+  ttl: epochSeconds(reply.createdAt) + REPLY_RETENTION_SECONDS,
+});
+
+export const decodeReply = (item: Item): StoredReply => ({
+  tenant: String(item.tn),
+  key: taskIdOfPk(String(item.pk)),
+  message: fromText(item.rp) as Message,
+  createdAt: String(item.ca),
+});
 
 export const notesOf = (item: Item): StorageNotes => ({
   chunks: String(item.ck ?? ''),

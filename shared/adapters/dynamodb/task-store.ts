@@ -22,9 +22,12 @@ import {
   type CreateOutcome,
   type ListTasksPage,
   type ListTasksQuery,
+  MessageAnsweredError,
   type ReadOptions,
   type RecentEvent,
+  type ReplyOutcome,
   StaleTaskError,
+  type StoredReply,
   type TaskRecord,
   type TaskRef,
   type TaskStore,
@@ -58,9 +61,12 @@ import {
   CODES,
   type CodecOptions,
   decodeChunk,
+  decodeReply,
   decodeSummary,
   decodeTask,
+  encodeReply,
   type Item,
+  isReplyItem,
   kindOf,
   planWrite,
   statusBodyOf,
@@ -98,10 +104,11 @@ export class DynamoTaskStore implements TaskStore {
       return { record: plan.record, created: true };
     } catch (e) {
       if (!(e instanceof ConditionalCheckFailedException) || !e.Item) throw e;
-      const existing = decodeTask(unmarshall(e.Item));
-      // ids are derived from the tenant, so another tenant's task here would be a bug, never a duplicate
-      if (existing.head.tenant !== head.tenant) throw new Error(`task id ${head.taskId} is taken`);
-      return { record: existing, created: false };
+      const item = unmarshall(e.Item);
+      // ids are derived from the tenant, so another tenant's item here would be a bug, never a duplicate
+      if (item.tn !== head.tenant) throw new Error(`task id ${head.taskId} is taken`);
+      if (isReplyItem(item)) throw new MessageAnsweredError(decodeReply(item));
+      return { record: decodeTask(item), created: false };
     }
   }
 
@@ -136,9 +143,21 @@ export class DynamoTaskStore implements TaskStore {
         ReturnConsumedCapacity: 'INDEXES',
       }),
     );
-    // a task of another tenant is indistinguishable from a missing one
-    if (!out.Item || out.Item.tn !== ref.tenant) return undefined;
+    // a task of another tenant is indistinguishable from a missing one; a reply is no task
+    if (!out.Item || out.Item.tn !== ref.tenant || isReplyItem(out.Item)) return undefined;
     return decodeTask(out.Item);
+  }
+
+  async putReply(reply: StoredReply): Promise<ReplyOutcome> {
+    try {
+      await this.put(encodeReply(reply), 'attribute_not_exists(pk)');
+      return { reply, created: true };
+    } catch (e) {
+      if (!(e instanceof ConditionalCheckFailedException) || !e.Item) throw e;
+      const item = unmarshall(e.Item);
+      if (item.tn !== reply.tenant) throw new Error(`task id ${reply.key} is taken`);
+      return isReplyItem(item) ? { reply: decodeReply(item), created: false } : { task: decodeTask(item) };
+    }
   }
 
   async view(record: TaskRecord, options: ReadOptions): Promise<TaskView> {
