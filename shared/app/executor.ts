@@ -290,13 +290,12 @@ export class TaskExecutor {
       if (run.watch !== 'lease') return { result: 'skipped' };
       return { result: 'recheck', recheckInSeconds: Math.ceil(remainingMs / 1000) };
     }
+    const why = `The run ended without an outcome; its lease expired at ${head.leaseUntil}`;
     const lost = await this.tryApply(ref, record, [
       {
         type: 'heartbeat_lost',
-        reason: {
-          code: 'executor_lost',
-          message: `The run ended without an outcome; its lease expired at ${head.leaseUntil}`,
-        },
+        message: this.agentMessage(why),
+        reason: { code: 'executor_lost', message: why },
       },
     ]);
     return lost ? { result: 'lost', record: lost } : { result: 'skipped' };

@@ -30,11 +30,18 @@ export const sweepExpiredTasks = async (
       // the index is eventually consistent: the task may have moved on since
       if (record.head.deadlineAt > now)
         throw new InvalidTransitionError(ref.taskId, record.head.state, 'timeout', 'not due');
+      const why = `The task's deadline (${record.head.deadlineAt}) passed before it finished`;
       return engine.apply(
         ref,
         {
           type: 'timeout',
-          reason: { code: 'execution_timeout', message: `Task deadline passed (swept at ${now})` },
+          // the reason, and a status message saying it (clients show the status message)
+          message: {
+            messageId: crypto.randomUUID(),
+            role: 'agent',
+            parts: [{ text: why, mediaType: 'text/plain' }],
+          },
+          reason: { code: 'execution_timeout', message: why },
         },
         { seen: record },
       );

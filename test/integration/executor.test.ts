@@ -463,6 +463,11 @@ describe('lease watch', () => {
     const last = (await eventsOf(head)).at(-1);
     assert.equal(last?.type, 'heartbeat_lost');
     assert.equal(last?.reason?.code, 'executor_lost');
+    assert.match(
+      (await headOf(head))?.statusMessage?.parts[0]?.text ?? '',
+      /lease expired/,
+      'shown as the status',
+    );
     const published = (await outbox.events(head)).at(-1);
     assert.equal(published?.detailType, DetailType.Failed);
     assert.equal((published?.detail.reason as { code?: string } | undefined)?.code, 'executor_lost');

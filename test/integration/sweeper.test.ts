@@ -59,6 +59,8 @@ describe('expiry sweep', () => {
       const last = (await eventsOf(head)).at(-1);
       assert.equal(last?.type, 'timeout');
       assert.equal(last?.reason?.code, 'execution_timeout');
+      // the reason is the task's status message too, which is what clients show
+      assert.match((await headOf(head))?.statusMessage?.parts[0]?.text ?? '', /deadline .* passed/);
     }
     assert.equal((await headOf(notYet))?.state, 'pending');
     assert.equal((await headOf(finished))?.state, 'cancelled');
