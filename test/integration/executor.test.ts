@@ -665,3 +665,40 @@ describe('what an agent can say', () => {
     });
   });
 });
+
+describe('cancel racing an answer', () => {
+  it('the canceled task it returns holds everything written before the cancel', async () => {
+    const service = new TaskService(engine);
+    const executor = new TaskExecutor(engine, demoAgent);
+    for (let trial = 0; trial < 20; trial++) {
+      const { head } = await service.submit(caller, user('ask'));
+      await executor.run(await outbox.take(head));
+      const answer = user(`answer ${trial}`);
+      const [canceled, answered] = await Promise.allSettled([
+        service.cancel(caller, head.taskId, { includeArtifacts: true }),
+        service.continueTask(caller, head.taskId, answer),
+      ]);
+      assert.equal(canceled.status, 'fulfilled');
+      const view = (canceled as PromiseFulfilledResult<Awaited<ReturnType<TaskService['cancel']>>>).value;
+      assert.equal(view.head.state, 'cancelled');
+      const stored = await eventsOf(head);
+      const cancelAt = stored.findIndex((e) => e.type === 'cancel');
+      const answerAt = stored.findIndex((e) => e.type === 'info_provided');
+      if (answered.status === 'fulfilled' && answerAt >= 0 && answerAt < cancelAt) {
+        assert.ok(
+          view.history.some((m) => m.messageId === answer.messageId),
+          `trial ${trial}: the answer applied before the cancel is in the history the cancel returned`,
+        );
+      }
+      assert.deepEqual(
+        view.history.map((m) => m.messageId),
+        stored
+          .filter((e) => e.message && e.version <= stored[cancelAt]!.version)
+          .map((e) => e.message!.messageId),
+        `trial ${trial}: the history is the task's as the cancel wrote it`,
+      );
+      // the answer may have asked for a run before the cancel landed; take it if so
+      await outbox.drain();
+    }
+  });
+});
