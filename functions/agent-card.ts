@@ -1,56 +1,78 @@
 /**
- * Agent card (GET /.well-known/agent-card.json and the legacy agent.json):
- * built from the configured agent's description; v1.0 shape for clients that
- * send A2A-Version: 1.0, v0.3 shape otherwise. Cacheable, with ETag / 304.
+ * Agent card (GET /.well-known/agent-card.json and the legacy agent.json),
+ * built from the configured agent's description: the v1.0 card by default
+ * (card fetchers send no A2A-Version), the v0.3 card for `?A2A-Version=0.3` or
+ * the header `A2A-Version: 0.3` (see shared/protocol/a2a/agent-card.ts).
+ * Cacheable, with ETag / 304 and `Vary: A2A-Version`.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { AgentHandler } from '../shared/agent/api.ts';
 import { loadAgent } from '../shared/agent/load.ts';
-import { lowerCaseHeaders, publicUrlOf } from '../shared/http.ts';
+import { lowerCaseHeaders, publicUrlOf, queryParameter } from '../shared/http.ts';
 import { withObservability } from '../shared/observability/index.ts';
-import { type A2AVersion, buildAgentCard, cardETag, cardVersionFor } from '../shared/protocol/a2a/index.ts';
+import {
+  A2A_VERSION_HEADER,
+  type A2AVersion,
+  buildAgentCard,
+  cardETag,
+  cardVersionFor,
+} from '../shared/protocol/a2a/index.ts';
 import { JSONRPC_PATH } from '../shared/routes.ts';
 
 /** The card only changes with a deployment, i.e. with a new container. */
 const LAST_MODIFIED = new Date().toUTCString();
 
-/** The card depends only on the agent, the public URL and the version: serialize and hash it once each. */
-const cards = new Map<string, Promise<{ body: string; etag: string }>>();
-const cardFor = (publicUrl: string, version: A2AVersion) => {
-  const key = `${version} ${publicUrl}`;
-  let entry = cards.get(key);
-  if (!entry) {
-    entry = loadAgent().then((agent) => {
-      const card = buildAgentCard({
-        agent: agent.describe(),
-        jsonRpcUrl: `${publicUrl}${JSONRPC_PATH}`,
-        capabilities: { streaming: false, pushNotifications: false },
-        version,
+/** What the hub can do today, whatever the agent: declared in every card. */
+const CAPABILITIES = { streaming: false, pushNotifications: false } as const;
+
+/** A card handler for the agent `agent()` resolves to (the configured one in Lambda). */
+export const createAgentCardHandler = (agent: () => Promise<AgentHandler> = loadAgent) => {
+  /** The card depends only on the agent, the public URL and the version: serialize and hash it once each. */
+  const cards = new Map<string, Promise<{ body: string; etag: string }>>();
+  const cardFor = (publicUrl: string, version: A2AVersion) => {
+    const key = `${version} ${publicUrl}`;
+    let entry = cards.get(key);
+    if (!entry) {
+      entry = agent().then((handler) => {
+        const card = buildAgentCard({
+          agent: handler.describe(),
+          jsonRpcUrl: `${publicUrl}${JSONRPC_PATH}`,
+          capabilities: CAPABILITIES,
+          version,
+        });
+        return { body: JSON.stringify(card), etag: cardETag(card) };
       });
-      return { body: JSON.stringify(card), etag: cardETag(card) };
-    });
-    cards.set(key, entry);
-  }
-  return entry;
+      entry.catch(() => cards.delete(key));
+      cards.set(key, entry);
+    }
+    return entry;
+  };
+
+  return async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+    const headers = lowerCaseHeaders(event.headers);
+    const version = cardVersionFor(
+      headers['a2a-version'],
+      queryParameter(event.queryStringParameters, A2A_VERSION_HEADER),
+    );
+    const { body, etag } = await cardFor(publicUrlOf(event), version);
+    const cacheHeaders = {
+      etag,
+      'last-modified': LAST_MODIFIED,
+      'cache-control': 'public, max-age=300',
+      vary: 'A2A-Version',
+    };
+    const cached = headers['if-none-match']?.split(',').map((t) => t.trim()) ?? [];
+    if (cached.includes(etag) || cached.includes('*')) {
+      return { statusCode: 304, headers: cacheHeaders, body: '' };
+    }
+    return {
+      statusCode: 200,
+      headers: { ...cacheHeaders, 'content-type': 'application/json' },
+      body,
+    };
+  };
 };
 
-export const agentCardHandler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-  const headers = lowerCaseHeaders(event.headers);
-  const { body, etag } = await cardFor(publicUrlOf(event), cardVersionFor(headers['a2a-version']));
-  const cacheHeaders = {
-    etag,
-    'last-modified': LAST_MODIFIED,
-    'cache-control': 'public, max-age=300',
-    vary: 'A2A-Version',
-  };
-  const cached = headers['if-none-match']?.split(',').map((t) => t.trim()) ?? [];
-  if (cached.includes(etag) || cached.includes('*')) {
-    return { statusCode: 304, headers: cacheHeaders, body: '' };
-  }
-  return {
-    statusCode: 200,
-    headers: { ...cacheHeaders, 'content-type': 'application/json' },
-    body,
-  };
-};
+export const agentCardHandler = createAgentCardHandler();
 
 export const handler = withObservability(agentCardHandler, { functionName: 'agent-card' });

@@ -23,3 +23,15 @@ export const publicUrlOf = (event: {
   const stagePath = stage && host.includes('.execute-api.') ? `/${stage}` : '';
   return `${proto}://${host}${stagePath}`;
 };
+
+/** A query string parameter by name, case-insensitively (API Gateway keeps the client's spelling). */
+export const queryParameter = (
+  query: Record<string, string | undefined> | null | undefined,
+  name: string,
+): string | undefined => {
+  if (!query) return undefined;
+  if (Object.hasOwn(query, name)) return query[name];
+  const wanted = name.toLowerCase();
+  const key = Object.keys(query).find((k) => k.toLowerCase() === wanted);
+  return key === undefined ? undefined : query[key];
+};

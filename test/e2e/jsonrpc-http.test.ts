@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
+import { parseStrict, V1AgentCardSchema, V03AgentCardSchema } from '../unit/protocol/card-schema.ts';
 
 let hub: LocalHub;
 let rpcUrl: string;
@@ -277,30 +278,54 @@ describe('A2A v0.3 without the version header', () => {
 });
 
 describe('agent card', () => {
+  const cardUrl = (path = 'agent-card.json') => `${hub.url}/.well-known/${path}`;
+
+  it('serves the pure v1.0 card by default, at both paths, strictly valid against the v1.0 AgentCard', async () => {
+    for (const path of ['agent-card.json', 'agent.json']) {
+      const res = await fetch(cardUrl(path));
+      assert.equal(res.status, 200, path);
+      assert.equal(res.headers.get('vary'), 'A2A-Version');
+      const card = parseStrict(V1AgentCardSchema, await res.json());
+      assert.deepEqual(
+        card.supportedInterfaces.map((i) => [i.url, i.protocolBinding, i.protocolVersion]),
+        [
+          [rpcUrl, 'JSONRPC', '1.0'],
+          [rpcUrl, 'JSONRPC', '0.3'],
+        ],
+      );
+      assert.equal(card.capabilities.streaming, false);
+      assert.equal(card.capabilities.pushNotifications, false);
+    }
+  });
+
   it('serves the v1.0 card with caching headers and 304 on If-None-Match', async () => {
-    const res = await fetch(`${hub.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } });
+    const res = await fetch(cardUrl(), { headers: { 'A2A-Version': '1.0' } });
     assert.equal(res.status, 200);
     const etag = res.headers.get('etag');
     assert.ok(etag);
     assert.ok(res.headers.get('last-modified'));
     assert.match(res.headers.get('cache-control') ?? '', /max-age=\d+/);
-    const card = (await res.json()) as {
-      supportedInterfaces: Array<{ protocolVersion: string; url: string }>;
-    };
-    assert.equal(card.supportedInterfaces[0]?.protocolVersion, '1.0');
-    assert.equal(card.supportedInterfaces[0]?.url, rpcUrl);
-    const again = await fetch(`${hub.url}/.well-known/agent-card.json`, {
-      headers: { 'A2A-Version': '1.0', 'If-None-Match': etag },
-    });
+    parseStrict(V1AgentCardSchema, await res.json());
+    const plain = await fetch(cardUrl());
+    assert.equal(plain.headers.get('etag'), etag, 'with or without the header: the same card');
+    const again = await fetch(cardUrl(), { headers: { 'A2A-Version': '1.0', 'If-None-Match': etag } });
     assert.equal(again.status, 304);
   });
 
-  it('serves the legacy path, and the v0.3 shape without the header', async () => {
-    const res = await fetch(`${hub.url}/.well-known/agent.json`);
-    assert.equal(res.status, 200);
-    const card = (await res.json()) as { url: string; protocolVersion: string; preferredTransport: string };
-    assert.equal(card.url, rpcUrl);
-    assert.equal(card.preferredTransport, 'JSONRPC');
-    assert.match(card.protocolVersion, /^0\.3/);
+  it('serves the v0.3 card for ?A2A-Version=0.3 and for the header A2A-Version: 0.3', async () => {
+    const v1Tag = (await fetch(cardUrl())).headers.get('etag');
+    for (const [url, headers] of [
+      [`${cardUrl()}?A2A-Version=0.3`, {}],
+      [`${cardUrl('agent.json')}?A2A-Version=0.3`, {}],
+      [cardUrl(), { 'A2A-Version': '0.3' }],
+    ] as const) {
+      const res = await fetch(url, { headers });
+      assert.equal(res.status, 200, url);
+      assert.notEqual(res.headers.get('etag'), v1Tag);
+      const card = parseStrict(V03AgentCardSchema, await res.json());
+      assert.equal(card.url, rpcUrl);
+      assert.equal(card.preferredTransport, 'JSONRPC');
+      assert.equal(card.protocolVersion, '0.3.0');
+    }
   });
 });

@@ -1,21 +1,27 @@
 /**
- * The agent card, in the shape the requesting client speaks (digest §2):
- * - '1.0': the v1.0 card, plus the v0.3 top-level fields (`url`,
- *   `preferredTransport`, `protocolVersion`) so v0.3 clients that ignore the
- *   `A2A-Version` header still find the endpoint (the "hybrid" card, §2.7);
- * - '0.3': the v0.3 card, plus `supportedInterfaces` for v1.0 clients
- *   (what a2a-js's compat card handler serves).
- * Serve '1.0' for `A2A-Version: 1.0` and '0.3' otherwise (see cardVersionFor),
- * with `Vary: A2A-Version`.
+ * The agent card (digest §2), in two shapes:
+ * - '1.0' (the default): the pure v1.0 AgentCard. Endpoints are only in
+ *   `supportedInterfaces`: the JSON-RPC interface for A2A 1.0 and, at the same
+ *   URL, for A2A 0.3 (the hub speaks both). No v0.3 top-level fields (`url`,
+ *   `preferredTransport`, `protocolVersion`): a strict v1.0 parser would refuse them.
+ * - '0.3': the v0.3 card (`url`, `preferredTransport`, card-level
+ *   `protocolVersion` "0.3.0", `supportsAuthenticatedExtendedCard`), plus
+ *   `supportedInterfaces` for v1.0 clients (what a2a-js's compat card handler serves).
+ *
+ * Card fetchers usually send no `A2A-Version` (a2a-js sends `A2A-Version: 1.0`), so
+ * the v1.0 card is served unless the v0.3 one is asked for explicitly: with the
+ * query parameter `?A2A-Version=0.3` (the spec's query form of the service
+ * parameter: a URL any v0.3 client can be configured with) or the header
+ * `A2A-Version: 0.3` (see cardVersionFor). Responses carry `Vary: A2A-Version`.
  */
 import { createHash } from 'node:crypto';
-import type { AgentDescription, AgentSkill } from '../../agent/api.ts';
+import type { AgentDescription, AgentExtension, AgentSkill } from '../../agent/api.ts';
 import type { A2AVersion } from './codec.ts';
 
-export type { AgentSkill };
+export type { AgentExtension, AgentSkill };
 
 export interface AgentCardInput {
-  /** The agent's own description (skills, modes, provider...). */
+  /** The agent's own description (skills, modes, provider, extensions...). */
   agent: AgentDescription;
   /** Absolute URL of the JSON-RPC endpoint. */
   jsonRpcUrl: string;
@@ -30,6 +36,13 @@ export interface AgentInterface {
   protocolVersion: A2AVersion;
 }
 
+export interface V1AgentCapabilities {
+  streaming: boolean;
+  pushNotifications: boolean;
+  extensions?: AgentExtension[];
+  extendedAgentCard: boolean;
+}
+
 export interface V1AgentCard {
   name: string;
   description: string;
@@ -37,15 +50,11 @@ export interface V1AgentCard {
   provider?: { organization: string; url: string };
   version: string;
   documentationUrl?: string;
-  capabilities: { streaming: boolean; pushNotifications: boolean; extendedAgentCard: boolean };
+  capabilities: V1AgentCapabilities;
   defaultInputModes: string[];
   defaultOutputModes: string[];
   skills: AgentSkill[];
   iconUrl?: string;
-  // v0.3 view of the same endpoint (hybrid card)
-  url: string;
-  preferredTransport: 'JSONRPC';
-  protocolVersion: '0.3.0';
 }
 
 export interface V03AgentCard {
@@ -58,7 +67,12 @@ export interface V03AgentCard {
   iconUrl?: string;
   version: string;
   documentationUrl?: string;
-  capabilities: { streaming: boolean; pushNotifications: boolean; stateTransitionHistory: boolean };
+  capabilities: {
+    streaming: boolean;
+    pushNotifications: boolean;
+    stateTransitionHistory: boolean;
+    extensions?: AgentExtension[];
+  };
   defaultInputModes: string[];
   defaultOutputModes: string[];
   skills: AgentSkill[];
@@ -85,6 +99,16 @@ function skillOf(s: AgentSkill): AgentSkill {
   };
 }
 
+/** Same shape in v0.3 and v1.0; unset optional members are left out (ProtoJSON presence). */
+function extensionOf(e: AgentExtension): AgentExtension {
+  return {
+    uri: e.uri,
+    ...(e.description ? { description: e.description } : {}),
+    ...(e.required !== undefined ? { required: e.required } : {}),
+    ...(e.params ? { params: e.params } : {}),
+  };
+}
+
 export function buildAgentCard(input: AgentCardInput & { version: '1.0' }): V1AgentCard;
 export function buildAgentCard(input: AgentCardInput & { version: '0.3' }): V03AgentCard;
 export function buildAgentCard(input: AgentCardInput): AgentCard;
@@ -107,6 +131,8 @@ export function buildAgentCard(input: AgentCardInput): AgentCard {
     ? [...agent.defaultOutputModes]
     : [...DEFAULT_MODES];
   const skills = agent.skills.map(skillOf);
+  // an empty repeated field is "not set" in ProtoJSON: no `extensions: []`
+  const extensions = agent.extensions?.length ? { extensions: agent.extensions.map(extensionOf) } : {};
 
   if (input.version === '0.3') {
     return {
@@ -123,6 +149,7 @@ export function buildAgentCard(input: AgentCardInput): AgentCard {
         streaming: capabilities.streaming,
         pushNotifications: capabilities.pushNotifications,
         stateTransitionHistory: false,
+        ...extensions,
       },
       defaultInputModes,
       defaultOutputModes,
@@ -141,15 +168,13 @@ export function buildAgentCard(input: AgentCardInput): AgentCard {
     capabilities: {
       streaming: capabilities.streaming,
       pushNotifications: capabilities.pushNotifications,
+      ...extensions,
       extendedAgentCard: false,
     },
     defaultInputModes,
     defaultOutputModes,
     skills,
     ...iconUrl,
-    url: jsonRpcUrl,
-    preferredTransport: 'JSONRPC',
-    protocolVersion: V03_CARD_PROTOCOL_VERSION,
   };
 }
 

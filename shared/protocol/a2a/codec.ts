@@ -87,9 +87,18 @@ export function errorCodecFor(a2aVersionHeader: string | undefined | null): A2AC
   return codecFor(negotiateVersion(a2aVersionHeader) ?? '1.0');
 }
 
-/** Which agent card shape to serve for a card request's `A2A-Version` (absent/0.x → 0.3, else 1.0). */
-export function cardVersionFor(a2aVersionHeader: string | undefined | null): A2AVersion {
-  return negotiateVersion(a2aVersionHeader) === '0.3' ? '0.3' : '1.0';
+/**
+ * Which agent card shape to serve: v1.0 unless v0.3 is asked for explicitly (see agent-card.ts), by
+ * the query parameter `A2A-Version=0.3` (it wins: it is part of the URL a client was configured
+ * with) or by the header `A2A-Version: 0.3`. Card fetchers send no header: absent means 1.0 here,
+ * unlike for JSON-RPC requests; unknown versions get the v1.0 card too.
+ */
+export function cardVersionFor(
+  a2aVersionHeader: string | undefined | null,
+  a2aVersionQuery?: string | undefined | null,
+): A2AVersion {
+  const asked = a2aVersionQuery?.trim() ? a2aVersionQuery : a2aVersionHeader;
+  return asked?.trim() && negotiateVersion(asked) === '0.3' ? '0.3' : '1.0';
 }
 
 const STREAMING_OPS: readonly ProtocolOperation[] = ['SendStreamingMessage', 'SubscribeToTask'];

@@ -23,10 +23,12 @@
 export {
   type AgentCard,
   type AgentCardInput,
+  type AgentExtension,
   type AgentInterface,
   type AgentSkill,
   buildAgentCard,
   cardETag,
+  type V1AgentCapabilities,
   type V1AgentCard,
   type V03AgentCard,
 } from './agent-card.ts';

@@ -6,7 +6,11 @@ import {
   DefaultAgentCardResolver,
   JsonRpcTransportFactory,
 } from '@a2a-js/sdk/client';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { createAgentCardHandler } from '../../../functions/agent-card.ts';
+import type { AgentDescription, AgentHandler } from '../../../shared/agent/api.ts';
 import { type AgentCardInput, buildAgentCard, cardETag } from '../../../shared/protocol/a2a/index.ts';
+import { parseStrict, V1AgentCardSchema, V03AgentCardSchema } from './card-schema.ts';
 
 const URL_ = 'https://agent.example.com/a2a/jsonrpc';
 
@@ -23,13 +27,41 @@ const input = (version: '1.0' | '0.3', agent: Partial<AgentCardInput['agent']> =
   version,
 });
 
+/** An agent that fills every optional field of its description. */
+const RICH = {
+  provider: { organization: 'Acme', url: 'https://acme.example' },
+  documentationUrl: 'https://docs.acme.example/synapse',
+  iconUrl: 'https://acme.example/icon.png',
+  defaultInputModes: ['text/plain', 'application/json'],
+  defaultOutputModes: ['application/json'],
+  extensions: [
+    {
+      uri: 'https://ext.acme.example/trace/v1',
+      description: 'Carries a trace id in message metadata',
+      required: false,
+      params: { header: 'x-trace' },
+    },
+  ],
+  skills: [
+    {
+      id: 's',
+      name: 'S',
+      description: 'd',
+      tags: ['t'],
+      examples: ['do it'],
+      inputModes: ['application/json'],
+      outputModes: ['text/plain'],
+    },
+  ],
+} satisfies Partial<AgentDescription>;
+
 const interfaces = [
   { url: URL_, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
   { url: URL_, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
 ];
 
 describe('buildAgentCard', () => {
-  it('v1.0 card (hybrid: with the v0.3 endpoint fields)', () => {
+  it('v1.0 card: the pure v1.0 shape, endpoints only in supportedInterfaces (1.0 and 0.3)', () => {
     assert.deepEqual(buildAgentCard(input('1.0')), {
       name: 'Synapse',
       description: 'Task hub',
@@ -39,10 +71,47 @@ describe('buildAgentCard', () => {
       defaultInputModes: ['text/plain'],
       defaultOutputModes: ['text/plain'],
       skills: [{ id: 'echo', name: 'Echo', description: 'Echoes text', tags: ['demo'] }],
-      url: URL_,
-      preferredTransport: 'JSONRPC',
-      protocolVersion: '0.3.0',
     });
+  });
+
+  it('v1.0 card matches the strict v1.0 AgentCard schema, minimal and with every optional field', () => {
+    parseStrict(V1AgentCardSchema, buildAgentCard(input('1.0')));
+    const card = parseStrict(V1AgentCardSchema, buildAgentCard(input('1.0', RICH)));
+    assert.deepEqual(card.capabilities.extensions, RICH.extensions);
+  });
+
+  it('the strict schema itself refuses v0.3 leftovers and unknown nested fields', () => {
+    const card = buildAgentCard(input('1.0'));
+    assert.throws(
+      () => parseStrict(V1AgentCardSchema, { ...card, url: URL_ }),
+      /url/,
+      'a top-level v0.3 field',
+    );
+    assert.throws(
+      () =>
+        parseStrict(V1AgentCardSchema, {
+          ...card,
+          capabilities: { ...card.capabilities, stateTransitionHistory: false },
+        }),
+      /stateTransitionHistory/,
+    );
+    assert.throws(
+      () => parseStrict(V1AgentCardSchema, { ...card, skills: [{ ...card.skills[0], x: 1 }] }),
+      /skills\.0/,
+    );
+  });
+
+  it('extensions go to capabilities.extensions in both versions (unset members left out)', () => {
+    const extensions = [
+      { uri: 'https://ext.example/a', required: false },
+      { uri: 'https://ext.example/b', description: 'B', required: true, params: { level: 2 } },
+    ];
+    for (const version of ['1.0', '0.3'] as const) {
+      const card = buildAgentCard(input(version, { extensions }));
+      assert.deepEqual(card.capabilities.extensions, extensions);
+    }
+    assert.ok(!('extensions' in buildAgentCard(input('1.0', { extensions: [] })).capabilities));
+    assert.ok(!('extensions' in buildAgentCard(input('0.3')).capabilities));
   });
 
   it('v0.3 card (with supportedInterfaces for v1.0 clients)', () => {
@@ -60,6 +129,12 @@ describe('buildAgentCard', () => {
       supportsAuthenticatedExtendedCard: false,
       supportedInterfaces: interfaces,
     });
+  });
+
+  it('v0.3 card carries the v0.3 fields', () => {
+    const card = parseStrict(V03AgentCardSchema, buildAgentCard(input('0.3', RICH)));
+    assert.equal(card.url, URL_);
+    assert.deepEqual(card.capabilities.extensions, RICH.extensions);
   });
 
   it('optional agent fields are copied when given, for both versions', () => {
@@ -137,5 +212,92 @@ describe('cardETag', () => {
     assert.equal(cardETag(reordered), cardETag(a));
     assert.notEqual(cardETag(buildAgentCard(input('1.0', { version: '0.1.1' }))), cardETag(a));
     assert.notEqual(cardETag(buildAgentCard(input('0.3'))), cardETag(a));
+  });
+});
+
+describe('the agent-card handler (functions/agent-card.ts)', () => {
+  const agent: AgentHandler = {
+    describe: () => ({
+      name: 'Rich',
+      description: 'An agent with every optional description field',
+      version: '2.0.0',
+      ...RICH,
+    }),
+    execute: async () => ({ kind: 'completed' }),
+  };
+  const handler = createAgentCardHandler(async () => agent);
+  const get = async (headers: Record<string, string> = {}, query: Record<string, string> | null = null) => {
+    const event = {
+      httpMethod: 'GET',
+      path: '/.well-known/agent-card.json',
+      headers: { Host: 'agent.example.com', ...headers },
+      queryStringParameters: query,
+      requestContext: { domainName: 'agent.example.com', stage: 'prod' },
+    } as unknown as APIGatewayProxyEvent;
+    const res = await handler(event);
+    return { ...res, card: res.body ? (JSON.parse(res.body) as Record<string, unknown>) : undefined };
+  };
+
+  it('serves the pure v1.0 card without an A2A-Version header, strictly valid, with the description', async () => {
+    const res = await get();
+    assert.equal(res.statusCode, 200);
+    const card = parseStrict(V1AgentCardSchema, res.card);
+    assert.deepEqual(card.provider, RICH.provider);
+    assert.equal(card.documentationUrl, RICH.documentationUrl);
+    assert.equal(card.iconUrl, RICH.iconUrl);
+    assert.deepEqual(card.capabilities, {
+      streaming: false,
+      pushNotifications: false,
+      extensions: RICH.extensions,
+      extendedAgentCard: false,
+    });
+    assert.deepEqual(
+      card.supportedInterfaces.map((i) => [i.url, i.protocolBinding, i.protocolVersion]),
+      [
+        ['https://agent.example.com/a2a/jsonrpc', 'JSONRPC', '1.0'],
+        ['https://agent.example.com/a2a/jsonrpc', 'JSONRPC', '0.3'],
+      ],
+    );
+    assert.equal(res.headers?.vary, 'A2A-Version');
+    assert.equal(res.headers?.['content-type'], 'application/json');
+  });
+
+  it('serves the same v1.0 card for A2A-Version: 1.0 (a2a-js) and for unknown versions', async () => {
+    const plain = await get();
+    for (const v of ['1.0', '1', '2.0']) {
+      const res = await get({ 'A2A-Version': v });
+      assert.equal(res.body, plain.body, v);
+      assert.equal(res.headers?.etag, plain.headers?.etag);
+    }
+  });
+
+  it('serves the v0.3 card for ?A2A-Version=0.3 (any spelling of the name) or the header A2A-Version: 0.3', async () => {
+    const plain = await get();
+    for (const res of [
+      await get({}, { 'A2A-Version': '0.3' }),
+      await get({}, { 'a2a-version': '0.3' }),
+      await get({ 'A2A-Version': '1.0' }, { 'A2A-Version': '0.3' }),
+      await get({ 'a2a-version': '0.3' }),
+    ]) {
+      assert.equal(res.statusCode, 200);
+      const card = parseStrict(V03AgentCardSchema, res.card);
+      assert.equal(card.url, 'https://agent.example.com/a2a/jsonrpc');
+      assert.deepEqual(card.capabilities.extensions, RICH.extensions);
+      assert.equal((res.card as { documentationUrl?: string }).documentationUrl, RICH.documentationUrl);
+      assert.notEqual(res.headers?.etag, plain.headers?.etag, 'another representation, another tag');
+    }
+  });
+
+  it('answers 304 to If-None-Match with the tag of the version asked for', async () => {
+    const v1 = await get();
+    const v03 = await get({}, { 'A2A-Version': '0.3' });
+    const again = await get({ 'If-None-Match': String(v1.headers?.etag) });
+    assert.equal(again.statusCode, 304);
+    assert.equal(again.body, '');
+    assert.equal(again.headers?.vary, 'A2A-Version');
+    const other = await get({ 'If-None-Match': String(v1.headers?.etag) }, { 'A2A-Version': '0.3' });
+    assert.equal(other.statusCode, 200, 'the v1.0 tag does not match the v0.3 card');
+    const v03Again = await get({ 'If-None-Match': `"x", ${v03.headers?.etag}` }, { 'A2A-Version': '0.3' });
+    assert.equal(v03Again.statusCode, 304);
   });
 });

@@ -46,11 +46,21 @@ describe('version negotiation', () => {
     assert.equal(errorCodecFor(undefined), v03Codec);
   });
 
-  it('cardVersionFor: 0.3 card for absent/0.3, v1.0 card otherwise', () => {
-    assert.equal(cardVersionFor(undefined), '0.3');
-    assert.equal(cardVersionFor('0.3'), '0.3');
+  it('cardVersionFor: the v1.0 card unless 0.3 is asked for (no header means 1.0 for cards)', () => {
+    assert.equal(cardVersionFor(undefined), '1.0');
+    assert.equal(cardVersionFor(''), '1.0');
     assert.equal(cardVersionFor('1.0'), '1.0');
     assert.equal(cardVersionFor('2.0'), '1.0');
+    assert.equal(cardVersionFor('0.3'), '0.3');
+    assert.equal(cardVersionFor(' 0.3.0 '), '0.3');
+  });
+
+  it('cardVersionFor: the A2A-Version query parameter wins over the header', () => {
+    assert.equal(cardVersionFor(undefined, '0.3'), '0.3');
+    assert.equal(cardVersionFor('1.0', '0.3'), '0.3');
+    assert.equal(cardVersionFor('0.3', '1.0'), '1.0');
+    assert.equal(cardVersionFor('0.3', ''), '0.3', 'an empty query value is no value');
+    assert.equal(cardVersionFor(undefined, 'nonsense'), '1.0');
   });
 });
 
