@@ -12,6 +12,7 @@ import {
   type A2ACodec,
   A2AProtocolError,
   type CancelTaskCommand,
+  checkContentType,
   errorCodecFor,
   failure,
   type GetTaskCommand,
@@ -77,6 +78,9 @@ export class A2AJsonRpc {
         codec: errorCodecFor(versionHeader),
       });
     }
+    // decided before the body is read: its id is not known yet (id null)
+    const unsupported = checkContentType(request.headers['content-type']);
+    if (unsupported) return reply(null, { error: unsupported, codec });
     if (size > MAX_REQUEST_BYTES) {
       const error = A2AProtocolError.invalidRequest(
         `Request body is ${size} bytes; the limit is ${MAX_REQUEST_BYTES} bytes`,

@@ -4,6 +4,9 @@
  * Each bad request must change nothing: the task count is checked around them.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 import { parseStrict, V1AgentCardSchema, V03AgentCardSchema } from '../unit/protocol/card-schema.ts';
@@ -176,6 +179,85 @@ describe('JSON-RPC errors over HTTP', () => {
     assert.equal(r.body.id, 1, 'the request id is echoed');
     assert.match(r.body.error?.message ?? '', /1048576 bytes/);
     assert.equal(await taskCount(), before);
+  });
+});
+
+/** A POST with exactly these headers (fetch would add a Content-Type of its own). */
+const rawPost = (body: string, headers: Record<string, string>): Promise<RpcReply> =>
+  new Promise((resolve, reject) => {
+    const req = httpRequest(
+      rpcUrl,
+      { method: 'POST', headers: { 'content-length': String(Buffer.byteLength(body)), ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          try {
+            resolve({
+              status: res.statusCode ?? 0,
+              body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+            });
+          } catch (e) {
+            reject(e);
+          }
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+
+describe('the request Content-Type', () => {
+  const send = (text: string) =>
+    JSON.stringify({ jsonrpc: '2.0', id: 11, method: 'SendMessage', params: { message: v1Message(text) } });
+
+  it('-32005 (HTTP 200) for a body not declared as JSON, whatever it holds; nothing is written', async () => {
+    const before = await taskCount();
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/octet-stream']) {
+      const r = await rawPost(send('not json'), { 'content-type': type, 'A2A-Version': '1.0' });
+      assert.equal(r.status, 200, type);
+      assert.equal(r.body.error?.code, -32005, type);
+      assert.equal(errorInfo(r.body.error?.data)?.reason, 'CONTENT_TYPE_NOT_SUPPORTED');
+      assert.match(r.body.error?.message ?? '', /application\/json/);
+    }
+    // v0.3 (no A2A-Version): the v0.3 error shape
+    const v03 = await rawPost('{}', { 'content-type': 'text/plain' });
+    assert.equal(v03.body.error?.code, -32005);
+    assert.equal(
+      (v03.body.error?.data as { reason?: string } | undefined)?.reason,
+      'CONTENT_TYPE_NOT_SUPPORTED',
+    );
+    assert.equal(await taskCount(), before);
+  });
+
+  it('accepts application/json and application/a2a+json with parameters, and no Content-Type at all', async () => {
+    const cases: Array<Record<string, string>> = [
+      { 'content-type': 'Application/JSON; charset=UTF-8' },
+      { 'content-type': 'application/a2a+json' },
+      {},
+    ];
+    for (const headers of cases) {
+      const r = await rawPost(send('typed'), { ...headers, 'A2A-Version': '1.0' });
+      assert.equal(r.status, 200, JSON.stringify(headers));
+      const task = r.body.result?.task as { status: { state: string } } | undefined;
+      assert.equal(task?.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(r.body.error ?? headers));
+    }
+  });
+
+  it("the README's curl call works as written", async () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+    const calls = [...readme.matchAll(/curl -s \S+ -H '([^']+)' -H '([^']+)'\s*(?:\\\n\s*)?-d '([^']+)'/g)];
+    assert.ok(calls.length >= 2, 'both curl examples found');
+    for (const [, h1, h2, body] of calls) {
+      const headers = Object.fromEntries(
+        [h1, h2].map((h) => h!.split(/:\s*/, 2) as [string, string]),
+      ) as Record<string, string>;
+      // what curl sends: the -H headers and the -d body, and a Content-Type only if -H gave one
+      const r = await rawPost(body!.replace('"m1"', `"${crypto.randomUUID()}"`), headers);
+      assert.equal(r.status, 200);
+      const task = r.body.result?.task as { status: { state: string } } | undefined;
+      assert.equal(task?.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(r.body));
+    }
   });
 });
 

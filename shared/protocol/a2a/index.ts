@@ -63,8 +63,10 @@ export {
   toProtocolError,
 } from './errors.ts';
 export {
+  checkContentType,
   type EnvelopeResult,
   failure,
+  JSON_RPC_MEDIA_TYPES,
   type JsonRpcErrorObject,
   type JsonRpcFailure,
   type JsonRpcId,

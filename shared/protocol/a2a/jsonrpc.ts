@@ -31,6 +31,25 @@ export interface JsonRpcFailure {
 
 export type JsonRpcResponse<T = unknown> = JsonRpcSuccess<T> | JsonRpcFailure;
 
+/** The media types a JSON-RPC request body may be declared as (a2a-js sends application/json). */
+export const JSON_RPC_MEDIA_TYPES = ['application/json', 'application/a2a+json'] as const;
+
+/**
+ * Checks a request's Content-Type before its body is read: `application/json` or
+ * `application/a2a+json`, in any case, parameters (`; charset=utf-8`) ignored. Anything
+ * else is -32005 ContentTypeNotSupportedError (curl's `-d` without `-H` sends
+ * `application/x-www-form-urlencoded`: the error tells which type to send).
+ *
+ * A request with no Content-Type at all (or an empty one) is read as JSON: being lenient
+ * costs nothing, since the body must still be a valid JSON-RPC request, and some minimal
+ * clients send none. Returns undefined when the body may be read.
+ */
+export function checkContentType(header: string | undefined | null): A2AProtocolError | undefined {
+  const mediaType = (header ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (mediaType === '' || (JSON_RPC_MEDIA_TYPES as readonly string[]).includes(mediaType)) return undefined;
+  return A2AProtocolError.contentTypeNotSupported(mediaType, JSON_RPC_MEDIA_TYPES);
+}
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 

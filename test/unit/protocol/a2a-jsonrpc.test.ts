@@ -1,0 +1,125 @@
+/**
+ * A2AJsonRpc (shared/app/a2a-jsonrpc.ts) with a fake task service: what is
+ * decided before the task service is asked anything (content type, envelope,
+ * bounds), and how unexpected failures are answered and logged.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { A2AJsonRpc, type RpcRequest } from '../../../shared/app/a2a-jsonrpc.ts';
+import type { TaskService } from '../../../shared/app/task-service.ts';
+import { TaskNotFoundError } from '../../../shared/domain/errors.ts';
+
+type Impl = Record<string, (...args: unknown[]) => unknown>;
+
+/** A task service that records every call and runs `impl` (a call to anything else throws). */
+const fakeTasks = (impl: Impl = {}) => {
+  const calls: string[] = [];
+  const service = new Proxy(
+    {},
+    {
+      get: (_target, name) => {
+        if (typeof name !== 'string' || name === 'then') return undefined;
+        return async (...args: unknown[]) => {
+          calls.push(name);
+          const fn = impl[name];
+          if (!fn) throw new Error(`unexpected task service call: ${name}`);
+          return fn(...args);
+        };
+      },
+    },
+  ) as TaskService;
+  return { service, calls };
+};
+
+const CALLER = { tenant: 't', owner: 'o' };
+const GET_TASK = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'x' } });
+
+const request = (body: string | null, headers: Record<string, string | undefined> = {}): RpcRequest => ({
+  body,
+  headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
+  caller: CALLER,
+  blockingBudgetMs: 1000,
+});
+
+interface Reply {
+  statusCode: number;
+  body: { id: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+}
+const handle = async (rpc: A2AJsonRpc, req: RpcRequest): Promise<Reply> => {
+  const res = await rpc.handle(req);
+  return { statusCode: res.statusCode, body: JSON.parse(res.body) };
+};
+
+const notFound = (_caller: unknown, id: unknown) => {
+  throw new TaskNotFoundError(String(id));
+};
+
+describe('A2AJsonRpc: the request content type', () => {
+  it('refuses a body that is not declared JSON with -32005 (HTTP 200), before reading it', async () => {
+    const { service, calls } = fakeTasks();
+    const rpc = new A2AJsonRpc(service);
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+      'application/jsonx',
+    ]) {
+      const v1 = await handle(rpc, request(GET_TASK, { 'content-type': type }));
+      assert.equal(v1.statusCode, 200, type);
+      assert.equal(v1.body.error?.code, -32005, type);
+      assert.equal(v1.body.id, null, 'the body is not read, so its id is unknown');
+      assert.match(v1.body.error?.message ?? '', /application\/json/);
+      const info = (v1.body.error?.data as Array<Record<string, unknown>> | undefined)?.[0];
+      assert.equal(info?.['@type'], 'type.googleapis.com/google.rpc.ErrorInfo');
+      assert.equal(info?.reason, 'CONTENT_TYPE_NOT_SUPPORTED');
+      assert.equal((info?.metadata as Record<string, string> | undefined)?.mediaType, type.split(';')[0]);
+    }
+    // a v0.3 request gets the v0.3 error shape
+    const v03 = await handle(
+      rpc,
+      request(GET_TASK, { 'content-type': 'text/plain', 'a2a-version': undefined }),
+    );
+    assert.equal(v03.body.error?.code, -32005);
+    assert.equal(
+      (v03.body.error?.data as { reason?: string } | undefined)?.reason,
+      'CONTENT_TYPE_NOT_SUPPORTED',
+    );
+    // the body does not matter, not even whether it is JSON
+    const garbage = await handle(
+      rpc,
+      request('a=1&b=2', { 'content-type': 'application/x-www-form-urlencoded' }),
+    );
+    assert.equal(garbage.body.error?.code, -32005);
+    assert.deepEqual(calls, [], 'the task service was not asked anything');
+  });
+
+  it('accepts application/json and application/a2a+json in any case, with parameters', async () => {
+    const { service, calls } = fakeTasks({ read: notFound });
+    const rpc = new A2AJsonRpc(service);
+    for (const type of [
+      'application/json',
+      'Application/JSON',
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8',
+      ' application/a2a+json ',
+      'APPLICATION/A2A+JSON; charset="utf-8"',
+    ]) {
+      const r = await handle(rpc, request(GET_TASK, { 'content-type': type }));
+      assert.equal(r.body.error?.code, -32001, type);
+      assert.equal(r.body.id, 3);
+    }
+    assert.equal(calls.length, 6, 'each request reached the task service');
+  });
+
+  it('a request without Content-Type (or an empty one) is read as JSON', async () => {
+    const { service, calls } = fakeTasks({ read: notFound });
+    const rpc = new A2AJsonRpc(service);
+    for (const type of [undefined, '', '  ']) {
+      const r = await handle(rpc, request(GET_TASK, { 'content-type': type }));
+      assert.equal(r.body.error?.code, -32001, JSON.stringify(type));
+      assert.equal(r.body.id, 3);
+    }
+    assert.equal(calls.length, 3);
+  });
+});
