@@ -98,8 +98,12 @@ describe('JSON-RPC errors over HTTP', () => {
       ['SendMessage', { message: { messageId: 'a', role: 'ROLE_USER', parts: [] } }, /parts/],
       ['SendMessage', { message: { messageId: 'a', parts: [{ text: 'x' }] } }, /role/],
       ['SendMessage', { message: { role: 'ROLE_USER', parts: [{ text: 'x' }] } }, /messageId/],
-      ['SendMessage', { message: v1Message('x', { kind: 'message' }) }, /kind/],
-      ['SendMessage', { message: v1Message('x'), surprise: true }, /surprise/],
+      ['SendMessage', { message: v1Message('x', { kind: 'message', parts: [{ kind: 'text' }] }) }, /kind/],
+      [
+        'SendMessage',
+        { message: v1Message('x', { foo: 1, parts: [{ text: 1, size: 1 }] }) },
+        /parts\[0\]\.text/,
+      ],
       ['GetTask', { id: 'x', historyLength: -1 }, /historyLength/],
       ['ListTasks', { statusTimestampAfter: 'yesterday' }, /statusTimestampAfter/],
       ['ListTasks', { pageSize: 1000 }, /pageSize/],
@@ -119,6 +123,47 @@ describe('JSON-RPC errors over HTTP', () => {
     assert.equal(tooLong.body.error?.code, -32602);
     assert.match(tooLong.body.error?.message ?? '', /65536 bytes/);
     assert.equal(await taskCount(), before);
+  });
+
+  it('unknown fields are ignored (v1.0 and v0.3), and none of them is stored', async () => {
+    const sent = await call('SendMessage', {
+      message: v1Message('unknown fields', {
+        foo: { bar: [1] },
+        kind: 'message',
+        parts: [{ text: 'unknown fields', size: 3, kind: 'text' }],
+      }),
+      configuration: { historyLength: 5, blocking: true, future: { x: 1 } },
+      surprise: true,
+    });
+    const task = sent.body.result?.task as { id: string; status: { state: string } } | undefined;
+    assert.equal(task?.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(sent.body.error));
+    const got = await call('GetTask', { id: task?.id, extra: 'ignored' });
+    const history = (got.body.result as { history: Array<Record<string, unknown>> }).history;
+    assert.deepEqual(Object.keys(history[0] ?? {}).sort(), [
+      'contextId',
+      'messageId',
+      'parts',
+      'role',
+      'taskId',
+    ]);
+    assert.deepEqual(history[0]?.parts, [{ text: 'unknown fields' }]);
+
+    const v03 = await call(
+      'message/send',
+      {
+        message: {
+          kind: 'message',
+          messageId: crypto.randomUUID(),
+          role: 'user',
+          parts: [{ kind: 'text', text: 'v03 unknown', mediaType: 'text/plain' }],
+          foo: 1,
+        },
+        tenant: 'ignored in v0.3',
+        configuration: { returnImmediately: false, blocking: true },
+      },
+      {},
+    );
+    assert.equal((v03.body.result as { status?: { state: string } }).status?.state, 'completed');
   });
 
   it('-32001 task not found, -32002 not cancelable, -32004 message to a finished task', async () => {

@@ -3,7 +3,8 @@
  * discriminators, lower-case states, `user`/`agent` roles, nested file
  * parts). Used for requests without an `A2A-Version` header or with
  * `A2A-Version: 0.3`. Translates shapes only; the operations are the same
- * as v1.0's (v0.3 just has no ListTasks method).
+ * as v1.0's (v0.3 just has no ListTasks method). Unknown fields (v1.0 ones
+ * included) are ignored: dropped here, the domain never sees them.
  */
 import type { A2AState } from '../../domain/states.ts';
 import type { Artifact, Message, Part, TaskView } from '../../domain/task.ts';
@@ -31,7 +32,6 @@ import {
 } from './operations.ts';
 import {
   base64Schema,
-  exactlyOne,
   historyLengthSchema,
   metadataSchema,
   nonEmpty,
@@ -126,20 +126,12 @@ export const DATA_PART_COMPAT_FLAG = 'data_part_compat';
 
 // ---- parsing ------------------------------------------------------------------------------------
 
+/** Advice for a part without v0.3 content that carries these (v1.0) fields instead; they are ignored. */
 const V03_HINTS: Readonly<Record<string, string>> = {
-  tenant: '"tenant" is an A2A v1.0 field; send A2A-Version: 1.0 to use it',
-  raw: 'v1.0 part field; in v0.3 use {"kind":"file","file":{"bytes":…}}',
-  url: 'v1.0 part field; in v0.3 use {"kind":"file","file":{"uri":…}}',
-  mediaType: 'v1.0 name; v0.3 uses file.mimeType',
-  filename: 'v1.0 name; v0.3 uses file.name',
-  returnImmediately: 'v1.0 field; v0.3 uses "blocking" (inverted)',
-  taskPushNotificationConfig: 'v1.0 name; v0.3 uses "pushNotificationConfig"',
+  raw: '"raw" is a v1.0 part field: in v0.3 use {"kind":"file","file":{"bytes":…}} (or send A2A-Version: 1.0)',
+  url: '"url" is a v1.0 part field: in v0.3 use {"kind":"file","file":{"uri":…}} (or send A2A-Version: 1.0)',
 };
-const hint: UnknownFieldHint = (key) =>
-  (Object.hasOwn(V03_HINTS, key) ? V03_HINTS[key] : undefined) ??
-  (key.includes('_')
-    ? 'A2A v0.3 uses camelCase names (snake_case aliases are a v1.0/ProtoJSON feature)'
-    : undefined);
+const hint: UnknownFieldHint = (key) => (Object.hasOwn(V03_HINTS, key) ? V03_HINTS[key] : undefined);
 
 const roleSchema = z.pipe(
   z.unknown(),
@@ -155,26 +147,32 @@ const roleSchema = z.pipe(
   }),
 );
 
-const fileSchema = wireObject({
-  bytes: z.optional(base64Schema),
-  uri: z.optional(z.string().check(z.minLength(1))),
-  mimeType: z.optional(z.string()),
-  name: z.optional(z.string()),
-}).check(
-  z.superRefine((f, ctx) => {
-    exactlyOne(f, ['bytes', 'uri'], 'a file', ctx);
-  }),
+const fileSchema = wireObject(
+  {
+    bytes: z.optional(base64Schema),
+    uri: z.optional(z.string().check(z.minLength(1))),
+    mimeType: z.optional(z.string()),
+    name: z.optional(z.string()),
+  },
+  {},
+  { oneOf: { members: ['bytes', 'uri'], what: 'a file' } },
 );
 
-const partSchema = wireObject({
-  kind: z.optional(z.enum(['text', 'file', 'data'])),
-  text: z.optional(z.string()),
-  file: z.optional(fileSchema),
-  data: z.optional(metadataSchema),
-  metadata: z.optional(metadataSchema),
-}).check(
+const PART_MEMBERS = ['text', 'file', 'data'] as const;
+
+const partSchema = wireObject(
+  {
+    kind: z.optional(z.enum(['text', 'file', 'data'])),
+    text: z.optional(z.string()),
+    file: z.optional(fileSchema),
+    data: z.optional(metadataSchema),
+    metadata: z.optional(metadataSchema),
+  },
+  {},
+  { oneOf: { members: PART_MEMBERS, what: 'a part', hint } },
+).check(
   z.superRefine((p, ctx) => {
-    const member = exactlyOne(p, ['text', 'file', 'data'], 'a part', ctx);
+    const member = PART_MEMBERS.find((m) => p[m] !== undefined);
     if (member && p.kind !== undefined && p.kind !== member) {
       ctx.addIssue({
         code: 'custom',
@@ -367,7 +365,7 @@ export const v03Codec = {
   ...methodLookup(V03_METHODS),
 
   parseSendMessage(params: unknown, options?: ParseOptions): SendMessageCommand {
-    const p = parseWire(sendMessageSchema, params, hint);
+    const p = parseWire(sendMessageSchema, params);
     const c = p.configuration;
     return finishSendMessage(
       {
@@ -386,7 +384,7 @@ export const v03Codec = {
   },
 
   parseGetTask(params: unknown): GetTaskCommand {
-    const p = parseWire(getTaskSchema, params, hint);
+    const p = parseWire(getTaskSchema, params);
     return finishGetTask({
       id: p.id,
       ...(p.historyLength !== undefined ? { historyLength: p.historyLength } : {}),
@@ -403,7 +401,7 @@ export const v03Codec = {
   },
 
   parseCancelTask(params: unknown): CancelTaskCommand {
-    const p = parseWire(cancelTaskSchema, params, hint);
+    const p = parseWire(cancelTaskSchema, params);
     return finishCancelTask({ id: p.id, ...(p.metadata ? { metadata: p.metadata } : {}) });
   },
 

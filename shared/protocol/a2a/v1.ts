@@ -2,8 +2,9 @@
  * A2A v1.0 JSON-RPC codec (ProtoJSON shapes, digest §3): translates wire
  * params to the neutral commands and neutral results to wire objects.
  * Parsing follows ProtoJSON leniency where it is harmless (snake_case
- * aliases, integer enums, int32 as strings, null = unset) and is strict
- * about unknown fields, naming each one in a -32602 error.
+ * aliases, integer enums, int32 as strings, null = unset) and ignores
+ * unknown fields (they are dropped here: the domain never sees them), while
+ * every known field is validated.
  */
 import { A2A_STATES, type A2AState } from '../../domain/states.ts';
 import type { Artifact, Message, Part, TaskView } from '../../domain/task.ts';
@@ -33,7 +34,6 @@ import {
 } from './operations.ts';
 import {
   base64Schema,
-  exactlyOne,
   historyLengthSchema,
   int32,
   metadataSchema,
@@ -110,16 +110,14 @@ export interface V1ErrorObject extends JsonRpcErrorObject {
 
 // ---- parsing ------------------------------------------------------------------------------------
 
+/** Advice for a part without v1.0 content that carries these (v0.3) fields instead; they are ignored. */
 const V1_HINTS: Readonly<Record<string, string>> = {
   kind:
-    '"kind" is an A2A v0.3 field; v1.0 has no kind discriminators (a part is identified by its text, raw, url ' +
-    'or data member). To send v0.3 shapes, omit the A2A-Version header and call message/send',
-  file: 'v0.3 file part; in v1.0 put the bytes in "raw" or the link in "url", with "mediaType" and "filename"',
-  bytes: 'v0.3 file field; v1.0 uses "raw"',
-  uri: 'v0.3 file field; v1.0 uses "url"',
-  mimeType: 'v0.3 name; v1.0 uses "mediaType"',
-  blocking: '"blocking" is the A2A v0.3 field; v1.0 uses "returnImmediately" (inverted: absent/false = wait)',
-  pushNotificationConfig: 'v0.3 name; v1.0 uses "taskPushNotificationConfig"',
+    '"kind" is an A2A v0.3 field: v1.0 has no kind discriminators, a part is identified by its text, raw, url ' +
+    'or data member (to send v0.3 shapes, omit the A2A-Version header and call message/send)',
+  file: '"file" is the v0.3 file part: in v1.0 put the bytes in "raw" or the link in "url", with "mediaType" and "filename"',
+  bytes: '"bytes" is a v0.3 file field: v1.0 uses "raw"',
+  uri: '"uri" is a v0.3 file field: v1.0 uses "url"',
 };
 const hint: UnknownFieldHint = (key) => (Object.hasOwn(V1_HINTS, key) ? V1_HINTS[key] : undefined);
 
@@ -191,10 +189,7 @@ const partSchema = wireObject(
     metadata: z.optional(metadataSchema),
   },
   { media_type: 'mediaType' },
-).check(
-  z.superRefine((p, ctx) => {
-    exactlyOne(p, CONTENT, 'a part', ctx);
-  }),
+  { oneOf: { members: CONTENT, what: 'a part', hint } },
 );
 
 const messageSchema = wireObject(
@@ -402,7 +397,7 @@ export const v1Codec = {
   ...methodLookup(V1_METHODS),
 
   parseSendMessage(params: unknown, options?: ParseOptions): SendMessageCommand {
-    const p = parseWire(sendMessageSchema, params, hint);
+    const p = parseWire(sendMessageSchema, params);
     const c = p.configuration;
     return finishSendMessage(
       {
@@ -421,7 +416,7 @@ export const v1Codec = {
   },
 
   parseGetTask(params: unknown): GetTaskCommand {
-    const p = parseWire(getTaskSchema, params, hint);
+    const p = parseWire(getTaskSchema, params);
     return finishGetTask({
       ...(nonEmpty(p.tenant) ? { tenant: p.tenant } : {}),
       id: p.id,
@@ -430,7 +425,7 @@ export const v1Codec = {
   },
 
   parseListTasks(params: unknown): ListTasksCommand {
-    const p = parseWire(listTasksSchema, params, hint);
+    const p = parseWire(listTasksSchema, params);
     return finishListTasks({
       ...(nonEmpty(p.tenant) ? { tenant: p.tenant } : {}),
       ...(nonEmpty(p.contextId) ? { contextId: p.contextId } : {}),
@@ -444,7 +439,7 @@ export const v1Codec = {
   },
 
   parseCancelTask(params: unknown): CancelTaskCommand {
-    const p = parseWire(cancelTaskSchema, params, hint);
+    const p = parseWire(cancelTaskSchema, params);
     return finishCancelTask({
       ...(nonEmpty(p.tenant) ? { tenant: p.tenant } : {}),
       id: p.id,

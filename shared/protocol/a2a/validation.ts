@@ -1,8 +1,9 @@
 /**
  * Validation building blocks shared by the codecs: zod fragments for wire
  * scalars (timestamps, base64, int32, metadata), a wire-object helper that
- * applies ProtoJSON leniency (null = absent, snake_case aliases), and the
- * translation of zod issues into -32602 errors with field violations.
+ * applies ProtoJSON leniency (null = absent, snake_case aliases, unknown
+ * fields ignored), and the translation of zod issues into -32602 errors with
+ * field violations.
  */
 import * as z from '../../validation/zod.ts';
 import { A2AProtocolError, type FieldViolation } from './errors.ts';
@@ -10,7 +11,7 @@ import { A2AProtocolError, type FieldViolation } from './errors.ts';
 /** `historyLength` and friends are int32 on the wire. */
 export const MAX_INT32 = 2_147_483_647;
 
-/** Returns extra advice for an unknown field, e.g. "`kind` is a v0.3 field". */
+/** Returns advice about a field this version does not know, e.g. "`kind` is a v0.3 field". */
 export type UnknownFieldHint = (key: string) => string | undefined;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -21,19 +22,31 @@ const define = (o: Record<string, unknown>, key: string, value: unknown): void =
   Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
 };
 
+export interface WireObjectOptions {
+  /**
+   * A oneof group (ProtoJSON: exactly one member set), checked on the object as sent, after null
+   * dropping and aliases. When none is given, the hint is asked about the fields that were dropped
+   * (a v0.3 part sent as v1.0 has only unknown fields, say) so the error can say what to send.
+   */
+  oneOf?: { members: readonly string[]; what: string; hint?: UnknownFieldHint };
+}
+
 /**
- * A strict wire object: unknown keys are rejected (free-form maps such as `metadata` are
- * declared with `metadataSchema` and stay open). Before validation, keys whose value is
- * null are dropped (ProtoJSON: null means "not set"), and each `aliases` entry
+ * A wire object: fields of `shape` are validated, unknown fields are dropped (the spec says
+ * implementations SHOULD ignore them; nothing downstream ever sees them). Free-form maps such
+ * as `metadata` are declared with `metadataSchema` and kept as given. Before validation, keys
+ * whose value is null are dropped (ProtoJSON: null means "not set"), and each `aliases` entry
  * (`snake_case → camelCase`) is renamed; giving both spellings is an error.
  */
 export function wireObject<S extends z.core.$ZodLooseShape>(
   shape: S,
   aliases: Readonly<Record<string, keyof S & string>> = {},
+  options: WireObjectOptions = {},
 ) {
   const normalize = z.transform((input: unknown, ctx) => {
     if (!isPlainObject(input)) return input;
     const out: Record<string, unknown> = {};
+    const dropped: string[] = [];
     for (const [key, value] of Object.entries(input)) {
       if (value === null) continue;
       const target = Object.hasOwn(aliases, key) ? aliases[key] : undefined;
@@ -48,14 +61,45 @@ export function wireObject<S extends z.core.$ZodLooseShape>(
           continue;
         }
         define(out, target, value);
-      } else define(out, key, value);
+      } else if (Object.hasOwn(shape, key)) define(out, key, value);
+      else dropped.push(key);
+    }
+    const { oneOf } = options;
+    if (oneOf) {
+      const present = oneOf.members.filter((m) => out[m] !== undefined);
+      if (present.length !== 1) {
+        const advice = present.length === 0 ? dropped.map((k) => oneOf.hint?.(k)).filter(Boolean) : [];
+        ctx.issues.push({
+          code: 'custom',
+          message:
+            `${oneOf.what} must have exactly one of ${oneOf.members.join(', ')} ` +
+            (present.length === 0 ? '(none given)' : `(got ${present.join(' and ')})`) +
+            (advice.length ? `; ${[...new Set(advice)].join('; ')}` : ''),
+          input,
+        });
+      }
     }
     return out;
   });
-  return z.pipe(normalize, z.strictObject(shape));
+  return z.pipe(normalize, z.object(shape));
 }
 
-export const metadataSchema = z.record(z.string(), z.unknown());
+const describeInputShort = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+
+/**
+ * A free-form JSON object (`metadata`, a v0.3 data part): kept exactly as given, the very object
+ * (no key dropped, renamed or re-created: `__proto__` keys stay own data keys). The domain checks
+ * it is plain JSON; the request pre-pass (boundedParams) has bounded its size and depth.
+ */
+export const metadataSchema = z.pipe(
+  z.unknown(),
+  z.transform((v: unknown, ctx): Record<string, unknown> => {
+    if (isPlainObject(v)) return v;
+    ctx.issues.push({ code: 'custom', message: `must be an object, got ${describeInputShort(v)}`, input: v });
+    return z.NEVER;
+  }),
+);
 
 const integerFromString = (v: unknown): unknown =>
   typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v;
@@ -204,51 +248,23 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   }
 }
 
-export function violationsOf(issues: readonly z.core.$ZodIssue[], hint?: UnknownFieldHint): FieldViolation[] {
+export function violationsOf(issues: readonly z.core.$ZodIssue[]): FieldViolation[] {
   const out: FieldViolation[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) {
-        const advice = hint?.(key);
-        out.push({
-          field: fieldPath([...issue.path, key]),
-          description: `unknown field${advice ? `: ${advice}` : ''}`,
-        });
-      }
+      // only a strict schema reports these (the domain's, as a safety net): name each key
+      for (const key of issue.keys)
+        out.push({ field: fieldPath([...issue.path, key]), description: 'unknown field' });
     } else out.push({ field: fieldPath(issue.path), description: describeIssue(issue) });
   }
   return out;
 }
 
-/** Validate `input` against a wire schema, or throw -32602 listing every violation. */
-export function parseWire<T extends z.ZodMiniType>(
-  schema: T,
-  input: unknown,
-  hint?: UnknownFieldHint,
-): z.output<T> {
+/** Validate `input` against a wire schema, or throw -32602 listing the violations. */
+export function parseWire<T extends z.ZodMiniType>(schema: T, input: unknown): z.output<T> {
   const result = schema.safeParse(input ?? {}, { reportInput: true });
   if (result.success) return result.data;
-  throw A2AProtocolError.invalidParams(violationsOf(result.error.issues, hint));
-}
-
-/** Refinement for oneof groups: exactly one of `members` must be set. */
-export function exactlyOne(
-  value: Record<string, unknown>,
-  members: readonly string[],
-  what: string,
-  ctx: z.core.$RefinementCtx,
-): string | undefined {
-  const present = members.filter((m) => value[m] !== undefined);
-  if (present.length === 1) return present[0];
-  ctx.addIssue({
-    code: 'custom',
-    message:
-      present.length === 0
-        ? `${what} must have exactly one of ${members.join(', ')} (none given)`
-        : `${what} must have exactly one of ${members.join(', ')} (got ${present.join(' and ')})`,
-    input: value,
-  });
-  return undefined;
+  throw A2AProtocolError.invalidParams(violationsOf(result.error.issues));
 }
 
 /** Drop empty strings and empty arrays (ProtoJSON defaults mean "not set"). */
