@@ -1,6 +1,10 @@
 /**
  * A local Lambda SQS event source mapping: pollers receive batches, call the
  * handler with an `SQSEvent`, and delete what succeeded. As in AWS:
+ * - each batch is its own invocation, and a poller goes on receiving while
+ *   it runs: a slow batch holds one unit of concurrency, not the queue, and
+ *   the invocations in flight grow with the backlog up to `concurrency` (the
+ *   mapping's maximum concurrency; the function's, in the end);
  * - a partial batch response (`batchItemFailures`) leaves just those messages
  *   for redelivery once their visibility timeout runs out;
  * - a throw, or a response naming a message that is not in the batch, leaves
@@ -14,6 +18,7 @@
  * short receives that return within ~40 ms.
  */
 import {
+  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   type Message,
   ReceiveMessageCommand,
@@ -32,8 +37,10 @@ export interface EventSourceOptions {
   queue: Pick<LocalQueue, 'url' | 'arn' | 'definition'>;
   handler: SqsHandler;
   functionName?: string;
-  /** Parallel pollers, each with at most one batch in flight. */
+  /** Invocations (batches) in flight at most; a poller waits for a free one before it receives. */
   concurrency?: number;
+  /** Receive loops (Lambda starts with five); at most `concurrency`. */
+  pollers?: number;
   /** Long-poll time of an idle poller; stop() waits up to this long for a pending receive. */
   waitTimeSeconds?: number;
   /** The mapping's ReportBatchItemFailures; without it the response is ignored. */
@@ -42,8 +49,15 @@ export interface EventSourceOptions {
 }
 
 export interface EventSource {
-  /** Stops polling and waits for the batches in flight (and their deletes). */
-  stop(): Promise<void>;
+  /**
+   * Stops polling at once (a batch a pending receive still brings back is made visible again, not
+   * handled) and waits for the batches in flight and their deletes: for `graceMs` at most when given.
+   * Batches still running then are left to themselves, as a runtime shut down mid-invocation would;
+   * their messages stay in flight until their visibility timeout. Resolves to how many were left.
+   */
+  stop(graceMs?: number): Promise<number>;
+  /** Invocations running now. */
+  inFlight(): number;
 }
 
 const MAX_RECEIVE = 10;
@@ -169,26 +183,96 @@ export const startEventSource = (options: EventSourceOptions): EventSource => {
     await deleteMessages(records.filter((r) => !failed.has(r.messageId)));
   };
 
+  const running = new Set<Promise<void>>();
+  // slots of the concurrency: taken by a poller before it receives, given back when its batch is done
+  const concurrency = Math.max(1, options.concurrency ?? 1);
+  let taken = 0;
+  let freed: () => void = () => {};
+  let slotFreed = new Promise<void>((resolve) => {
+    freed = resolve;
+  });
+  const release = () => {
+    taken--;
+    freed();
+    slotFreed = new Promise<void>((resolve) => {
+      freed = resolve;
+    });
+  };
+  const takeSlot = async (): Promise<boolean> => {
+    while (taken >= concurrency && !stopping) await Promise.race([slotFreed, stopped]);
+    if (stopping) return false;
+    taken++;
+    return true;
+  };
+
+  /** Back to the queue at once: received while stopping, so nobody will handle it here. */
+  const giveBack = async (messages: Message[]) => {
+    try {
+      await client.send(
+        new ChangeMessageVisibilityBatchCommand({
+          QueueUrl: queue.url,
+          Entries: messages.map((m, n) => ({
+            Id: String(n),
+            ReceiptHandle: m.ReceiptHandle!,
+            VisibilityTimeout: 0,
+          })),
+        }),
+      );
+    } catch (e) {
+      log(`${functionName}: could not return ${messages.length} message(s) received while stopping`, e);
+    }
+  };
+
   const poller = async () => {
-    while (!stopping) {
+    while (await takeSlot()) {
+      let batch: Message[] = [];
       try {
-        const batch = await nextBatch();
-        // a batch received while stopping is still handled: it is in flight, as in Lambda
-        if (batch.length > 0) await invoke(batch);
+        batch = await nextBatch();
       } catch (e) {
+        release();
         if (stopping) break;
         log(`${functionName}: polling ${queue.url} failed; retrying in 1 s`, e);
         await Promise.race([new Promise((r) => setTimeout(r, 1000).unref()), stopped]);
+        continue;
+      }
+      if (batch.length === 0) {
+        release();
+      } else if (stopping) {
+        release();
+        await giveBack(batch);
+      } else {
+        // not awaited: the poller goes on receiving while this batch runs
+        const invocation: Promise<void> = invoke(batch)
+          .catch((e: unknown) => log(`${functionName}: handling a batch failed`, e))
+          .finally(() => {
+            running.delete(invocation);
+            release();
+          });
+        running.add(invocation);
       }
     }
   };
 
-  const pollers = Array.from({ length: Math.max(1, options.concurrency ?? 1) }, poller);
+  const pollers = Array.from({ length: Math.min(concurrency, Math.max(1, options.pollers ?? 5)) }, poller);
   return {
-    stop: async () => {
+    inFlight: () => running.size,
+    stop: async (graceMs?: number) => {
       stopping = true;
       wake();
-      await Promise.all(pollers);
+      const drained = (async () => {
+        await Promise.all(pollers);
+        while (running.size > 0) await Promise.allSettled([...running]);
+      })();
+      let timer: NodeJS.Timeout | undefined;
+      const grace =
+        graceMs === undefined
+          ? new Promise<void>(() => {})
+          : new Promise<void>((resolve) => {
+              timer = setTimeout(resolve, graceMs);
+            });
+      await Promise.race([drained, grace]);
+      clearTimeout(timer);
+      return running.size;
     },
   };
 };

@@ -64,7 +64,13 @@ export interface LocalHubOptions {
   env?: Record<string, string>;
   /** The sweeper's rate; EventBridge runs it every minute. */
   sweepIntervalMs?: number;
-  /** Parallel pollers of the executor queue. */
+  /**
+   * Executor invocations in flight at most (each a batch of up to EXECUTOR_QUEUE.batchSize records).
+   * As with Lambda's SQS event source, every batch received is its own invocation and the pollers go on
+   * receiving while it runs, so long tasks hold back nothing but their own slots. Lambda would scale to
+   * the account's concurrency (1,000 by default); locally 100 (DEFAULT_EXECUTOR_CONCURRENCY), far more
+   * than a few long tasks take, while every agent runs in this one process against one DynamoDB Local.
+   */
   executorConcurrency?: number;
   /** Long-poll time of an idle poller (bounds how long stop() waits for it). */
   pollWaitSeconds?: number;
@@ -97,6 +103,7 @@ export interface LocalHub {
 }
 
 export const DEFAULT_TABLE_NAME = 'synapse-local';
+export const DEFAULT_EXECUTOR_CONCURRENCY = 100;
 
 /** Values that keep Powertools and the SDK quiet locally, unless the caller's environment says otherwise. */
 const QUIET_DEFAULTS: Record<string, string> = {
@@ -264,11 +271,13 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       queue: sqs.queues[EXECUTOR_QUEUE.name]!,
       handler: handlers.executor,
       functionName: 'executor',
-      concurrency: options.executorConcurrency ?? 2,
+      concurrency: options.executorConcurrency ?? DEFAULT_EXECUTOR_CONCURRENCY,
       waitTimeSeconds: options.pollWaitSeconds ?? 1,
       log,
     });
-    cleanup.push(() => executor.stop());
+    cleanup.push(async () => {
+      await executor.stop();
+    });
 
     // the queues live in memory: after a restart, re-derive the runs and lease watches live tasks need
     const recovered = dataDir ? await recover(dynamo.endpoint, tableName, sqs) : undefined;

@@ -59,6 +59,20 @@ const remaining = async (sqs: LocalSqs, queue = 'work') => {
   );
 };
 
+/** The emulator's own counts: ApproximateNumberOfMessages counts the messages in flight too. */
+const counts = async (sqs: LocalSqs, queue = 'work') => {
+  const { Attributes } = await sqs.client.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: sqs.urls[queue],
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return {
+    all: Number(Attributes!.ApproximateNumberOfMessages),
+    inFlight: Number(Attributes!.ApproximateNumberOfMessagesNotVisible),
+  };
+};
+
 interface Delivery {
   body: string;
   receiveCount: number;
@@ -357,6 +371,128 @@ describe('SQS event source', { concurrency: true }, () => {
       }
       assert.equal(peak, 3);
       assert.ok(rec.batches.every((b) => b.Records.length === 1));
+    });
+  });
+
+  test('a poller goes on receiving while its batches run: in flight grows to `concurrency`, no further', async () => {
+    await withSqs(testQueue({ batchSize: 1, visibilityTimeoutSeconds: 30 }), async (sqs) => {
+      let open: () => void = () => {};
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      const rec = recorder(async () => {
+        await gate;
+        return undefined;
+      });
+      const source = startEventSource({
+        client: sqs.client,
+        queue: sqs.queues.work!,
+        handler: rec.handler,
+        concurrency: 4,
+        pollers: 1,
+      });
+      try {
+        await sendAll(sqs, ['1', '2', '3', '4', '5', '6']);
+        await waitFor('4 batches running', () => source.inFlight() === 4);
+        await sleep(300); // the poller would have received the others by now if it did not wait for a slot
+        assert.equal(rec.deliveries.length, 4, 'one poller, four batches at once, none beyond the cap');
+        open();
+        await waitFor('6 deliveries', () => rec.deliveries.length === 6);
+        await waitFor('an empty queue', async () => (await remaining(sqs)) === 0);
+      } finally {
+        open();
+        await source.stop();
+      }
+    });
+  });
+
+  test('a slow batch holds back no other message', async () => {
+    await withSqs(testQueue({ batchSize: 5, visibilityTimeoutSeconds: 30 }), async (sqs) => {
+      let open: () => void = () => {};
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      const rec = recorder(async (event) => {
+        if (event.Records.some((r) => r.body === 'slow')) await gate;
+        return undefined;
+      });
+      const source = startEventSource({
+        client: sqs.client,
+        queue: sqs.queues.work!,
+        handler: rec.handler,
+        concurrency: 10,
+      });
+      try {
+        await sendAll(sqs, ['slow']);
+        await waitFor('the slow delivery', () => rec.deliveries.length === 1);
+        for (let i = 0; i < 3; i++) await sendAll(sqs, [`fast${i}`]);
+        await waitFor('the fast messages handled and deleted', async () => (await counts(sqs)).all === 1);
+        assert.deepEqual(await counts(sqs), { all: 1, inFlight: 1 }, 'the slow one is left, in flight');
+        assert.equal(source.inFlight(), 1, 'its batch still runs');
+        assert.equal(rec.deliveries.length, 4);
+      } finally {
+        open();
+        await source.stop();
+      }
+      assert.equal(await remaining(sqs), 0);
+    });
+  });
+
+  test('stop(graceMs) gives up on a batch still running after the grace and leaves its message in flight', async () => {
+    await withSqs(testQueue({ visibilityTimeoutSeconds: 30 }), async (sqs) => {
+      await sendAll(sqs, ['stuck']);
+      let open: () => void = () => {};
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      let finished = false;
+      const rec = recorder(async () => {
+        await gate;
+        finished = true;
+        return undefined;
+      });
+      const source = startEventSource({
+        client: sqs.client,
+        queue: sqs.queues.work!,
+        handler: rec.handler,
+        log: () => {},
+      });
+      try {
+        await waitFor('the delivery', () => rec.deliveries.length === 1);
+        assert.equal(await source.stop(200), 1, 'one batch left running');
+        assert.equal(finished, false, 'stop() returned while the batch still ran');
+        assert.deepEqual(
+          await counts(sqs),
+          { all: 1, inFlight: 1 },
+          'not deleted: in flight until its visibility timeout',
+        );
+      } finally {
+        open();
+      }
+    });
+  });
+
+  test('a batch a pending receive brings back after stop() is not handled but made visible again', async () => {
+    // the emulator counts a visibility change as a receive: room for it below maxReceiveCount
+    await withSqs(testQueue({ visibilityTimeoutSeconds: 30, maxReceiveCount: 5 }), async (sqs) => {
+      const rec = recorder(async () => undefined);
+      const source = startEventSource({
+        client: sqs.client,
+        queue: sqs.queues.work!,
+        handler: rec.handler,
+        waitTimeSeconds: 2,
+        pollers: 1,
+        log: () => {},
+      });
+      await sleep(200); // the poller waits in its long poll
+      const stopped = source.stop();
+      await sendAll(sqs, ['late']);
+      await stopped;
+      assert.equal(rec.deliveries.length, 0);
+      const { Messages } = await sqs.client.send(
+        new ReceiveMessageCommand({ QueueUrl: sqs.urls.work, WaitTimeSeconds: 1 }),
+      );
+      assert.equal(Messages?.[0]?.Body, 'late', 'visible at once, not after the 30 s visibility timeout');
     });
   });
 
