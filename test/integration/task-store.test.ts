@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { itemSize } from '../../shared/adapters/dynamodb/item-size.ts';
+import { CONTEXT_SHARDS, OWNER_SHARDS } from '../../shared/adapters/dynamodb/table.ts';
 import { ITEM_TARGET_BYTES } from '../../shared/adapters/dynamodb/task-codec.ts';
 import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
 import type { TaskRecord } from '../../shared/app/ports.ts';
@@ -616,7 +617,7 @@ describe('listing', () => {
     await engine.apply(created[3]!, [{ type: 'confirm' }, { type: 'start' }]);
 
     const all = await store.list({ tenant, owner: lister, pageSize: 3 });
-    assert.equal(all.totalSize, 7);
+    assert.equal(all.totalSize, 4, 'before the last page, totalSize is a lower bound: these 3 and more');
     assert.equal(all.tasks.length, 3);
     assert.deepEqual(
       all.tasks.slice(0, 2).map((t) => t.taskId),
@@ -625,12 +626,15 @@ describe('listing', () => {
     );
     const seen = [...all.tasks];
     let token = all.nextPageToken;
+    let lastTotal = all.totalSize;
     while (token) {
       const page = await store.list({ tenant, owner: lister, pageSize: 3, pageToken: token });
       seen.push(...page.tasks);
       token = page.nextPageToken;
+      lastTotal = page.totalSize;
     }
     assert.equal(seen.length, 7);
+    assert.equal(lastTotal, 7, 'the last page counts them all');
     assert.equal(new Set(seen.map((h) => h.taskId)).size, 7);
     const times = seen.map((t) => t.statusAt);
     assert.deepEqual(times, [...times].sort().reverse(), 'pages continue in order');
@@ -643,7 +647,9 @@ describe('listing', () => {
       [created[1]!.taskId],
     );
     assert.equal(canceled.totalSize, 1);
-    assert.equal(filtered.byOperation.Query, 1, 'a status filter reads one partition with one query');
+    assert.equal(filtered.byOperation.Query, OWNER_SHARDS, "a status filter reads that state's shards");
+    assert.equal(filtered.roundTrips, 1, 'in parallel');
+    assert.equal(filtered.byOperation['Query(COUNT)'], undefined, 'and counts nothing');
 
     const recent = await store.list({
       tenant,
@@ -685,11 +691,46 @@ describe('listing', () => {
     await engine.apply(head, { type: 'cancel' });
     table.usage.reset();
     const page = await store.list({ tenant, owner: lister, states: ['cancelled'], pageSize: 1 });
-    assert.equal(table.usage.reset().byOperation.Query, 1);
+    const usage = table.usage.reset();
+    assert.equal(usage.byOperation.Query, OWNER_SHARDS);
+    assert.equal(usage.roundTrips, 1);
     assert.deepEqual(
       page.tasks.map((t) => t.taskId),
       [head.taskId],
     );
+  });
+
+  it('pages through a context spread over its shards in creation order, newest first, none lost or repeated', async () => {
+    const lister = `ctx-${crypto.randomUUID()}`;
+    const contextId = crypto.randomUUID();
+    const ids: string[] = [];
+    for (let i = 0; i < 9; i++) {
+      ids.push(
+        (await engine.create({ tenant, owner: lister, contextId, message: userMessage(`c${i}`) })).head
+          .taskId,
+      );
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    const seen: string[] = [];
+    let token = '';
+    let total = 0;
+    do {
+      table.usage.reset();
+      const page = await store.list({
+        tenant,
+        owner: lister,
+        contextId,
+        pageSize: 2,
+        ...(token ? { pageToken: token } : {}),
+      });
+      const usage = table.usage.reset();
+      assert.equal(usage.byOperation.Query, CONTEXT_SHARDS, 'every shard of the context, in parallel');
+      seen.push(...page.tasks.map((t) => t.taskId));
+      token = page.nextPageToken;
+      total = page.totalSize;
+    } while (token);
+    assert.deepEqual(seen, [...ids].reverse());
+    assert.equal(total, 9);
   });
 
   it('refuses a page token it did not issue', async () => {
@@ -706,7 +747,7 @@ describe('listing', () => {
 
   it('a well-formed position before statusTimestampAfter is an empty page, not a DynamoDB error', async () => {
     const early = Buffer.from(
-      JSON.stringify({ os: `2000-01-01T00:00:00.000Z#${crypto.randomUUID()}` }),
+      JSON.stringify({ at: `2000-01-01T00:00:00.000Z#${crypto.randomUUID()}`, n: 5 }),
     ).toString('base64url');
     const page = await store.list({
       tenant,

@@ -10,10 +10,11 @@
  *                          the rest), each item holding the events of its kind up to version <to>
  *   sk `B#<version>#<ref>` a payload too large to keep in the log (written before the event that refers to it)
  *
- * Indexes (global, keys that move as little as possible, small projections):
- *   byOwner     `op` = tenant#owner#A2A-state, `os` = statusAt#taskId: ListTasks, newest status first,
- *               a status filter is one partition
- *   byContext   `cp` = tenant#owner#contextId, `ca` = createdAt: ListTasks(contextId); keys only
+ * Indexes (global, keys that move as little as possible, small projections, partitions sharded so no
+ * caller, context or time window concentrates writes on one; docs/scaling.md):
+ *   byOwner     `op` = tenant#owner#A2A-state#shard, `os` = statusAt#taskId: ListTasks, newest status
+ *               first; a status filter reads that state's shards
+ *   byContext   `cp` = tenant#owner#contextId#shard, `cs` = createdAt#taskId: ListTasks(contextId); keys only
  *   byDeadline  `dp` = D#<shard> on live tasks only, `dl` = deadline: the expiry sweep (sparse, sharded)
  *
  * The table's stream (new and old images) is the outbox: the relay turns committed changes into
@@ -42,12 +43,16 @@ export const TASK_TABLE = {
       // what a listed task renders; these attributes change only when the keys move anyway
       projection: { include: ['tn', 'ow', 'cx', 'ca', 'st', 'sm', 'sv', 'sb', 'pg', 'md'] },
     },
-    { name: 'byContext', partitionKey: 'cp', sortKey: 'ca', projection: 'KEYS_ONLY' },
+    { name: 'byContext', partitionKey: 'cp', sortKey: 'cs', projection: 'KEYS_ONLY' },
     { name: 'byDeadline', partitionKey: 'dp', sortKey: 'dl', projection: { include: ['tn'] } },
   ] as IndexDefinition[],
 } as const;
 
 export const DEADLINE_SHARDS = 8;
+/** Partitions of one caller's tasks per A2A state in byOwner (each takes ~500 task changes a second). */
+export const OWNER_SHARDS = 4;
+/** Partitions of one context's tasks in byContext. */
+export const CONTEXT_SHARDS = 4;
 
 const projectionOf = (p: IndexDefinition['projection']) =>
   p === 'ALL' || p === 'KEYS_ONLY'

@@ -53,7 +53,7 @@ import {
   taskIdOfPk,
   taskPk,
 } from './keys.ts';
-import { DEADLINE_SHARDS } from './table.ts';
+import { CONTEXT_SHARDS, DEADLINE_SHARDS, OWNER_SHARDS } from './table.ts';
 import {
   attachBody,
   bodyKey,
@@ -248,34 +248,39 @@ export class DynamoTaskStore implements TaskStore {
   }
 
   // ---- listing ----
+  // `totalSize` costs nothing: it counts the matches of the pages returned so far (the page token carries
+  // the count), plus one when another page follows. It is exact on the last page and a lower bound before
+  // it; a COUNT over the caller's partitions would cost read units in proportion to every task they keep
+  // (docs/storage.md, "Listing").
 
   /**
-   * The caller's tasks, newest status first. Each A2A state is its own partition of byOwner: a status
-   * filter reads one partition; without one, the partitions are read in parallel and merged. The sort
-   * key (status time, task id) is unique, so the page token is one position valid in every partition.
+   * The caller's tasks, newest status first. Each A2A state has its own OWNER_SHARDS partitions of byOwner:
+   * a status filter reads that state's shards; without one, all of them; in parallel, merged by the sort key.
+   * The sort key (status time, task id) is unique, so the page token is one position valid in every partition.
    */
   private async listOwner(query: ListTasksQuery): Promise<ListTasksPage> {
     const a2aStates = query.states?.length
       ? [...new Set(query.states.map(toA2AState))]
       : (LISTED_STATES as readonly string[]);
     const cursor = query.pageToken ? decodeCursor(query.pageToken) : undefined;
-    const partitions = a2aStates.map((a) => ownerPartition(query.tenant, query.owner, representative(a)));
+    const before = cursor?.count ?? 0;
     // a position before the lower bound: nothing lies between (and DynamoDB refuses such a BETWEEN)
-    if (cursor && query.statusAfter && cursor < query.statusAfter) {
-      return {
-        tasks: [],
-        nextPageToken: '',
-        totalSize: await this.countOwner(partitions, query.statusAfter),
-      };
+    if (cursor && query.statusAfter && cursor.at < query.statusAfter) {
+      return { tasks: [], nextPageToken: '', totalSize: before };
     }
+    const partitions = a2aStates.flatMap((a) =>
+      Array.from({ length: OWNER_SHARDS }, (_, shard) =>
+        ownerPartition(query.tenant, query.owner, representative(a), shard),
+      ),
+    );
     const condition = (values: Record<string, unknown>): string => {
       if (cursor && query.statusAfter) {
         values[':after'] = query.statusAfter;
-        values[':c'] = cursor;
+        values[':c'] = cursor.at;
         return 'op = :p AND os BETWEEN :after AND :c';
       }
       if (cursor) {
-        values[':c'] = cursor;
+        values[':c'] = cursor.at;
         return 'op = :p AND os < :c';
       }
       if (query.statusAfter) {
@@ -284,77 +289,100 @@ export class DynamoTaskStore implements TaskStore {
       }
       return 'op = :p';
     };
-    const pages = await Promise.all(
-      partitions.map(async (p) => {
+    const merged = await this.mergedPages(
+      partitions,
+      (p) => {
         const values: Record<string, unknown> = { ':p': p };
-        const KeyConditionExpression = condition(values);
-        const out = await this.doc.send(
-          new QueryCommand({
-            TableName: this.table,
-            IndexName: 'byOwner',
-            KeyConditionExpression,
-            ExpressionAttributeValues: values,
-            ScanIndexForward: false,
-            // one more than a page tells whether another page exists (two with an inclusive bound)
-            Limit: query.pageSize + (cursor && query.statusAfter ? 2 : 1),
-            ReturnConsumedCapacity: 'INDEXES',
-          }),
-        );
-        return ((out.Items ?? []) as Item[]).filter((i) => i.os !== cursor);
-      }),
+        return {
+          IndexName: 'byOwner',
+          KeyConditionExpression: condition(values),
+          ExpressionAttributeValues: values,
+          // one more than a page tells whether another page exists (two with an inclusive bound)
+          Limit: query.pageSize + (cursor && query.statusAfter ? 2 : 1),
+        };
+      },
+      'os',
+      cursor?.at,
     );
-    const merged = pages.flat().sort((a, b) => (String(a.os) < String(b.os) ? 1 : -1));
     const items = merged.slice(0, query.pageSize);
     const last = items[items.length - 1];
-    const [tasks, totalSize] = await Promise.all([
-      this.summaries(items),
-      this.countOwner(partitions, query.statusAfter),
-    ]);
+    const more = merged.length > query.pageSize && last !== undefined;
     return {
-      tasks,
-      nextPageToken: merged.length > query.pageSize && last ? encodeCursor(String(last.os)) : '',
-      totalSize,
+      tasks: await this.summaries(items),
+      nextPageToken: more ? encodeCursor(String(last.os), before + items.length) : '',
+      totalSize: before + items.length + (more ? 1 : 0),
     };
   }
 
-  /** The caller's tasks in one context, newest first by creation; status filters apply to each page. */
+  /**
+   * The caller's tasks in one context, newest first by creation, from the context's CONTEXT_SHARDS
+   * partitions (keys only) and then the tasks themselves; status filters apply to each page, which may
+   * then hold fewer tasks than pageSize.
+   */
   private async listContext(query: ListTasksQuery): Promise<ListTasksPage> {
-    const partition = contextPartition(query.tenant, query.owner, query.contextId as string);
-    const start = query.pageToken ? decodeContextToken(query.pageToken, partition) : undefined;
-    const out = await this.doc.send(
-      new QueryCommand({
-        TableName: this.table,
-        IndexName: 'byContext',
-        KeyConditionExpression: 'cp = :p',
-        ExpressionAttributeValues: { ':p': partition },
-        ScanIndexForward: false,
-        Limit: query.pageSize + 1,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-        ReturnConsumedCapacity: 'INDEXES',
-      }),
+    const contextId = query.contextId as string;
+    const cursor = query.pageToken ? decodeCursor(query.pageToken) : undefined;
+    const before = cursor?.count ?? 0;
+    const partitions = Array.from({ length: CONTEXT_SHARDS }, (_, shard) =>
+      contextPartition(query.tenant, query.owner, contextId, shard),
     );
-    const found = (out.Items ?? []) as Item[];
-    const page = found.slice(0, query.pageSize);
-    const more = found.length > query.pageSize ? page[page.length - 1] : undefined;
+    const merged = await this.mergedPages(
+      partitions,
+      (p) => ({
+        IndexName: 'byContext',
+        KeyConditionExpression: cursor ? 'cp = :p AND cs < :c' : 'cp = :p',
+        ExpressionAttributeValues: { ':p': p, ...(cursor ? { ':c': cursor.at } : {}) },
+        Limit: query.pageSize + 1,
+      }),
+      'cs',
+      cursor?.at,
+    );
+    const page = merged.slice(0, query.pageSize);
+    const last = page[page.length - 1];
+    const more = merged.length > query.pageSize && last !== undefined;
     const keys = page.map((i) => ({ pk: i.pk, sk: i.sk }));
-    const filtered = query.states?.length || query.statusAfter;
-    const [items, totalSize] = await Promise.all([
-      this.batchGet(keys),
-      filtered ? Promise.resolve(-1) : this.count({ IndexName: 'byContext', partitionName: 'cp', partition }),
-    ]);
+    const items = await this.batchGet(keys);
     const order = new Map(keys.map((k, i) => [String(k.pk), i]));
+    const filtered = Boolean(query.states?.length || query.statusAfter);
     const matches = (s: TaskSummary) =>
       (!query.states?.length || query.states.includes(s.state)) &&
       (!query.statusAfter || s.statusAt >= query.statusAfter);
     const ordered = items
-      .filter((i) => i.cp === partition)
+      .filter((i) => partitions.includes(String(i.cp)))
       .sort((a, b) => order.get(String(a.pk))! - order.get(String(b.pk))!);
     const tasks = (await this.summaries(ordered)).filter(matches);
     return {
       tasks,
-      nextPageToken: more ? encodeContextToken(more) : '',
-      totalSize: totalSize >= 0 ? totalSize : await this.countContextMatches(partition, matches),
+      nextPageToken: more ? encodeCursor(String(last.cs), before + tasks.length) : '',
+      // a filtered page says nothing of the next one's matches
+      totalSize: before + tasks.length + (more && !filtered ? 1 : 0),
     };
+  }
+
+  /**
+   * Reads the partitions in parallel (one round trip), each newest first up to its Limit, and merges them
+   * by the unique sort key `sortKey`, newest first, dropping the cursor's own item.
+   */
+  private async mergedPages(
+    partitions: readonly string[],
+    queryOf: (partition: string) => Omit<QueryCommandInput, 'TableName'>,
+    sortKey: 'os' | 'cs',
+    cursorAt: string | undefined,
+  ): Promise<Item[]> {
+    const pages = await Promise.all(
+      partitions.map(async (p) => {
+        const out = await this.doc.send(
+          new QueryCommand({
+            TableName: this.table,
+            ...queryOf(p),
+            ScanIndexForward: false,
+            ReturnConsumedCapacity: 'INDEXES',
+          }),
+        );
+        return ((out.Items ?? []) as Item[]).filter((i) => i[sortKey] !== cursorAt);
+      }),
+    );
+    return pages.flat().sort((a, b) => (String(a[sortKey]) < String(b[sortKey]) ? 1 : -1));
   }
 
   /** Summaries of listed items, with large status messages fetched from their bodies. */
@@ -377,64 +405,6 @@ export class DynamoTaskStore implements TaskStore {
       }
     }
     return summaries;
-  }
-
-  private async countOwner(partitions: string[], statusAfter?: string): Promise<number> {
-    const counts = await Promise.all(
-      partitions.map((partition) =>
-        this.count({
-          IndexName: 'byOwner',
-          partitionName: 'op',
-          partition,
-          ...(statusAfter ? { sortName: 'os', from: statusAfter } : {}),
-        }),
-      ),
-    );
-    return counts.reduce((a, b) => a + b, 0);
-  }
-
-  private async countContextMatches(
-    partition: string,
-    matches: (s: TaskSummary) => boolean,
-  ): Promise<number> {
-    const keys = (
-      await this.queryItems({
-        TableName: this.table,
-        IndexName: 'byContext',
-        KeyConditionExpression: 'cp = :p',
-        ExpressionAttributeValues: { ':p': partition },
-      })
-    ).map((i) => ({ pk: i.pk, sk: i.sk }));
-    const items = await this.batchGet(keys);
-    return items.map(decodeSummary).filter(matches).length;
-  }
-
-  private async count(q: {
-    IndexName: string;
-    partitionName: string;
-    partition: string;
-    sortName?: string;
-    from?: string;
-  }): Promise<number> {
-    let total = 0;
-    let start: Item | undefined;
-    do {
-      const out = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: q.IndexName,
-          KeyConditionExpression: q.sortName ? '#p = :p AND #s >= :from' : '#p = :p',
-          ExpressionAttributeNames: { '#p': q.partitionName, ...(q.sortName ? { '#s': q.sortName } : {}) },
-          ExpressionAttributeValues: { ':p': q.partition, ...(q.from ? { ':from': q.from } : {}) },
-          Select: 'COUNT',
-          ...(start ? { ExclusiveStartKey: start } : {}),
-          ReturnConsumedCapacity: 'INDEXES',
-        }),
-      );
-      total += out.Count ?? 0;
-      start = out.LastEvaluatedKey as Item | undefined;
-    } while (start);
-    return total;
   }
 
   // ---- history ----
@@ -620,46 +590,37 @@ const chunksOf = <T>(items: readonly T[], size: number): T[][] => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ---- page tokens ----
-// A token only positions the caller inside its own partitions (the query's partition comes from the
-// caller, never from the token), so a forged token cannot reach another tenant's tasks.
+// A token only positions the caller inside its own partitions (the query's partitions come from the
+// caller, never from the token), so a forged token cannot reach another tenant's tasks; the count it
+// carries only feeds the caller's own totalSize.
 
 const SORT_KEY = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#.{1,256}$/;
 
-const encodeCursor = (os: string): string =>
-  Buffer.from(JSON.stringify({ os }), 'utf8').toString('base64url');
+interface Cursor {
+  /** The sort key (status or creation time, then task id) of the last task returned. */
+  at: string;
+  /** How many tasks the pages before held. */
+  count: number;
+}
 
-const decodeCursor = (token: string): string => {
+const encodeCursor = (at: string, count: number): string =>
+  Buffer.from(JSON.stringify({ at, n: count }), 'utf8').toString('base64url');
+
+const decodeCursor = (token: string): Cursor => {
   try {
-    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { os?: unknown };
+    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as {
+      at?: unknown;
+      n?: unknown;
+    };
     if (
       parsed &&
-      typeof parsed.os === 'string' &&
-      SORT_KEY.test(parsed.os) &&
-      Object.keys(parsed).length === 1
+      typeof parsed.at === 'string' &&
+      SORT_KEY.test(parsed.at) &&
+      Number.isSafeInteger(parsed.n) &&
+      (parsed.n as number) >= 0 &&
+      Object.keys(parsed).length === 2
     )
-      return parsed.os;
-  } catch {
-    // fall through
-  }
-  throw new ValidationError('pageToken is not a token this server issued for this query', 'pageToken');
-};
-
-const encodeContextToken = (key: Item): string =>
-  Buffer.from(JSON.stringify({ pk: key.pk, ca: key.ca, cp: key.cp }), 'utf8').toString('base64url');
-
-const decodeContextToken = (token: string, partition: string): Item => {
-  try {
-    const key = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Item;
-    const bounded = (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= 1024;
-    if (
-      key &&
-      key.cp === partition &&
-      bounded(key.pk) &&
-      String(key.pk).startsWith('T#') &&
-      bounded(key.ca) &&
-      Object.keys(key).length === 3
-    )
-      return { pk: key.pk, sk: TASK_SK, cp: key.cp, ca: key.ca };
+      return { at: parsed.at, count: parsed.n as number };
   } catch {
     // fall through
   }
