@@ -141,9 +141,54 @@ ${n(s.retriedCreate.rru)} RRU, ${s.retriedCreate.sameTask ? 'the same task' : 'a
 A status-filtered ListTasks page (pageSize 10) for an owner with 20 working tasks:
 
 ${table(
-  ['tasks of other states', 'page queries', 'COUNT queries (totalSize)', 'RRU'],
-  s.filteredListPage.map((p) => [p.otherTasks, p.pageQueries, p.countQueries, n(p.rru)]),
+  ['tasks of other states', 'page queries (in parallel)', 'round trips', 'COUNT queries', 'RRU'],
+  s.filteredListPage.map((p) => [p.otherTasks, p.pageQueries, p.roundTrips, p.countQueries, n(p.rru)]),
 )}`);
+  }
+
+  if (r.scale) {
+    const sc = r.scale;
+    const sizes = [...new Set(sc.listTasks.map((l) => l.tasks))];
+    const cell = (f: string, p: string, size: number) => {
+      const x = sc.listTasks.find((l) => l.filter === f && l.page === p && l.tasks === size);
+      return x ? `${n(x.rru)} RRU, ${x.roundTrips} RT (${x.queries} queries, ${x.returned} tasks)` : '—';
+    };
+    out.push(`## Scale (\`test/bench/scale.ts\`)
+
+One owner's tasks written straight into the table (the store's own items, batched; load time:
+${Object.entries(sc.loadSeconds)
+  .map(([k, v]) => `${k} tasks ${v} s`)
+  .join(
+    ', ',
+  )}). byOwner has ${sc.ownerShards} shards per caller and A2A state, byContext ${sc.contextShards} per context;
+a page reads the shards it needs in parallel, one round trip. DynamoDB Local reports no read units for an
+empty query; AWS bills at least 0.5 RRU for each, so on AWS a page without a status filter (7 states × ${sc.ownerShards}
+shards) costs at least ${(7 * sc.ownerShards) / 2} RRU and one with a filter at least ${sc.ownerShards / 2}.
+
+${table(
+  ['ListTasks, pageSize 50', ...sizes.map((s2) => `${s2} tasks`)],
+  (['none', 'TASK_STATE_COMPLETED'] as const).flatMap((f) =>
+    (['first', 'middle'] as const).map((p) => [
+      `${f === 'none' ? 'no filter' : 'status COMPLETED'}, ${p} page`,
+      ...sizes.map((s2) => cell(f, p, s2)),
+    ]),
+  ),
+)}
+
+(With 100 tasks the filtered "middle" page is the second and last one, 25 tasks.) \`totalSize\` costs nothing: the
+page token carries the count of the pages before, so it is exact on the last page and a lower bound before it.
+
+Paging through all ${sc.shardMerge.tasks} tasks (${sc.shardMerge.pages} pages of 50, merged from the shards) gives ${
+      sc.shardMerge.sameOrder && sc.shardMerge.sameItems
+        ? 'the same items in the same order as one unsharded index sorted by status time'
+        : '**a different order or other items than an unsharded index** (!)'
+    }.
+
+The expiry sweep: ${sc.sweep.map((x) => `${x.rru} RRU in ${x.queries} queries with ${x.live} live and ${x.finished} finished tasks`).join('; ')}
+(the deadline index holds live tasks only).
+
+A task after ${sc.longTask.events} events: its item is at most ${sc.longTask.maxItemBytes} bytes (last ${sc.longTask.finalItemBytes});
+its last status update cost ${sc.longTask.writeUnitsLastWrite} WRU.`);
   }
 
   if (r.races) {

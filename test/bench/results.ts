@@ -5,6 +5,7 @@ import type { CrashResult } from './crash.ts';
 import type { Goal } from './goals.ts';
 import type { LatencyResult } from './latency.ts';
 import type { RaceResult } from './races.ts';
+import type { ScaleResult } from './scale.ts';
 import type { StartupResult } from './startup.ts';
 import type { StoreBenchResult } from './store.ts';
 
@@ -22,6 +23,7 @@ export interface BenchResults {
   retriedSend?: CostResult['retriedSend'];
   prices?: CostResult['prices'];
   store?: StoreBenchResult;
+  scale?: ScaleResult;
   races?: RaceResult;
   crash?: CrashResult;
   latency?: LatencyResult;

@@ -21,10 +21,11 @@ import { benchLatency, printLatency } from './latency.ts';
 import { benchRaces } from './races.ts';
 import { renderBenchmarks } from './report.ts';
 import type { BenchResults } from './results.ts';
+import { benchScale } from './scale.ts';
 import { benchStartup } from './startup.ts';
 import { benchStore } from './store.ts';
 
-const SECTIONS = ['cost', 'store', 'races', 'crash', 'latency', 'coldstart', 'startup'] as const;
+const SECTIONS = ['cost', 'store', 'scale', 'races', 'crash', 'latency', 'coldstart', 'startup'] as const;
 const root = join(import.meta.dirname, '..', '..');
 const asked = process.argv.slice(2);
 for (const s of asked) {
@@ -81,6 +82,22 @@ if (want('store')) {
   console.table(results.store.readLastTenByHistory);
   console.log('Status-filtered ListTasks page by other tasks held');
   console.table(results.store.filteredListPage);
+}
+
+if (want('scale')) {
+  step('scale (100, 10,000 and 100,000 tasks of one owner)');
+  const table = await createTestTable();
+  try {
+    results.scale = await benchScale(table);
+  } finally {
+    await table.drop();
+  }
+  console.log('\nListTasks by tasks held (pageSize 50)');
+  console.table(results.scale.listTasks);
+  console.table([results.scale.shardMerge]);
+  console.table(results.scale.sweep);
+  console.table([results.scale.longTask]);
+  console.log('load seconds', results.scale.loadSeconds);
 }
 
 if (want('races')) {

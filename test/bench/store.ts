@@ -35,6 +35,7 @@ export interface StoreBenchResult {
     otherTasks: number;
     pageQueries: number;
     countQueries: number;
+    roundTrips: number;
     /** Read units of the whole call (page and count). */
     rru: number;
   }>;
@@ -151,6 +152,7 @@ export const benchStore = async (table: TestTable): Promise<StoreBenchResult> =>
       otherTasks: others,
       pageQueries: u.byOperation.Query ?? 0,
       countQueries: u.byOperation['Query(COUNT)'] ?? 0,
+      roundTrips: u.roundTrips,
       rru: u.readUnits,
     });
   }
