@@ -13,10 +13,12 @@ import {
   A2AProtocolError,
   type CancelTaskCommand,
   checkContentType,
+  clip,
   errorCodecFor,
   failure,
   type GetTaskCommand,
   httpStatusOf,
+  isValidId,
   type JsonRpcId,
   type ListTasksCommand,
   parseEnvelope,
@@ -29,6 +31,16 @@ import {
 import type { Caller, TaskService } from './task-service.ts';
 
 export const MAX_REQUEST_BYTES = 1024 * 1024;
+
+/**
+ * A Lambda response carries at most 6 MB, the proxy result's JSON included (the body is a JSON
+ * string in it, escaped): a result whose escaped body exceeds this is answered with an error instead,
+ * which API Gateway can deliver (rather than a bare 502).
+ */
+export const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
+
+/** Method names are clipped to this many characters in logs and metadata. */
+const MAX_LOGGED_METHOD_LENGTH = 100;
 
 export interface RpcRequest {
   body: string | undefined | null;
@@ -89,11 +101,22 @@ export class A2AJsonRpc {
     }
     const envelope = parseEnvelope(request.body);
     if (!envelope.ok) return reply(envelope.id, { error: envelope.error, codec });
-    const meta: NonNullable<RpcResponse['meta']> = { method: envelope.method };
+    const meta: NonNullable<RpcResponse['meta']> = {
+      method: clip(envelope.method, MAX_LOGGED_METHOD_LENGTH),
+    };
     try {
       const parsed = parseRequest(codec, envelope.method, envelope.params);
       const result = await this.run(codec, parsed, request, meta);
-      return { ...reply(envelope.id, { result }), meta };
+      const response = reply(envelope.id, { result });
+      // measured as the proxy result will carry it: a JSON string, escaped
+      const carried = Buffer.byteLength(JSON.stringify(response.body), 'utf8');
+      if (carried > MAX_RESPONSE_BYTES) {
+        throw A2AProtocolError.internalError(
+          `Internal error: the result is too large to return (${carried} bytes, the limit is ` +
+            `${MAX_RESPONSE_BYTES}); ask for less of it (historyLength, pageSize, includeArtifacts)`,
+        );
+      }
+      return { ...response, meta };
     } catch (e) {
       const error = toProtocolError(e);
       return { ...reply(envelope.id, { error, codec }), meta: { ...meta, errorCode: error.code } };
@@ -224,8 +247,9 @@ const peekId = (body: string | null | undefined, size: number): JsonRpcId => {
   if (!body) return null;
   if (size <= MAX_REQUEST_BYTES) {
     try {
-      const id = (JSON.parse(body) as { id?: unknown })?.id;
-      return typeof id === 'string' || typeof id === 'number' ? id : null;
+      // JSON.parse is iterative: no nesting can overflow it
+      const id: unknown = (JSON.parse(body) as { id?: unknown } | null)?.id;
+      return isValidId(id) ? id : null;
     } catch {
       return null;
     }
@@ -233,7 +257,8 @@ const peekId = (body: string | null | undefined, size: number): JsonRpcId => {
   const match = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"[^"]*"\s*,\s*)?"id"\s*:\s*(-?\d+|"[^"\\]{0,256}")/.exec(
     body.slice(0, 512),
   );
-  return match?.[1] ? (JSON.parse(match[1]) as JsonRpcId) : null;
+  const id = match?.[1] ? (JSON.parse(match[1]) as JsonRpcId) : null;
+  return isValidId(id) ? id : null;
 };
 
 /**

@@ -16,6 +16,8 @@ let rpcUrl: string;
 
 interface RpcReply {
   status: number;
+  /** Size of the response body. */
+  bytes?: number;
   body: {
     jsonrpc: string;
     id: unknown;
@@ -33,7 +35,8 @@ const post = async (
     headers: { 'content-type': 'application/json', ...headers },
     body,
   });
-  return { status: res.status, body: (await res.json()) as RpcReply['body'] };
+  const text = await res.text();
+  return { status: res.status, bytes: Buffer.byteLength(text), body: JSON.parse(text) as RpcReply['body'] };
 };
 const call = (method: string, params: unknown, headers?: Record<string, string>) =>
   post(JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }), headers);
@@ -302,6 +305,106 @@ describe('the request Content-Type', () => {
       assert.equal(r.status, 200);
       const task = r.body.result?.task as { status: { state: string } } | undefined;
       assert.equal(task?.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(r.body));
+    }
+  });
+});
+
+describe('hostile input: bounded work, bounded errors (found by fuzzing)', () => {
+  const rpc = (method: string, params: string) =>
+    `{"jsonrpc":"2.0","id":5,"method":"${method}","params":${params}}`;
+  const message = (fields: string) => `{"message":{"messageId":"${crypto.randomUUID()}",${fields}}}`;
+  /** A JSON text nesting `levels` arrays around 1. */
+  const deep = (levels: number) => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
+
+  it('300,000 empty parts (900 KB): a small -32602 at once, naming message.parts; nothing is written', async () => {
+    const before = await taskCount();
+    const body = rpc(
+      'SendMessage',
+      message(`"role":"ROLE_USER","parts":[${Array(300_000).fill('{}').join(',')}]`),
+    );
+    assert.ok(body.length > 890_000 && body.length < 1024 * 1024);
+    const started = Date.now();
+    const r = await post(body);
+    const ms = Date.now() - started;
+    assert.equal(r.status, 200);
+    assert.equal(r.body.error?.code, -32602);
+    assert.equal(r.body.id, 5);
+    assert.match(r.body.error?.message ?? '', /message\.parts: has 300000 items; at most 10000/);
+    assert.ok((r.bytes ?? 0) < 2048, `${r.bytes} bytes`);
+    assert.ok(ms < 2000, `${ms} ms`);
+    assert.equal(await taskCount(), before);
+  });
+
+  it('values nested 5,000+ levels deep (role, status, data, unknown fields): -32602, not 500', async () => {
+    const before = await taskCount();
+    const cases: Array<[string, string, RegExp]> = [
+      ['SendMessage', message(`"role":${deep(6000)},"parts":[{"text":"x"}]`), /message\.role\[0\]/],
+      [
+        'SendMessage',
+        message(`"role":"ROLE_USER","parts":[{"data":${deep(6000)}}]`),
+        /message\.parts\[0\]\.data/,
+      ],
+      [
+        'SendMessage',
+        message(`"role":"ROLE_USER","parts":[{"text":"x"}],"foo":${deep(6000)}`),
+        /message\.foo/,
+      ],
+      ['ListTasks', `{"status":${deep(100_000)}}`, /status\[0\]/],
+    ];
+    for (const [method, params, field] of cases) {
+      const r = await post(rpc(method, params));
+      assert.equal(r.status, 200, method);
+      assert.equal(r.body.error?.code, -32602, `${method}: ${r.body.error?.message}`);
+      assert.match(r.body.error?.message ?? '', field);
+      assert.match(r.body.error?.message ?? '', /deeper than 64 levels/);
+      assert.ok((r.bytes ?? 0) < 2048);
+    }
+    // v0.3 too
+    const v03 = await post(rpc('message/send', message(`"role":${deep(6000)},"parts":[{"text":"x"}]`)), {});
+    assert.equal(v03.body.error?.code, -32602);
+    assert.equal(await taskCount(), before);
+  });
+
+  it('non-finite numbers (1e400) are refused anywhere in params, naming the field; nothing is written', async () => {
+    const before = await taskCount();
+    const cases: Array<[string, string, string]> = [
+      [
+        'SendMessage',
+        message('"role":"ROLE_USER","parts":[{"data":{"x":1e400}}]'),
+        'message.parts[0].data.x',
+      ],
+      [
+        'SendMessage',
+        message('"role":"ROLE_USER","parts":[{"text":"x"}],"metadata":{"m":-1e400}'),
+        'message.metadata.m',
+      ],
+      ['GetTask', '{"id":"t","historyLength":1e400}', 'historyLength'],
+    ];
+    for (const [method, params, field] of cases) {
+      const r = await post(rpc(method, params));
+      assert.equal(r.body.error?.code, -32602, params);
+      assert.match(r.body.error?.message ?? '', /finite number/);
+      const badRequest = (
+        r.body.error?.data as Array<{ fieldViolations?: Array<{ field: string }> }> | undefined
+      )?.[1];
+      assert.equal(badRequest?.fieldViolations?.[0]?.field, field);
+    }
+    assert.equal(await taskCount(), before);
+  });
+
+  it('huge strings where they do not belong get small errors', async () => {
+    const huge = 'z'.repeat(900_000);
+    const cases: Array<[string, unknown, number]> = [
+      ['SendMessage', { message: v1Message('x', { role: huge }) }, -32602],
+      ['GetTask', { id: huge }, -32001],
+      ['CancelTask', { id: huge }, -32001],
+      [huge, {}, -32601],
+      ['ListTasks', { pageToken: huge }, -32602],
+    ];
+    for (const [method, params, code] of cases) {
+      const r = await call(method, params);
+      assert.equal(r.body.error?.code, code, method.slice(0, 20));
+      assert.ok((r.bytes ?? 0) < 4096, `${method.slice(0, 20)}: ${r.bytes} bytes`);
     }
   });
 });

@@ -20,6 +20,14 @@ import {
   ValidationError,
 } from '../../domain/errors.ts';
 import { toA2AState } from '../../domain/states.ts';
+import {
+  clip,
+  MAX_DESCRIPTION_LENGTH,
+  MAX_ERROR_MESSAGE_LENGTH,
+  MAX_FIELD_PATH_LENGTH,
+  MAX_METADATA_VALUE_LENGTH,
+  MAX_VIOLATIONS,
+} from './bounds.ts';
 
 export const A2A_ERROR_DOMAIN = 'a2a-protocol.org';
 export const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
@@ -70,12 +78,23 @@ export class A2AProtocolError extends Error {
   readonly metadata: Record<string, string>;
   readonly fieldViolations?: FieldViolation[];
 
+  /** Every string is clipped and at most MAX_VIOLATIONS violations are kept: errors stay small (bounds.ts). */
   constructor(init: A2AProtocolErrorInit) {
-    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    super(
+      clip(init.message, MAX_ERROR_MESSAGE_LENGTH),
+      init.cause === undefined ? undefined : { cause: init.cause },
+    );
     this.code = init.code;
     this.reason = init.reason;
-    this.metadata = init.metadata ?? {};
-    if (init.fieldViolations && init.fieldViolations.length > 0) this.fieldViolations = init.fieldViolations;
+    this.metadata = Object.fromEntries(
+      Object.entries(init.metadata ?? {}).map(([k, v]) => [k, clip(String(v), MAX_METADATA_VALUE_LENGTH)]),
+    );
+    if (init.fieldViolations && init.fieldViolations.length > 0) {
+      this.fieldViolations = init.fieldViolations.slice(0, MAX_VIOLATIONS).map((v) => ({
+        field: clip(v.field, MAX_FIELD_PATH_LENGTH),
+        description: clip(v.description, MAX_DESCRIPTION_LENGTH),
+      }));
+    }
   }
 
   override get name(): string {
@@ -111,27 +130,34 @@ export class A2AProtocolError extends Error {
   }
 
   /**
-   * Invalid params. With violations the message names the first offending field;
-   * the full list travels as google.rpc.BadRequest.
+   * Invalid params. With violations the message names the first offending field and
+   * how many more there are; the first MAX_VIOLATIONS travel as google.rpc.BadRequest.
+   * `total` is the number of problems found when `violations` holds only the first ones;
+   * when more exist than are listed, ErrorInfo metadata `totalViolations` says how many.
    */
   static invalidParams(
     violations: FieldViolation[] | string,
     metadata?: Record<string, string>,
+    total?: number,
   ): A2AProtocolError {
     const list = typeof violations === 'string' ? [] : violations;
+    const count = Math.max(total ?? 0, list.length);
     let message: string;
     if (typeof violations === 'string') message = `Invalid params: ${violations}`;
     else {
       const [first] = list;
-      message = first ? `Invalid params: ${first.field}: ${first.description}` : 'Invalid params';
-      if (list.length > 1) message += ` (and ${list.length - 1} more problem${list.length > 2 ? 's' : ''})`;
+      message = first
+        ? `Invalid params: ${clip(first.field, MAX_FIELD_PATH_LENGTH)}: ${clip(first.description, MAX_DESCRIPTION_LENGTH)}`
+        : 'Invalid params';
+      if (count > 1) message += ` (and ${count - 1} more problem${count > 2 ? 's' : ''})`;
     }
+    const listed = Math.min(list.length, MAX_VIOLATIONS);
     return new A2AProtocolError({
       code: ERROR_CODES.INVALID_PARAMS,
       message,
       // a2a-js uses the same reason for malformed requests (RequestMalformedError).
       reason: 'INVALID_PARAMS',
-      ...(metadata ? { metadata } : {}),
+      metadata: { ...metadata, ...(count > listed ? { totalViolations: String(count) } : {}) },
       fieldViolations: list,
     });
   }

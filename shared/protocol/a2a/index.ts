@@ -33,6 +33,15 @@ export {
   type V03AgentCard,
 } from './agent-card.ts';
 export {
+  clip,
+  findBoundsViolation,
+  MAX_ARRAY_ITEMS,
+  MAX_LIST_ITEMS,
+  MAX_PARAMS_DEPTH,
+  MAX_PARTS,
+  MAX_VIOLATIONS,
+} from './bounds.ts';
+export {
   A2A_VERSION_HEADER,
   type A2ACodec,
   type A2AVersion,
@@ -66,6 +75,7 @@ export {
   checkContentType,
   type EnvelopeResult,
   failure,
+  isValidId,
   JSON_RPC_MEDIA_TYPES,
   type JsonRpcErrorObject,
   type JsonRpcFailure,

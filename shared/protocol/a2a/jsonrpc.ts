@@ -53,7 +53,8 @@ export function checkContentType(header: string | undefined | null): A2AProtocol
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const isValidId = (v: unknown): v is JsonRpcId =>
+/** A JSON-RPC id this server echoes: a string, a finite number or null. */
+export const isValidId = (v: unknown): v is JsonRpcId =>
   v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 
 /**

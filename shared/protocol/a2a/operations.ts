@@ -8,7 +8,7 @@ import type { A2AState } from '../../domain/states.ts';
 import { toA2AState } from '../../domain/states.ts';
 import { type Artifact, type Message, messageSchema, type TaskView } from '../../domain/task.ts';
 import { A2AProtocolError } from './errors.ts';
-import { violationsOf } from './validation.ts';
+import { invalidParamsOf } from './validation.ts';
 
 /** Every A2A operation, by its v1.0 (= gRPC) name. */
 export const PROTOCOL_OPERATIONS = [
@@ -151,7 +151,7 @@ export function finishSendMessage(draft: SendMessageDraft, options: ParseOptions
   const checked = messageSchema.safeParse(draft.message);
   if (!checked.success) {
     const issues = checked.error.issues.map((i) => ({ ...i, path: ['message', ...i.path] }));
-    throw A2AProtocolError.invalidParams(violationsOf(issues));
+    throw invalidParamsOf(issues);
   }
   if (draft.pushNotificationConfig && !options.pushNotifications) {
     throw A2AProtocolError.pushNotificationNotSupported(

@@ -9,6 +9,7 @@
 import type { A2AState } from '../../domain/states.ts';
 import type { Artifact, Message, Part, TaskView } from '../../domain/task.ts';
 import * as z from '../../validation/zod.ts';
+import { MAX_PARTS, showValue } from './bounds.ts';
 import type { A2ACodec } from './codec.ts';
 import { A2AProtocolError } from './errors.ts';
 import type { JsonRpcErrorObject } from './jsonrpc.ts';
@@ -32,6 +33,7 @@ import {
 } from './operations.ts';
 import {
   base64Schema,
+  boundedArray,
   historyLengthSchema,
   metadataSchema,
   nonEmpty,
@@ -141,7 +143,7 @@ const roleSchema = z.pipe(
     if (v === undefined) message = 'is required ("user" or "agent")';
     else if (v === 'ROLE_USER' || v === 'ROLE_AGENT') {
       message = `must be "user" or "agent"; ${v} is the A2A v1.0 spelling (send A2A-Version: 1.0 to use it)`;
-    } else message = `must be "user" or "agent", got ${JSON.stringify(v)}`;
+    } else message = `must be "user" or "agent", got ${showValue(v)}`;
     ctx.issues.push({ code: 'custom', message, input: v });
     return z.NEVER;
   }),
@@ -190,10 +192,10 @@ const messageSchema = wireObject({
   contextId: z.optional(z.string()),
   taskId: z.optional(z.string()),
   role: roleSchema,
-  parts: z.array(partSchema).check(z.minLength(1)),
+  parts: boundedArray(partSchema, MAX_PARTS).check(z.minLength(1)),
   metadata: z.optional(metadataSchema),
-  extensions: z.optional(z.array(z.string())),
-  referenceTaskIds: z.optional(z.array(z.string())),
+  extensions: z.optional(boundedArray(z.string())),
+  referenceTaskIds: z.optional(boundedArray(z.string())),
 });
 
 const pushConfigSchema = wireObject({
@@ -201,12 +203,12 @@ const pushConfigSchema = wireObject({
   url: z.string().check(z.minLength(1)),
   token: z.optional(z.string()),
   authentication: z.optional(
-    wireObject({ schemes: z.array(z.string()), credentials: z.optional(z.string()) }),
+    wireObject({ schemes: boundedArray(z.string()), credentials: z.optional(z.string()) }),
   ),
 });
 
 const configurationSchema = wireObject({
-  acceptedOutputModes: z.optional(z.array(z.string())),
+  acceptedOutputModes: z.optional(boundedArray(z.string())),
   blocking: z.optional(z.boolean()),
   historyLength: z.optional(historyLengthSchema(false)),
   pushNotificationConfig: z.optional(pushConfigSchema),

@@ -9,6 +9,7 @@
 import { A2A_STATES, type A2AState } from '../../domain/states.ts';
 import type { Artifact, Message, Part, TaskView } from '../../domain/task.ts';
 import * as z from '../../validation/zod.ts';
+import { MAX_PARTS, showValue } from './bounds.ts';
 import type { A2ACodec } from './codec.ts';
 import { type A2AProtocolError, badRequestOf, type ErrorInfoDetail, errorInfoOf } from './errors.ts';
 import type { JsonRpcErrorObject } from './jsonrpc.ts';
@@ -34,6 +35,7 @@ import {
 } from './operations.ts';
 import {
   base64Schema,
+  boundedArray,
   historyLengthSchema,
   int32,
   metadataSchema,
@@ -142,7 +144,7 @@ const roleSchema = z.pipe(
       message = `must be ROLE_USER or ROLE_AGENT; "${v}" is the A2A v0.3 spelling`;
     } else if (v === 'ROLE_UNSPECIFIED' || v === 0)
       message = 'must be ROLE_USER or ROLE_AGENT, not unspecified';
-    else message = `must be ROLE_USER or ROLE_AGENT, got ${JSON.stringify(v)}`;
+    else message = `must be ROLE_USER or ROLE_AGENT, got ${showValue(v)}`;
     ctx.issues.push({ code: 'custom', message, input: v });
     return z.NEVER;
   }),
@@ -169,7 +171,7 @@ const stateFilterSchema = z.pipe(
     if (typeof v === 'number' && Object.hasOwn(STATE_NUMBERS, v)) return STATE_NUMBERS[v];
     ctx.issues.push({
       code: 'custom',
-      message: `must be a TaskState: one of ${A2A_STATES.join(', ')}, got ${JSON.stringify(v)}`,
+      message: `must be a TaskState: one of ${A2A_STATES.join(', ')}, got ${showValue(v)}`,
       input: v,
     });
     return z.NEVER;
@@ -198,10 +200,10 @@ const messageSchema = wireObject(
     contextId: z.optional(z.string()),
     taskId: z.optional(z.string()),
     role: roleSchema,
-    parts: z.array(partSchema).check(z.minLength(1)),
+    parts: boundedArray(partSchema, MAX_PARTS).check(z.minLength(1)),
     metadata: z.optional(metadataSchema),
-    extensions: z.optional(z.array(z.string())),
-    referenceTaskIds: z.optional(z.array(z.string())),
+    extensions: z.optional(boundedArray(z.string())),
+    referenceTaskIds: z.optional(boundedArray(z.string())),
   },
   {
     message_id: 'messageId',
@@ -230,7 +232,7 @@ const pushConfigSchema = wireObject(
 
 const configurationSchema = wireObject(
   {
-    acceptedOutputModes: z.optional(z.array(z.string())),
+    acceptedOutputModes: z.optional(boundedArray(z.string())),
     taskPushNotificationConfig: z.optional(pushConfigSchema),
     historyLength: z.optional(historyLengthSchema(true)),
     returnImmediately: z.optional(z.boolean()),

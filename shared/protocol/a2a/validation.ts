@@ -6,6 +6,7 @@
  * field violations.
  */
 import * as z from '../../validation/zod.ts';
+import { findBoundsViolation, formatPath, MAX_LIST_ITEMS, MAX_VIOLATIONS, showValue } from './bounds.ts';
 import { A2AProtocolError, type FieldViolation } from './errors.ts';
 
 /** `historyLength` and friends are int32 on the wire. */
@@ -84,9 +85,6 @@ export function wireObject<S extends z.core.$ZodLooseShape>(
   return z.pipe(normalize, z.object(shape));
 }
 
-const describeInputShort = (v: unknown): string =>
-  v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
-
 /**
  * A free-form JSON object (`metadata`, a v0.3 data part): kept exactly as given, the very object
  * (no key dropped, renamed or re-created: `__proto__` keys stay own data keys). The domain checks
@@ -96,7 +94,7 @@ export const metadataSchema = z.pipe(
   z.unknown(),
   z.transform((v: unknown, ctx): Record<string, unknown> => {
     if (isPlainObject(v)) return v;
-    ctx.issues.push({ code: 'custom', message: `must be an object, got ${describeInputShort(v)}`, input: v });
+    ctx.issues.push({ code: 'custom', message: `must be an object, got ${describeInput(v)}`, input: v });
     return z.NEVER;
   }),
 );
@@ -192,22 +190,16 @@ export const base64Schema = z.pipe(
 // ---- zod issues → field violations ---------------------------------------------------------------
 
 /** `message.parts[0].text`, relative to the request params; the params object itself is "params". */
-export function fieldPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const seg of path) {
-    if (typeof seg === 'number') out += `[${seg}]`;
-    else out += out === '' ? String(seg) : `.${String(seg)}`;
-  }
-  return out === '' ? 'params' : out;
-}
+export const fieldPath = formatPath;
 
-const describeInput = (v: unknown): string => {
+/** What was given instead, in a few words (never the value itself: errors stay small). */
+function describeInput(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'object') return 'an object';
-  if (typeof v === 'string') return `a string`;
-  return `${typeof v} ${JSON.stringify(v)}`;
-};
+  if (typeof v === 'string') return 'a string';
+  return `${typeof v} ${showValue(v)}`;
+}
 
 const EXPECTED: Readonly<Record<string, string>> = {
   string: 'a string',
@@ -248,23 +240,59 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   }
 }
 
-export function violationsOf(issues: readonly z.core.$ZodIssue[]): FieldViolation[] {
+/** Field violations of zod issues: the first `max` of them (the caller knows the full count). */
+export function violationsOf(
+  issues: readonly z.core.$ZodIssue[],
+  max = Number.POSITIVE_INFINITY,
+): FieldViolation[] {
   const out: FieldViolation[] = [];
   for (const issue of issues) {
+    if (out.length >= max) break;
     if (issue.code === 'unrecognized_keys') {
       // only a strict schema reports these (the domain's, as a safety net): name each key
-      for (const key of issue.keys)
+      for (const key of issue.keys.slice(0, max - out.length)) {
         out.push({ field: fieldPath([...issue.path, key]), description: 'unknown field' });
+      }
     } else out.push({ field: fieldPath(issue.path), description: describeIssue(issue) });
   }
   return out;
 }
 
-/** Validate `input` against a wire schema, or throw -32602 listing the violations. */
+/** -32602 for zod issues: the first MAX_VIOLATIONS violations, and how many there were in all. */
+export function invalidParamsOf(issues: readonly z.core.$ZodIssue[]): A2AProtocolError {
+  return A2AProtocolError.invalidParams(violationsOf(issues, MAX_VIOLATIONS), undefined, issues.length);
+}
+
+/**
+ * Validate `input` against a wire schema, or throw -32602 naming the violations. The bounds
+ * pre-pass runs first (see bounds.ts): no schema ever sees hostile nesting, sizes or numbers.
+ */
 export function parseWire<T extends z.ZodMiniType>(schema: T, input: unknown): z.output<T> {
+  const out = findBoundsViolation(input);
+  if (out)
+    throw A2AProtocolError.invalidParams([{ field: fieldPath(out.path), description: out.description }]);
   const result = schema.safeParse(input ?? {}, { reportInput: true });
   if (result.success) return result.data;
-  throw A2AProtocolError.invalidParams(violationsOf(result.error.issues));
+  throw invalidParamsOf(result.error.issues);
+}
+
+/**
+ * An array of at most `max` items, checked before any item is validated (a long list of bad
+ * items would otherwise cost one validation and one issue per item).
+ */
+export function boundedArray<T extends z.ZodMiniType>(item: T, max: number = MAX_LIST_ITEMS) {
+  const bound = z.transform((v: unknown, ctx) => {
+    if (Array.isArray(v) && v.length > max) {
+      ctx.issues.push({
+        code: 'custom',
+        message: `must contain at most ${max} items (got ${v.length})`,
+        input: v,
+      });
+      return z.NEVER;
+    }
+    return v;
+  });
+  return z.pipe(bound, z.array(item));
 }
 
 /** Drop empty strings and empty arrays (ProtoJSON defaults mean "not set"). */

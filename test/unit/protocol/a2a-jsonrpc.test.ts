@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { A2AJsonRpc, type RpcRequest } from '../../../shared/app/a2a-jsonrpc.ts';
 import type { TaskService } from '../../../shared/app/task-service.ts';
 import { TaskNotFoundError } from '../../../shared/domain/errors.ts';
+import { userMessage, view } from './fixtures.ts';
 
 type Impl = Record<string, (...args: unknown[]) => unknown>;
 
@@ -121,5 +122,36 @@ describe('A2AJsonRpc: the request content type', () => {
       assert.equal(r.body.id, 3);
     }
     assert.equal(calls.length, 3);
+  });
+});
+
+describe('A2AJsonRpc: bounded responses', () => {
+  it('a result too large for a Lambda response (6 MB) is answered with a small -32603 instead', async () => {
+    const bigText = 'q'.repeat(64 * 1024);
+    const history = Array.from({ length: 100 }, (_, i) =>
+      userMessage({ messageId: `m${i}`, parts: [{ text: bigText }] }),
+    );
+    const { service } = fakeTasks({ read: async () => view({ history }) });
+    const res = await new A2AJsonRpc(service).handle(request(GET_TASK));
+    assert.equal(res.statusCode, 500);
+    assert.ok(res.body.length < 2048, `${res.body.length} bytes`);
+    const body = JSON.parse(res.body) as Reply['body'];
+    assert.equal(body.id, 3);
+    assert.equal(body.error?.code, -32603);
+    assert.match(body.error?.message ?? '', /too large.*historyLength/);
+    // the same task with a short history is returned
+    const small = fakeTasks({ read: async () => view({ history: history.slice(0, 10) }) });
+    const ok = await new A2AJsonRpc(small.service).handle(request(GET_TASK));
+    assert.equal(ok.statusCode, 200);
+    assert.ok(ok.body.length > 10 * 64 * 1024);
+  });
+
+  it('method names are clipped in the request metadata used for logs', async () => {
+    const { service } = fakeTasks();
+    const res = await new A2AJsonRpc(service).handle(
+      request(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'm'.repeat(100_000), params: {} })),
+    );
+    assert.ok((res.meta?.method?.length ?? 0) <= 100);
+    assert.ok(res.body.length < 4096);
   });
 });
