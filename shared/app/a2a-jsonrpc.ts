@@ -5,15 +5,18 @@
  * codecs only translate shapes.
  */
 
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { ValidationError } from '../domain/errors.ts';
 import { isInterrupted, isTerminal, type SynapseState, synapseStatesFor } from '../domain/states.ts';
 import type { TaskView } from '../domain/task.ts';
+import { logger } from '../observability/index.ts';
 import {
   type A2ACodec,
   A2AProtocolError,
   type CancelTaskCommand,
   checkContentType,
   clip,
+  ERROR_CODES,
   errorCodecFor,
   failure,
   type GetTaskCommand,
@@ -75,10 +78,64 @@ const reply = (
   };
 };
 
-export class A2AJsonRpc {
-  constructor(private readonly tasks: TaskService) {}
+export interface A2AJsonRpcOptions {
+  /** Where internal errors (-32603) are logged, with their cause; default the functions' logger. */
+  logger?: Pick<Logger, 'error'>;
+}
 
+/** The answer when even building an error answer failed: fixed, small, and it leaks nothing. */
+const LAST_RESORT: RpcResponse = {
+  statusCode: 500,
+  headers: JSON_HEADERS,
+  body: JSON.stringify(
+    failure(null, {
+      code: ERROR_CODES.INTERNAL_ERROR,
+      message: 'Internal error',
+      data: { reason: 'INTERNAL_ERROR' },
+    }),
+  ),
+};
+
+export class A2AJsonRpc {
+  private readonly log: Pick<Logger, 'error'>;
+
+  constructor(
+    private readonly tasks: TaskService,
+    options: A2AJsonRpcOptions = {},
+  ) {
+    this.log = options.logger ?? logger;
+  }
+
+  /**
+   * Never throws: whatever fails is answered. A -32603 (a fault of ours, not of the request) is
+   * logged at ERROR with the error, its stack and cause; the client only reads "Internal error".
+   */
   async handle(request: RpcRequest): Promise<RpcResponse> {
+    try {
+      return await this.answer(request);
+    } catch (e) {
+      // a failure outside the operation (reading the request, encoding an answer)
+      this.logInternal(e, undefined);
+      try {
+        const error = A2AProtocolError.internalError('Internal error', e);
+        return {
+          ...reply(null, { error, codec: errorCodecFor(undefined) }),
+          meta: { errorCode: error.code },
+        };
+      } catch {
+        return LAST_RESORT;
+      }
+    }
+  }
+
+  private logInternal(cause: unknown, method: string | undefined): void {
+    this.log.error('JSON-RPC request failed with an internal error', {
+      ...(method !== undefined ? { method } : {}),
+      error: cause instanceof Error ? cause : String(cause),
+    });
+  }
+
+  private async answer(request: RpcRequest): Promise<RpcResponse> {
     const versionHeader = request.headers['a2a-version'];
     const size = Buffer.byteLength(request.body ?? '', 'utf8');
     let codec: A2ACodec;
@@ -119,6 +176,7 @@ export class A2AJsonRpc {
       return { ...response, meta };
     } catch (e) {
       const error = toProtocolError(e);
+      if (error.code === ERROR_CODES.INTERNAL_ERROR) this.logInternal(error.cause ?? error, meta.method);
       return { ...reply(envelope.id, { error, codec }), meta: { ...meta, errorCode: error.code } };
     }
   }

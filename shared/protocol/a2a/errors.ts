@@ -334,7 +334,7 @@ export function fromDomainError(e: DomainError): A2AProtocolError {
       { messageId: e.messageId, taskId: e.taskId },
     );
   }
-  return A2AProtocolError.internalError();
+  return A2AProtocolError.internalError('Internal error', e);
 }
 
 /**

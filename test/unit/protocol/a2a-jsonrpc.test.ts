@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { A2AJsonRpc, type RpcRequest } from '../../../shared/app/a2a-jsonrpc.ts';
 import type { TaskService } from '../../../shared/app/task-service.ts';
 import { TaskNotFoundError } from '../../../shared/domain/errors.ts';
+import { createObservability } from '../../../shared/observability/index.ts';
 import { userMessage, view } from './fixtures.ts';
 
 type Impl = Record<string, (...args: unknown[]) => unknown>;
@@ -132,7 +133,8 @@ describe('A2AJsonRpc: bounded responses', () => {
       userMessage({ messageId: `m${i}`, parts: [{ text: bigText }] }),
     );
     const { service } = fakeTasks({ read: async () => view({ history }) });
-    const res = await new A2AJsonRpc(service).handle(request(GET_TASK));
+    const quiet = createObservability({ logLevel: 'SILENT' }).logger;
+    const res = await new A2AJsonRpc(service, { logger: quiet }).handle(request(GET_TASK));
     assert.equal(res.statusCode, 500);
     assert.ok(res.body.length < 2048, `${res.body.length} bytes`);
     const body = JSON.parse(res.body) as Reply['body'];
@@ -153,5 +155,112 @@ describe('A2AJsonRpc: bounded responses', () => {
     );
     assert.ok((res.meta?.method?.length ?? 0) <= 100);
     assert.ok(res.body.length < 4096);
+  });
+});
+
+/**
+ * Runs `fn` and returns the JSON lines it wrote to stdout and stderr (the Powertools logger writes
+ * ERROR lines with console.error, i.e. to stderr).
+ */
+const captureLogs = async <T>(
+  fn: () => Promise<T>,
+): Promise<{ result: T; lines: Record<string, unknown>[] }> => {
+  const chunks: string[] = [];
+  const streams = [process.stdout, process.stderr];
+  const originals = streams.map((s) => s.write);
+  for (const stream of streams) {
+    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+      (rest.find((r) => typeof r === 'function') as (() => void) | undefined)?.();
+      return true;
+    }) as typeof stream.write;
+  }
+  try {
+    const result = await fn();
+    const lines = chunks
+      .join('')
+      .split('\n')
+      .filter((l) => l.trim().startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    return { result, lines };
+  } finally {
+    streams.forEach((stream, i) => {
+      stream.write = originals[i] as typeof stream.write;
+    });
+  }
+};
+
+describe('A2AJsonRpc: internal errors', () => {
+  // the local default level (POWERTOOLS_LOG_LEVEL=WARN): only what matters gets through
+  const warnLogger = () => createObservability({ logLevel: 'WARN' }).logger;
+
+  it('-32603 is logged at ERROR with the error and its stack; the client only sees "Internal error"', async () => {
+    const failure = new Error('dynamodb exploded at 10.1.2.3', { cause: new TypeError('socket hang up') });
+    const { service } = fakeTasks({
+      read: async () => {
+        throw failure;
+      },
+    });
+    const rpc = new A2AJsonRpc(service, { logger: warnLogger() });
+    const { result: res, lines } = await captureLogs(() => rpc.handle(request(GET_TASK)));
+    assert.equal(res.statusCode, 500);
+    const body = JSON.parse(res.body) as Reply['body'];
+    assert.equal(body.id, 3);
+    assert.equal(body.error?.code, -32603);
+    assert.equal(body.error?.message, 'Internal error');
+    assert.doesNotMatch(res.body, /exploded|10\.1\.2\.3|socket|stack|at /);
+
+    assert.equal(lines.length, 1, JSON.stringify(lines));
+    const [line] = lines;
+    assert.equal(line?.level, 'ERROR');
+    assert.equal(line?.method, 'GetTask');
+    const error = line?.error as { message: string; stack: string; cause?: { message: string } };
+    assert.equal(error.message, 'dynamodb exploded at 10.1.2.3');
+    assert.match(error.stack, /a2a-jsonrpc\.test\.ts/);
+    assert.equal(error.cause?.message, 'socket hang up');
+  });
+
+  it('a value thrown that is not an Error is logged too', async () => {
+    const { service } = fakeTasks({
+      read: async () => {
+        throw 'a bare string';
+      },
+    });
+    const { lines } = await captureLogs(() =>
+      new A2AJsonRpc(service, { logger: warnLogger() }).handle(request(GET_TASK)),
+    );
+    assert.equal(lines.length, 1);
+    assert.match(JSON.stringify(lines[0]?.error), /a bare string/);
+  });
+
+  it('a failure outside the operation (reading the request itself) is answered and logged as well', async () => {
+    const { service, calls } = fakeTasks();
+    const headers = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('headers unreadable');
+        },
+      },
+    );
+    const { result: res, lines } = await captureLogs(() =>
+      new A2AJsonRpc(service, { logger: warnLogger() }).handle({ ...request(GET_TASK), headers }),
+    );
+    assert.equal(res.statusCode, 500);
+    assert.equal((JSON.parse(res.body) as Reply['body']).error?.message, 'Internal error');
+    assert.equal(lines[0]?.level, 'ERROR');
+    assert.equal((lines[0]?.error as { message: string } | undefined)?.message, 'headers unreadable');
+    assert.deepEqual(calls, []);
+  });
+
+  it('other errors are answered without logging at WARN and above', async () => {
+    const { service } = fakeTasks({ read: notFound });
+    const rpc = new A2AJsonRpc(service, { logger: warnLogger() });
+    const { lines } = await captureLogs(async () => {
+      await rpc.handle(request(GET_TASK));
+      await rpc.handle(request('{"jsonrpc":"2.0","id":1,"method":"Nope"}'));
+      await rpc.handle(request('not json'));
+    });
+    assert.deepEqual(lines, []);
   });
 });
