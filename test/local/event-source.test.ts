@@ -346,15 +346,19 @@ describe('SQS event source', { concurrency: true }, () => {
     });
   });
 
-  test('concurrency: parallel pollers run that many batches at once', async () => {
-    await withSqs(testQueue({ batchSize: 1, visibilityTimeoutSeconds: 5 }), async (sqs) => {
+  test('concurrency: that many batches run at once, no more', async () => {
+    await withSqs(testQueue({ batchSize: 1, visibilityTimeoutSeconds: 30 }), async (sqs) => {
       await sendAll(sqs, ['1', '2', '3', '4', '5', '6']);
       let running = 0;
       let peak = 0;
+      let open: () => void = () => {};
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
       const rec = recorder(async () => {
         running++;
         peak = Math.max(peak, running);
-        await sleep(200);
+        await gate;
         running--;
         return undefined;
       });
@@ -365,8 +369,13 @@ describe('SQS event source', { concurrency: true }, () => {
         concurrency: 3,
       });
       try {
+        await waitFor('3 batches at once', () => running === 3);
+        await sleep(300); // room for a fourth, were the cap not kept
+        assert.equal(peak, 3);
+        open();
         await waitFor('6 deliveries', () => rec.deliveries.length >= 6);
       } finally {
+        open();
         await source.stop();
       }
       assert.equal(peak, 3);
