@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { alive, javaChildrenOf, run, waitForOutput } from './fixtures/process.ts';
+import { alive, javaChildrenOf, run, stopRun, waitForOutput } from './fixtures/process.ts';
 
 describe('npm start (local/main.ts)', { concurrency: true }, () => {
   test('a port already taken: a clear message and a non-zero exit, before Java starts', async () => {
@@ -53,9 +53,11 @@ describe('npm start (local/main.ts)', { concurrency: true }, () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'synapse-main-'));
       const r = run('test/local/fixtures/fake-main.ts', { PORT: '0' }, ['--data-dir', dataDir], group);
       try {
+        // a loaded machine (two test files at once, each with its own JVMs) can take a while
         const [, seconds, url] = await waitForOutput(
           r,
           /ready in (\d+\.\d) s on (http:\/\/127\.0\.0\.1:\d+)/,
+          90_000,
         );
         console.log(`# ${signal} run: ready in ${seconds} s (fake handlers)`);
         await waitForOutput(r, /Press Ctrl\+C to stop/);
@@ -85,7 +87,7 @@ describe('npm start (local/main.ts)', { concurrency: true }, () => {
           'DynamoDB data written to --data-dir',
         );
       } finally {
-        if (r.child.exitCode === null) r.child.kill('SIGKILL');
+        await stopRun(r);
         rmSync(dataDir, { recursive: true, force: true });
       }
     });
