@@ -1,11 +1,15 @@
 /**
  * `npm start`: runs the hub until SIGINT/SIGTERM. Split from main.ts so a test
  * can run the same start-up, messages and shutdown with fake handlers.
+ *
+ * A signal stops the hub without waiting for the agents: work in flight gets
+ * the hub's stop grace (DEFAULT_STOP_GRACE_MS), then the process exits and
+ * leaves what still ran to its tasks' leases. A second signal exits at once.
  */
 import { JSONRPC_PATH, ROUTES } from '../shared/routes.ts';
 import { JavaMissingError } from './dynamodb-local.ts';
 import type { BusEvent } from './event-bus.ts';
-import { type HubHandlers, type LocalHub, startLocalHub } from './hub.ts';
+import { DEFAULT_STOP_GRACE_MS, type HubHandlers, type LocalHub, startLocalHub } from './hub.ts';
 
 export interface CliOptions {
   argv: string[];
@@ -56,7 +60,10 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
   const shutdown = async (signal: NodeJS.Signals) => {
     if (!hub || stopping) process.exit(130);
     stopping = true;
-    console.log(`\n${signal}: stopping the local hub…`);
+    const grace = (DEFAULT_STOP_GRACE_MS / 1000).toFixed(0);
+    console.log(
+      `\n${signal}: stopping the local hub (${grace} s for work in flight; again to quit at once)…`,
+    );
     const t0 = performance.now();
     await hub.stop();
     console.log(`Stopped in ${((performance.now() - t0) / 1000).toFixed(1)} s.`);

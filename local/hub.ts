@@ -28,7 +28,7 @@ import { type FunctionName, ROUTES } from '../shared/routes.ts';
 import { type DynamoLocal, startDynamoLocal } from './dynamodb-local.ts';
 import { type BusEvent, type LocalEventBus, startLocalEventBus } from './event-bus.ts';
 import { type EventSource, type SqsHandler, startEventSource } from './event-source.ts';
-import { type ApiHandler, type HttpGateway, startHttpGateway } from './http-gateway.ts';
+import { type ApiHandler, startHttpGateway } from './http-gateway.ts';
 import { consoleLog, LOCAL_REGION, type LocalLog } from './lambda-context.ts';
 import { type Schedule, type ScheduledHandler, startSchedule } from './scheduler.ts';
 import { type LocalSqs, startLocalSqs } from './sqs.ts';
@@ -77,6 +77,14 @@ export interface LocalHubOptions {
   maxBodyBytes?: number;
   /** Pause of the stream poller after an empty read (Lambda polls about four times a second). */
   streamPollMs?: number;
+  /**
+   * stop(): how long handler invocations in flight (HTTP requests, executor batches, the relay's batch,
+   * a sweep) get to finish, 3 s by default (DEFAULT_STOP_GRACE_MS). What still runs then is left behind
+   * as by a Lambda runtime shut down mid-invocation: nothing is written to its tasks, which stay executing
+   * until their lease runs out and a lease watch ends them as lost (a restart on the same data directory
+   * queues the watches again).
+   */
+  stopGraceMs?: number;
   /** Called with every lifecycle event the relay publishes (the CLI prints them). */
   onLifecycleEvent?: (event: BusEvent) => void;
   log?: LocalLog;
@@ -98,12 +106,17 @@ export interface LocalHub {
   relayCaughtUp(): Promise<void>;
   /** Runs the sweeper now instead of waiting for its next tick. */
   sweep(): Promise<void>;
-  /** Stops everything (reverse order of start) and restores the environment. */
-  stop(): Promise<void>;
+  /**
+   * Stops taking work everywhere at once (gateway, executor queue, stream, schedule), gives what is in
+   * flight `graceMs` (the stopGraceMs option by default) to finish, then stops the rest (reverse order of
+   * start) whether or not it did, and restores the environment.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 export const DEFAULT_TABLE_NAME = 'synapse-local';
 export const DEFAULT_EXECUTOR_CONCURRENCY = 100;
+export const DEFAULT_STOP_GRACE_MS = 3000;
 
 /** Values that keep Powertools and the SDK quiet locally, unless the caller's environment says otherwise. */
 const QUIET_DEFAULTS: Record<string, string> = {
@@ -187,17 +200,28 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
   const tableName = options.tableName ?? DEFAULT_TABLE_NAME;
   const apiHandlers: Partial<Record<FunctionName, ApiHandler>> = {};
   const cleanup: (() => Promise<void> | void)[] = [];
-  let gateway: HttpGateway | undefined;
-  // the gateway goes first so no request reaches a half-stopped hub; the rest in reverse order of start
-  const stopAll = async () => {
-    const steps = cleanup.splice(0).reverse();
-    if (gateway) steps.unshift(gateway.stop);
-    gateway = undefined;
-    for (const step of steps) {
+  // what takes work in and invokes handlers: each stops taking it at once and waits up to graceMs
+  const workers: ((graceMs: number) => Promise<void>)[] = [];
+  /** For a source whose stop() waits without a bound: stop waiting after the grace. */
+  const withGrace = (name: string, stop: () => Promise<void>) => async (graceMs: number) => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), graceMs);
+    });
+    const result = await Promise.race([stop(), late]);
+    clearTimeout(timer);
+    if (result === 'late') log(`local hub: the ${name} was still busy after ${graceMs} ms; left behind`);
+  };
+  // intake stops everywhere first, so no request or message reaches a half-stopped hub; then the
+  // rest in reverse order of start
+  const stopAll = async (graceMs = options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS) => {
+    const report = (e: unknown) => log('local hub: a component did not stop cleanly', e);
+    await Promise.all(workers.splice(0).map((stop) => stop(graceMs).catch(report)));
+    for (const step of cleanup.splice(0).reverse()) {
       try {
         await step();
       } catch (e) {
-        log('local hub: a component did not stop cleanly', e);
+        report(e);
       }
     }
   };
@@ -212,7 +236,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       log,
       ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
     });
-    gateway = api;
+    workers.push((graceMs) => api.stop(graceMs));
     const publicUrl = api.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//127.0.0.1');
 
     const dataDir = options.dataDir ? resolve(options.dataDir) : undefined;
@@ -275,8 +299,13 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       waitTimeSeconds: options.pollWaitSeconds ?? 1,
       log,
     });
-    cleanup.push(async () => {
-      await executor.stop();
+    workers.push(async (graceMs) => {
+      const left = await executor.stop(graceMs);
+      if (left > 0)
+        log(
+          `local hub: ${left} executor batch(es) still running after ${graceMs} ms were left behind; ` +
+            'their tasks stay executing until their lease runs out (a restart on the same data directory watches it)',
+        );
     });
 
     // the queues live in memory: after a restart, re-derive the runs and lease watches live tasks need
@@ -317,7 +346,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       ...(options.streamPollMs !== undefined ? { idlePollMs: options.streamPollMs } : {}),
       log,
     });
-    cleanup.push(() => relay.stop());
+    workers.push(withGrace('relay', () => relay.stop()));
 
     const sweeper: Schedule = startSchedule({
       handler: handlers.sweeper,
@@ -325,7 +354,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       intervalMs: options.sweepIntervalMs ?? 60_000,
       log,
     });
-    cleanup.push(() => sweeper.stop());
+    workers.push(withGrace('sweeper', () => sweeper.stop()));
 
     return {
       url: publicUrl,
@@ -338,7 +367,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       recovered,
       relayCaughtUp: () => relay.caughtUp(),
       sweep: () => sweeper.fire(),
-      stop: stopAll,
+      stop: (graceMs) => stopAll(graceMs),
     };
   } catch (e) {
     await stopAll();
