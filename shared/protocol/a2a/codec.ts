@@ -3,7 +3,7 @@
  * version-neutral dispatch on top of it: version negotiation from the
  * `A2A-Version` header and method resolution with helpful errors.
  */
-import type { TaskView } from '../../domain/task.ts';
+import type { Message, TaskView } from '../../domain/task.ts';
 import { A2AProtocolError } from './errors.ts';
 import type { JsonRpcErrorObject } from './jsonrpc.ts';
 import type {
@@ -44,6 +44,12 @@ export interface A2ACodec extends MethodLookup {
   encodeTask(view: TaskView, opts: TaskEncodeOptions): WireObject;
   /** v1.0 `{task}` wrapper; v0.3 bare Task. */
   encodeSendResult(view: TaskView, opts: TaskEncodeOptions): WireObject;
+  /**
+   * SendMessage answered with a message and no task (digest §4.3): v1.0 `{message}` wrapper,
+   * v0.3 bare Message (`kind: "message"`). `message` is the agent's reply as the task service
+   * made it: role 'agent', contextId set, no taskId.
+   */
+  encodeSendReply(message: Message): WireObject;
   encodeGetResult(view: TaskView, opts: TaskEncodeOptions): WireObject;
   encodeCancelResult(view: TaskView, opts: TaskEncodeOptions): WireObject;
   encodeListResult(result: ListTasksResult, opts: TaskEncodeOptions): WireObject;

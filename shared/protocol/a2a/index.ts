@@ -13,6 +13,7 @@
  *       case 'SendMessage': { const view = await engine…(req.command);
  *         return reply(env.id, undefined, codec.encodeSendResult(view, { includeArtifacts: true,
  *           historyLength: req.command.historyLength })); }
+ *         // or, when the agent answered with a message and made no task: codec.encodeSendReply(message)
  *       …
  *     }
  *   } catch (e) { return reply(env.id, codec.encodeError(toProtocolError(e))); }
@@ -110,6 +111,7 @@ export {
   type V1ListTasksResponse,
   type V1Message,
   type V1Part,
+  type V1SendMessageReply,
   type V1Task,
   v1Codec,
 } from './v1.ts';

@@ -414,6 +414,11 @@ export const v03Codec = {
     return encodeTask(view, opts);
   },
 
+  /** v0.3 returns the bare Message (with `kind: "message"`). */
+  encodeSendReply(message: Message): V03Message {
+    return encodeMessage(message);
+  },
+
   encodeGetResult(view: TaskView, opts: TaskEncodeOptions): V03Task {
     return encodeTask(view, opts);
   },

@@ -99,6 +99,11 @@ export interface V1SendMessageResponse {
   task: V1Task;
 }
 
+/** SendMessageResponse's other payload: a message, no task. */
+export interface V1SendMessageReply {
+  message: V1Message;
+}
+
 export interface V1ListTasksResponse {
   tasks: V1Task[];
   nextPageToken: string;
@@ -453,6 +458,10 @@ export const v1Codec = {
 
   encodeSendResult(view: TaskView, opts: TaskEncodeOptions): V1SendMessageResponse {
     return { task: encodeTask(view, opts) };
+  },
+
+  encodeSendReply(message: Message): V1SendMessageReply {
+    return { message: encodeMessage(message) };
   },
 
   encodeGetResult(view: TaskView, opts: TaskEncodeOptions): V1Task {

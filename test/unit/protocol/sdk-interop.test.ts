@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import {
   ListTasksResponse,
   Role,
+  type Message as SdkMessage,
   SendMessageRequest as SdkSendMessageRequest,
   Task as SdkTask,
   SendMessageResponse,
@@ -55,6 +56,17 @@ const cardInput = (version: '1.0' | '0.3') => ({
   capabilities: { streaming: false, pushNotifications: false },
   version,
 });
+
+/** A reply as the task service makes it: role agent, contextId set, no taskId. */
+const replyMessage = (contextId: string) => {
+  const { taskId: _none, ...reply } = agentMessage({
+    messageId: 'reply-1',
+    contextId,
+    parts: [{ text: 'pong' }, { data: { n: 1 }, mediaType: 'application/json' }],
+    metadata: { via: 'respond' },
+  });
+  return reply;
+};
 
 interface Captured {
   headers: Headers;
@@ -119,6 +131,12 @@ function fakeServer() {
       let result: JsonRpcResponse;
       switch (req.operation) {
         case 'SendMessage': {
+          if (req.command.message.parts[0]?.text === 'reply please') {
+            // the agent answers with a message and makes no task
+            const contextId = req.command.contextId ?? 'ctx-reply';
+            result = success(env.id, codec.encodeSendReply(replyMessage(contextId)));
+            break;
+          }
           const v = send(req.command);
           const opts = {
             includeArtifacts: true,
@@ -367,6 +385,27 @@ describe('@a2a-js/sdk 1.3.0 client (v1.0 JSON-RPC transport) against our wire la
     assert.equal(canceled.status?.state, TaskState.TASK_STATE_CANCELED);
   });
 
+  it('a message reply ({message}, no task) is what the SDK returns from sendMessage', async () => {
+    const server = fakeServer();
+    const client = await v1Client(server);
+    const result = await client.sendMessage({
+      tenant: '',
+      message: sdkMessage('reply please', { contextId: 'ctx-r' }),
+      configuration: undefined,
+      metadata: undefined,
+    });
+    assert.ok(!('status' in result), 'a Message, not a Task');
+    const message = result as SdkMessage;
+    assert.equal(message.messageId, 'reply-1');
+    assert.equal(message.role, Role.ROLE_AGENT);
+    assert.equal(message.contextId, 'ctx-r');
+    assert.equal(message.taskId, '');
+    assert.deepEqual(message.parts[0]?.content, { $case: 'text', value: 'pong' });
+    assert.deepEqual(message.parts[1]?.content, { $case: 'data', value: { n: 1 } });
+    assert.deepEqual(message.metadata, { via: 'respond' });
+    assert.equal(server.tasks.size, 0, 'no task was made');
+  });
+
   it('maps our errors to the SDK error classes', async () => {
     const server = fakeServer();
     const client = await v1Client(server);
@@ -442,6 +481,35 @@ describe('@a2a-js/sdk 1.3.0 legacy (v0.3) JSON-RPC transport against our v0.3 co
   });
 });
 
+describe('@a2a-js/sdk 1.3.0 legacy (v0.3) transport: a message reply', () => {
+  it('the bare v0.3 Message (kind "message") is what the SDK returns from sendMessage', async () => {
+    const server = fakeServer();
+    const legacy = { enabled: true };
+    const factory = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl: server.fetchImpl, legacyCompat: legacy })],
+        cardResolver: new DefaultAgentCardResolver({ fetchImpl: server.fetchImpl, legacyCompat: legacy }),
+      }),
+    );
+    const { supportedInterfaces: _ignored, ...pureV03Card } = buildAgentCard(cardInput('0.3'));
+    const client = await factory.createFromAgentCard(pureV03Card as never);
+    assert.equal(client.protocolVersion, '0.3');
+    const result = await client.sendMessage({
+      tenant: '',
+      message: sdkMessage('reply please'),
+      configuration: undefined,
+      metadata: undefined,
+    });
+    assert.equal(server.calls[0]?.body.method, 'message/send');
+    assert.ok(!('status' in result), 'a Message, not a Task');
+    const message = result as SdkMessage;
+    assert.equal(message.role, Role.ROLE_AGENT);
+    assert.equal(message.contextId, 'ctx-reply');
+    assert.deepEqual(message.parts[0]?.content, { $case: 'text', value: 'pong' });
+    assert.deepEqual(message.parts[1]?.content, { $case: 'data', value: { n: 1 } });
+  });
+});
+
 describe('our v1.0 output decoded by the SDK ProtoJSON types', () => {
   const v = view({
     state: 'info_needed',
@@ -472,6 +540,16 @@ describe('our v1.0 output decoded by the SDK ProtoJSON types', () => {
   it('SendMessageResponse.fromJSON finds the task payload', () => {
     const decoded = SendMessageResponse.fromJSON(v1Codec.encodeSendResult(v, { includeArtifacts: true }));
     assert.equal(decoded.payload?.$case, 'task');
+  });
+
+  it('SendMessageResponse.fromJSON finds the message payload of a reply, and toJSON gives our encoding back', () => {
+    const ours = v1Codec.encodeSendReply(replyMessage('ctx-1'));
+    const decoded = SendMessageResponse.fromJSON(ours);
+    assert.equal(decoded.payload?.$case, 'message');
+    if (decoded.payload?.$case !== 'message') return;
+    assert.equal(decoded.payload.value.role, Role.ROLE_AGENT);
+    assert.equal(decoded.payload.value.contextId, 'ctx-1');
+    assert.deepEqual(SendMessageResponse.toJSON(decoded), ours);
   });
 
   it('ListTasksResponse.fromJSON reads all four fields', () => {

@@ -367,6 +367,24 @@ describe('v0.3 Task encoding', () => {
     );
   });
 
+  it('a message reply (no task) is the bare Message with kind "message"', () => {
+    const { taskId: _none, ...reply } = agentMessage({
+      messageId: 'r1',
+      contextId: 'c9',
+      parts: [{ text: 'pong' }, { data: [1, 2] }],
+    });
+    assert.deepEqual(v03Codec.encodeSendReply(reply), {
+      kind: 'message',
+      messageId: 'r1',
+      contextId: 'c9',
+      role: 'agent',
+      parts: [
+        { kind: 'text', text: 'pong' },
+        { kind: 'data', data: { value: [1, 2] }, metadata: { data_part_compat: true } },
+      ],
+    });
+  });
+
   it('the two codecs encode the same view to equivalent tasks', () => {
     const v = view({ state: 'completed', artifacts: [artifact()] });
     const a = v1Codec.encodeTask(v, { includeArtifacts: true });

@@ -682,6 +682,24 @@ describe('v1.0 Task encoding', () => {
     assert.deepEqual(v1Codec.encodeCancelResult(v, { includeArtifacts: true }), task);
   });
 
+  it('a message reply (no task) is wrapped in {message}: role ROLE_AGENT, contextId, no taskId, no kind', () => {
+    const { taskId: _none, ...reply } = agentMessage({
+      messageId: 'r1',
+      contextId: 'c9',
+      parts: [{ text: 'pong' }, { data: { n: 1 }, mediaType: 'application/json' }],
+      metadata: { m: true },
+    });
+    assert.deepEqual(v1Codec.encodeSendReply(reply), {
+      message: {
+        messageId: 'r1',
+        contextId: 'c9',
+        role: 'ROLE_AGENT',
+        parts: [{ text: 'pong' }, { data: { n: 1 }, mediaType: 'application/json' }],
+        metadata: { m: true },
+      },
+    });
+  });
+
   it('ListTasks result always carries tasks, nextPageToken, pageSize, totalSize', () => {
     assert.deepEqual(
       v1Codec.encodeListResult(
