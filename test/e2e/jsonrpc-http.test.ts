@@ -87,6 +87,45 @@ describe('JSON-RPC errors over HTTP', () => {
     }
   });
 
+  it('clean errors for odd envelopes: bodies that are not objects, weird ids, methods and params', async () => {
+    const before = await taskCount();
+    const hugeId = JSON.stringify('h'.repeat(900_000));
+    const cases: Array<[string, number, unknown]> = [
+      ['null', -32600, null],
+      ['42', -32600, null],
+      ['"SendMessage"', -32600, null],
+      ['true', -32600, null],
+      ['[]', -32600, null],
+      ['{"jsonrpc":"2.0","id":{"a":1},"method":"GetTask","params":{"id":"x"}}', -32600, null],
+      ['{"jsonrpc":"2.0","id":[1],"method":"GetTask","params":{"id":"x"}}', -32600, null],
+      ['{"jsonrpc":"2.0","id":false,"method":"GetTask","params":{"id":"x"}}', -32600, null],
+      [`{"jsonrpc":"2.0","id":${hugeId},"method":"GetTask","params":{"id":"x"}}`, -32600, null],
+      ['{"jsonrpc":"2.0","id":1e400,"method":"GetTask","params":{"id":"x"}}', -32600, null],
+      ['{"jsonrpc":"2.0","id":4,"method":42,"params":{}}', -32600, 4],
+      ['{"jsonrpc":"2.0","id":4,"method":null,"params":{}}', -32600, 4],
+      ['{"jsonrpc":"2.0","id":4,"method":["SendMessage"],"params":{}}', -32600, 4],
+      ['{"jsonrpc":"2.0","id":4,"method":{"name":"SendMessage"},"params":{}}', -32600, 4],
+      ['{"jsonrpc":"2.0","id":4,"method":"SendMessage","params":[{"message":{}}]}', -32602, 4],
+      ['{"jsonrpc":"2.0","id":4,"method":"SendMessage","params":null}', -32602, 4],
+      ['{"jsonrpc":"2.0","id":4,"method":"SendMessage","params":"x"}', -32602, 4],
+    ];
+    for (const [body, code, id] of cases) {
+      const r = await post(body);
+      assert.equal(r.status, 200, body.slice(0, 80));
+      assert.equal(r.body.error?.code, code, body.slice(0, 80));
+      assert.equal(r.body.id, id, body.slice(0, 80));
+      assert.ok((r.bytes ?? 0) < 1024, `${body.slice(0, 80)}: ${r.bytes} bytes`);
+    }
+    // the huge id is not echoed either when the request fails before its envelope is read
+    const badVersion = await post(`{"jsonrpc":"2.0","id":${hugeId},"method":"GetTask"}`, {
+      'A2A-Version': '9.9',
+    });
+    assert.equal(badVersion.body.error?.code, -32009);
+    assert.equal(badVersion.body.id, null);
+    assert.ok((badVersion.bytes ?? 0) < 1024);
+    assert.equal(await taskCount(), before);
+  });
+
   it('-32601 for unknown methods and for a method of the other A2A version', async () => {
     const unknown = await call('tasks/teleport', {});
     assert.equal(unknown.body.error?.code, -32601);

@@ -53,17 +53,26 @@ export function checkContentType(header: string | undefined | null): A2AProtocol
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A JSON-RPC id this server echoes: a string, a finite number or null. */
+/**
+ * Longest string id accepted: ids are echoed in every answer (and logged), so they stay short.
+ * UUIDs take 36 characters, the @a2a-js/sdk client sends integers.
+ */
+export const MAX_ID_LENGTH = 256;
+
+/** A JSON-RPC id this server echoes: a string of at most MAX_ID_LENGTH characters, a finite number or null. */
 export const isValidId = (v: unknown): v is JsonRpcId =>
-  v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+  v === null ||
+  (typeof v === 'string' && v.length <= MAX_ID_LENGTH) ||
+  (typeof v === 'number' && Number.isFinite(v));
 
 /**
  * Parse and validate a JSON-RPC 2.0 request envelope. Never throws.
  *
  * - body missing or not JSON → -32700, id null.
  * - not a single request object (batch arrays included: A2A defines no batch semantics),
- *   `jsonrpc` not exactly "2.0", `id` absent or of the wrong type, `method` missing or not a
- *   non-empty string → -32600. The id is echoed whenever it is itself valid.
+ *   `jsonrpc` not exactly "2.0", `id` absent, of the wrong type or a string over
+ *   MAX_ID_LENGTH characters, `method` missing or not a non-empty string → -32600. The id
+ *   is echoed whenever it is itself valid.
  * - `params` present but not an object (arrays, primitives, null) → -32602.
  *
  * A request without `id` is a JSON-RPC notification. A2A defines no notifications (every
@@ -119,7 +128,9 @@ export function parseEnvelope(body: string | undefined | null): EnvelopeResult {
   if (!isValidId(parsed.id)) {
     return {
       ok: false,
-      error: A2AProtocolError.invalidRequest('"id" must be a string, a number or null'),
+      error: A2AProtocolError.invalidRequest(
+        `"id" must be a string (at most ${MAX_ID_LENGTH} characters), a number or null`,
+      ),
       id: null,
     };
   }

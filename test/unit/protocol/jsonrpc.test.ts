@@ -93,9 +93,25 @@ describe('parseEnvelope', () => {
         parseEnvelope(req({ jsonrpc: '2.0', id, method: 'GetTask' })),
         -32600,
         null,
-        /"id" must be a string, a number or null/,
+        /"id" must be a string \(at most 256 characters\), a number or null/,
       );
     }
+  });
+
+  it('-32600 with id null for a string id over 256 characters (it would be echoed in every answer)', () => {
+    const ok = 'i'.repeat(256);
+    assert.equal(parseEnvelope(req({ jsonrpc: '2.0', id: ok, method: 'GetTask' })).id, ok);
+    for (const id of ['i'.repeat(257), 'i'.repeat(900_000)]) {
+      const err = expectFailure(
+        parseEnvelope(req({ jsonrpc: '2.0', id, method: 'GetTask' })),
+        -32600,
+        null,
+        /"id" must be .*at most 256 characters/,
+      );
+      assert.ok(err.message.length < 200);
+    }
+    // a number JSON cannot represent (1e400 parses to Infinity) is not an id either
+    expectFailure(parseEnvelope('{"jsonrpc":"2.0","id":1e400,"method":"GetTask"}'), -32600, null, /"id"/);
   });
 
   it('-32600 for a missing, empty or non-string method, echoing the id', () => {
