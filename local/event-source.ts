@@ -205,19 +205,24 @@ export const startEventSource = (options: EventSourceOptions): EventSource => {
     return true;
   };
 
-  /** Back to the queue at once: received while stopping, so nobody will handle it here. */
+  /**
+   * Back to the queue at once: received while stopping, so nobody will handle it here. (The emulator
+   * counts a visibility change as one more receive; AWS does not.)
+   */
   const giveBack = async (messages: Message[]) => {
     try {
-      await client.send(
-        new ChangeMessageVisibilityBatchCommand({
-          QueueUrl: queue.url,
-          Entries: messages.map((m, n) => ({
-            Id: String(n),
-            ReceiptHandle: m.ReceiptHandle!,
-            VisibilityTimeout: 0,
-          })),
-        }),
-      );
+      for (let i = 0; i < messages.length; i += MAX_RECEIVE) {
+        await client.send(
+          new ChangeMessageVisibilityBatchCommand({
+            QueueUrl: queue.url,
+            Entries: messages.slice(i, i + MAX_RECEIVE).map((m, n) => ({
+              Id: String(n),
+              ReceiptHandle: m.ReceiptHandle!,
+              VisibilityTimeout: 0,
+            })),
+          }),
+        );
+      }
     } catch (e) {
       log(`${functionName}: could not return ${messages.length} message(s) received while stopping`, e);
     }
