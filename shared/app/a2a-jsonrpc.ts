@@ -194,7 +194,7 @@ export class A2AJsonRpc {
     };
     switch (parsed.operation) {
       case 'SendMessage':
-        return this.sendMessage(codec, parsed.command, request, note);
+        return this.sendMessage(codec, parsed.command, request, note, meta);
       case 'GetTask':
         return this.getTask(codec, parsed.command, request.caller, note);
       case 'ListTasks':
@@ -209,6 +209,7 @@ export class A2AJsonRpc {
     cmd: SendMessageCommand,
     request: RpcRequest,
     note: (v: TaskView) => TaskView,
+    meta: NonNullable<RpcResponse['meta']>,
   ): Promise<unknown> {
     const { caller } = request;
     if (cmd.message.role !== 'user') {
@@ -220,7 +221,12 @@ export class A2AJsonRpc {
     const options = cmd.returnImmediately ? {} : { runInlineUntil: started + request.blockingBudgetMs };
     const submitted = cmd.taskId
       ? await this.tasks.continueTask(caller, cmd.taskId, cmd.message, cmd.contextId, options)
-      : await this.tasks.submit(caller, cmd.message, cmd.contextId, options);
+      : await this.tasks.send(caller, cmd.message, cmd.contextId, options);
+    if ('reply' in submitted) {
+      // answered with a message: no task
+      meta.contextId = submitted.reply.contextId;
+      return codec.encodeSendReply(submitted.reply);
+    }
     let record = submitted.record;
     const { state } = record.head;
     if (!cmd.returnImmediately && !isTerminal(state) && !isInterrupted(state)) {

@@ -195,6 +195,45 @@ describe('@a2a-js/sdk client against the local hub', () => {
     assert.equal(second.artifacts.length, 1);
   });
 
+  it('ping: the agent answers with a Message and no task; a retry gets the same reply', async () => {
+    const ping = message('ping', { messageId: crypto.randomUUID() });
+    const ask = () =>
+      client.sendMessage({
+        tenant: '',
+        message: ping,
+        configuration: undefined,
+        metadata: undefined,
+      });
+    const reply = await ask();
+    assert.ok(!('status' in reply), 'a Message, not a Task');
+    const answer = reply as Message;
+    assert.equal(answer.role, Role.ROLE_AGENT);
+    assert.equal(textOf(answer), 'pong');
+    assert.ok(answer.contextId, 'the reply carries the context');
+    assert.equal(answer.taskId, '', 'and no task');
+    const again = (await ask()) as Message;
+    assert.equal(again.messageId, answer.messageId);
+  });
+
+  it('parts: file (inline and by URL) and data parts, and metadata, come back as the agent sent them', async () => {
+    const task = await send('parts');
+    assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED);
+    const [artifact] = task.artifacts;
+    const kinds = (artifact?.parts ?? []).map((p) => p.content?.$case);
+    assert.deepEqual(kinds, ['text', 'raw', 'url', 'data']);
+    const raw = artifact?.parts[1];
+    assert.equal(raw?.mediaType, 'text/plain');
+    assert.equal(raw?.filename, 'hello.txt');
+    assert.equal(
+      Buffer.from(raw?.content?.$case === 'raw' ? raw.content.value : new Uint8Array()).toString(),
+      'hello, file',
+    );
+    assert.equal(artifact?.parts[2]?.filename, 'report.pdf');
+    assert.deepEqual(artifact?.metadata, { kind: 'demo' });
+    assert.deepEqual(task.metadata, { demo: 'parts' });
+    assert.deepEqual(task.status?.message?.metadata, { demo: 'parts' });
+  });
+
   it('errors surface as the SDK error types', async () => {
     const done = await send('finished');
     await assert.rejects(send('more', { taskId: done.id }), UnsupportedOperationError);

@@ -48,9 +48,16 @@ const v1Message = (text: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** Every task the caller can list, counted page by page (totalSize is exact only on the last page). */
 const taskCount = async (): Promise<number> => {
-  const r = await call('ListTasks', { pageSize: 1 });
-  return r.body.result?.totalSize as number;
+  let count = 0;
+  let pageToken = '';
+  do {
+    const r = await call('ListTasks', { pageSize: 100, ...(pageToken ? { pageToken } : {}) });
+    count += (r.body.result?.tasks as unknown[]).length;
+    pageToken = r.body.result?.nextPageToken as string;
+  } while (pageToken);
+  return count;
 };
 
 const errorInfo = (data: unknown) =>
@@ -596,5 +603,36 @@ describe('agent card', () => {
       assert.equal(card.preferredTransport, 'JSONRPC');
       assert.equal(card.protocolVersion, '0.3.0');
     }
+  });
+});
+
+describe('message replies over HTTP', () => {
+  it('v1.0 answers ping with {message} and makes no task; v0.3 with a bare message of kind "message"', async () => {
+    const before = await taskCount();
+    const v1 = await call('SendMessage', { message: v1Message('ping') });
+    assert.equal(v1.status, 200);
+    const reply = v1.body.result?.message as Record<string, unknown> | undefined;
+    assert.ok(reply, `a message result: ${JSON.stringify(v1.body)}`);
+    assert.equal(v1.body.result?.task, undefined);
+    assert.equal(reply.role, 'ROLE_AGENT');
+    assert.deepEqual(reply.parts, [{ text: 'pong', mediaType: 'text/plain' }]);
+    assert.ok(typeof reply.contextId === 'string' && reply.contextId.length > 0);
+
+    const v03 = await call(
+      'message/send',
+      {
+        message: {
+          kind: 'message',
+          messageId: crypto.randomUUID(),
+          role: 'user',
+          parts: [{ kind: 'text', text: 'ping' }],
+        },
+      },
+      {},
+    );
+    const legacy = v03.body.result as Record<string, unknown> | undefined;
+    assert.equal(legacy?.kind, 'message');
+    assert.equal(legacy?.role, 'agent');
+    assert.equal(await taskCount(), before, 'no task was made');
   });
 });
