@@ -1,6 +1,6 @@
 /**
  * `npm test`: starts one DynamoDB Local for the whole run, then runs the test
- * files with Node's test runner. Suites: unit, integration, local, infra, e2e
+ * files with Node's test runner. Suites: unit, integration, local, infra, e2e, fuzz
  * (all by default; pass names to run some).
  */
 import { spawn } from 'node:child_process';
@@ -9,8 +9,8 @@ import { join, relative } from 'node:path';
 import { startDynamoLocal } from '../local/dynamodb-local.ts';
 
 const root = join(import.meta.dirname, '..');
-const ALL_SUITES = ['unit', 'integration', 'local', 'infra', 'e2e'];
-const NEEDS_DYNAMO = new Set(['integration', 'local', 'e2e']);
+const ALL_SUITES = ['unit', 'integration', 'local', 'infra', 'e2e', 'fuzz'];
+const NEEDS_DYNAMO = new Set(['integration', 'local', 'e2e', 'fuzz']);
 
 const testFiles = (dir: string): string[] => {
   try {
