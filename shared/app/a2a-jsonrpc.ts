@@ -147,9 +147,9 @@ export class A2AJsonRpc {
         codec: errorCodecFor(versionHeader),
       });
     }
-    // decided before the body is read: its id is not known yet (id null)
+    // decided before the body is parsed as a request: only its id is looked for, to echo it
     const unsupported = checkContentType(request.headers['content-type']);
-    if (unsupported) return reply(null, { error: unsupported, codec });
+    if (unsupported) return reply(peekId(request.body, size), { error: unsupported, codec });
     if (size > MAX_REQUEST_BYTES) {
       const error = A2AProtocolError.invalidRequest(
         `Request body is ${size} bytes; the limit is ${MAX_REQUEST_BYTES} bytes`,

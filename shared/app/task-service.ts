@@ -20,6 +20,7 @@ import {
 import { isInterrupted, isTerminal } from '../domain/states.ts';
 import {
   type EventDraft,
+  isWellFormed,
   MAX_ID_LENGTH,
   type Message,
   type TaskHead,
@@ -60,7 +61,7 @@ export interface SendOptions {
 }
 
 /** No task has an id that could not be one: such ids are simply not found. */
-const isTaskId = (id: string): boolean => id.length > 0 && id.length <= MAX_ID_LENGTH;
+const isTaskId = (id: string): boolean => id.length > 0 && id.length <= MAX_ID_LENGTH && isWellFormed(id);
 
 const APPROVE = /^(approve|approved|yes|y|ok|accept)$/i;
 const REJECT = /^(reject|rejected|no|n|deny|decline)$/i;
@@ -261,7 +262,10 @@ export class TaskService {
 
   list(caller: Caller, query: Omit<ListTasksQuery, 'tenant' | 'owner'>): Promise<ListTasksPage> {
     if (query.contextId !== undefined && !isTaskId(query.contextId)) {
-      throw new ValidationError(`contextId must be 1 to ${MAX_ID_LENGTH} characters`, 'contextId');
+      throw new ValidationError(
+        `contextId must be 1 to ${MAX_ID_LENGTH} characters of well-formed Unicode`,
+        'contextId',
+      );
     }
     return this.engine.store.list({ ...query, tenant: caller.tenant, owner: caller.owner });
   }

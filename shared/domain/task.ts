@@ -19,7 +19,17 @@ export const MAX_EVENT_DATA_BYTES = 8 * 1024;
 /** Ids are opaque strings; bounded so keys stay far below DynamoDB's key size limits. */
 export const MAX_ID_LENGTH = 256;
 
-const id = z.string().check(z.minLength(1), z.maxLength(MAX_ID_LENGTH));
+/** No lone surrogate: such a string has no UTF-8 form, so it can be no key or attribute in DynamoDB. */
+export const isWellFormed = (s: string): boolean =>
+  !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+
+const id = z
+  .string()
+  .check(
+    z.minLength(1),
+    z.maxLength(MAX_ID_LENGTH),
+    z.refine(isWellFormed, 'must be well-formed Unicode (no lone surrogate)'),
+  );
 
 /** Adds an issue naming where a value is not plain JSON (kept as given otherwise). */
 const plainJson = z.superRefine((value: unknown, ctx) => {

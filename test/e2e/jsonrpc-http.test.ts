@@ -54,7 +54,7 @@ const taskCount = async (): Promise<number> => {
   let pageToken = '';
   do {
     const r = await call('ListTasks', { pageSize: 100, ...(pageToken ? { pageToken } : {}) });
-    count += (r.body.result?.tasks as unknown[]).length;
+    count += ((r.body.result?.tasks as unknown[] | undefined) ?? []).length;
     pageToken = r.body.result?.nextPageToken as string;
   } while (pageToken);
   return count;
@@ -311,6 +311,7 @@ describe('the request Content-Type', () => {
       const r = await rawPost(send('not json'), { 'content-type': type, 'A2A-Version': '1.0' });
       assert.equal(r.status, 200, type);
       assert.equal(r.body.error?.code, -32005, type);
+      assert.equal(r.body.id, 11, 'the request id is echoed');
       assert.equal(errorInfo(r.body.error?.data)?.reason, 'CONTENT_TYPE_NOT_SUPPORTED');
       assert.match(r.body.error?.message ?? '', /application\/json/);
     }
@@ -634,5 +635,25 @@ describe('message replies over HTTP', () => {
     assert.equal(legacy?.kind, 'message');
     assert.equal(legacy?.role, 'agent');
     assert.equal(await taskCount(), before, 'no task was made');
+  });
+});
+
+describe('ids that cannot be keys', () => {
+  it('a contextId with a lone surrogate is -32602 for SendMessage and ListTasks, and nothing is written', async () => {
+    const before = await taskCount();
+    // the escape stays in the JSON text: JSON.parse turns it into a lone surrogate
+    const send = await post(
+      `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m-${crypto.randomUUID()}","role":"ROLE_USER","contextId":"\\ud800","parts":[{"text":"hello"}]}}}`,
+    );
+    assert.equal(send.status, 200);
+    assert.equal(send.body.error?.code, -32602, JSON.stringify(send.body));
+    const list = await post(
+      '{"jsonrpc":"2.0","id":2,"method":"ListTasks","params":{"contextId":"\\udc00x"}}',
+    );
+    assert.equal(list.status, 200);
+    assert.equal(list.body.error?.code, -32602);
+    const get = await post('{"jsonrpc":"2.0","id":3,"method":"GetTask","params":{"id":"\\ud800"}}');
+    assert.equal(get.body.error?.code, -32001, 'no task has such an id');
+    assert.equal(await taskCount(), before);
   });
 });

@@ -121,10 +121,14 @@ const tryParse = (text: string): Parsed => {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The request's id when it can be told: a string, a finite number or null (JSON-RPC 2.0 §4). */
+/**
+ * The request's id when it can be told: a string, a finite number or null (JSON-RPC 2.0 §4). The hub refuses
+ * string ids over 256 characters as an invalid request and, like any id it cannot accept, answers null.
+ */
 const idOf = (request: unknown): { known: true; id: unknown } | { known: false } => {
   if (!isObject(request) || !Object.hasOwn(request, 'id')) return { known: false };
   const id = request.id;
+  if (typeof id === 'string' && id.length > 256) return { known: false };
   if (id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))
     return { known: true, id };
   return { known: false };

@@ -18,8 +18,18 @@ export const chunkSk = (kind: ChunkKind, lastVersion: number): string => `${kind
 /** Bodies are fetched by exact key (never ranged over), so their version needs no padding. */
 export const bodySk = (version: number, ref: string): string => `B#${version}#${ref}`;
 
-// Index key parts are encoded so a '#' inside a tenant, owner or context id cannot forge another key.
-const part = encodeURIComponent;
+/**
+ * Index key parts are encoded so a '#' inside a tenant, owner or context id cannot forge another key.
+ * A lone surrogate (refused at the edge; never in a key) is written as `%u<hex>` rather than throwing.
+ */
+const part = (s: string): string => {
+  let out = '';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    out += c >= 0xd800 && c <= 0xdfff ? `%u${c.toString(16)}` : encodeURIComponent(ch);
+  }
+  return out;
+};
 
 /** A stable hash of a task id into `shards` buckets. */
 export const shardOf = (taskId: string, shards: number): number => {

@@ -70,7 +70,7 @@ describe('A2AJsonRpc: the request content type', () => {
       const v1 = await handle(rpc, request(GET_TASK, { 'content-type': type }));
       assert.equal(v1.statusCode, 200, type);
       assert.equal(v1.body.error?.code, -32005, type);
-      assert.equal(v1.body.id, null, 'the body is not read, so its id is unknown');
+      assert.equal(v1.body.id, 3, 'the body is not parsed as a request, but its id is echoed');
       assert.match(v1.body.error?.message ?? '', /application\/json/);
       const info = (v1.body.error?.data as Array<Record<string, unknown>> | undefined)?.[0];
       assert.equal(info?.['@type'], 'type.googleapis.com/google.rpc.ErrorInfo');
@@ -93,6 +93,7 @@ describe('A2AJsonRpc: the request content type', () => {
       request('a=1&b=2', { 'content-type': 'application/x-www-form-urlencoded' }),
     );
     assert.equal(garbage.body.error?.code, -32005);
+    assert.equal(garbage.body.id, null, 'a body that is not JSON has no id to echo');
     assert.deepEqual(calls, [], 'the task service was not asked anything');
   });
 
