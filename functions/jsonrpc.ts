@@ -1,9 +1,9 @@
 /**
  * A2A JSON-RPC endpoint (POST /a2a/jsonrpc): hands the request to the
- * A2AJsonRpc use case; this file only adapts API Gateway's event.
+ * JSON-RPC binding over the A2A handler; this file only adapts API Gateway's event.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { A2AJsonRpc } from '../shared/app/a2a-jsonrpc.ts';
+import { type JsonRpcBinding, jsonRpcOver } from '../shared/app/a2a/jsonrpc.ts';
 import { lowerCaseHeaders } from '../shared/http.ts';
 import { appendTaskKeys, logger, withObservability } from '../shared/observability/index.ts';
 import { callerOf, taskService } from '../shared/wiring.ts';
@@ -11,9 +11,9 @@ import { callerOf, taskService } from '../shared/wiring.ts';
 /** API Gateway REST APIs give up after 29 s: a blocking send answers with the current task before that. */
 const MAX_BLOCKING_MS = Number(process.env.BLOCKING_WAIT_MS ?? 25_000);
 
-let rpcInstance: Promise<A2AJsonRpc> | undefined;
+let rpcInstance: Promise<JsonRpcBinding> | undefined;
 const rpc = () => {
-  rpcInstance ??= taskService().then((tasks) => new A2AJsonRpc(tasks));
+  rpcInstance ??= taskService().then((tasks) => jsonRpcOver(tasks));
   return rpcInstance;
 };
 

@@ -76,7 +76,7 @@ describe(`fuzzing the JSON-RPC endpoint (${RUNS} requests, seed ${SEED})`, () =>
 describe("the fuzzer's instruments", () => {
   it("knows the handler's body limit", async () => {
     // imported here, once the hub has set the handlers' environment (the module builds their logger)
-    const { MAX_REQUEST_BYTES } = await import('../../shared/app/a2a-jsonrpc.ts');
+    const { MAX_REQUEST_BYTES } = await import('../../shared/app/a2a/jsonrpc.ts');
     assert.equal(BODY_LIMIT, MAX_REQUEST_BYTES);
   });
 

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { Big, Deep, type Json, Many, obj, Raw, serialize } from './json.ts';
 
 /**
- * The handler's body limit (MAX_REQUEST_BYTES of shared/app/a2a-jsonrpc.ts, which fuzz.test.ts checks this
+ * The handler's body limit (MAX_REQUEST_BYTES of shared/app/a2a/jsonrpc.ts, which fuzz.test.ts checks this
  * against; not imported here, as that module builds the handlers' logger before the hub sets its level):
  * only the oversize family goes past it.
  */

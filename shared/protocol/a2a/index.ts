@@ -4,9 +4,9 @@
  *   const header = event.headers['a2a-version'];
  *   let codec;
  *   try { codec = selectCodec(header); }
- *   catch (e) { return reply(null, errorCodecFor(header).encodeError(toProtocolError(e))); }
+ *   catch (e) { return reply(null, jsonRpcError(errorCodecFor(header), toProtocolError(e))); }
  *   const env = parseEnvelope(body);
- *   if (!env.ok) return reply(env.id, codec.encodeError(env.error));
+ *   if (!env.ok) return reply(env.id, jsonRpcError(codec, env.error));
  *   try {
  *     const req = parseRequest(codec, env.method, env.params);
  *     switch (req.operation) {
@@ -16,7 +16,7 @@
  *         // or, when the agent answered with a message and made no task: codec.encodeSendReply(message)
  *       …
  *     }
- *   } catch (e) { return reply(env.id, codec.encodeError(toProtocolError(e))); }
+ *   } catch (e) { return reply(env.id, jsonRpcError(codec, toProtocolError(e))); }
  *
  * where reply() builds `failure(id, error)` / `success(id, result)` and uses
  * `httpStatusOf(error.code)` as the HTTP status.
@@ -42,20 +42,7 @@ export {
   MAX_PARTS,
   MAX_VIOLATIONS,
 } from './bounds.ts';
-export {
-  A2A_VERSION_HEADER,
-  type A2ACodec,
-  type A2AVersion,
-  cardVersionFor,
-  codecFor,
-  errorCodecFor,
-  negotiateVersion,
-  parseRequest,
-  resolveOperation,
-  SUPPORTED_VERSIONS,
-  selectCodec,
-  type WireObject,
-} from './codec.ts';
+export type { A2ACodec, A2AVersion, WireObject } from './codec.ts';
 export {
   A2A_ERROR_DOMAIN,
   A2AProtocolError,
@@ -83,9 +70,20 @@ export {
   type JsonRpcId,
   type JsonRpcResponse,
   type JsonRpcSuccess,
+  jsonRpcError,
   parseEnvelope,
   success,
 } from './jsonrpc.ts';
+export {
+  JSONRPC_METHODS,
+  type MethodLookup,
+  type MethodTable,
+  methodLookup,
+  parseRequest,
+  resolveOperation,
+  V1_METHODS,
+  V03_METHODS,
+} from './methods.ts';
 export {
   type CancelTaskCommand,
   type CommandMap,
@@ -107,7 +105,7 @@ export {
   type TaskProjection,
 } from './operations.ts';
 export {
-  V1_METHODS,
+  type V1ErrorDetails,
   type V1ListTasksResponse,
   type V1Message,
   type V1Part,
@@ -116,7 +114,7 @@ export {
   v1Codec,
 } from './v1.ts';
 export {
-  V03_METHODS,
+  type V03ErrorData,
   type V03ListTasksResponse,
   type V03Message,
   type V03Part,
@@ -124,3 +122,12 @@ export {
   v03Codec,
 } from './v03.ts';
 export { normalizeTimestamp } from './validation.ts';
+export {
+  A2A_VERSION_HEADER,
+  cardVersionFor,
+  codecFor,
+  errorCodecFor,
+  negotiateVersion,
+  SUPPORTED_VERSIONS,
+  selectCodec,
+} from './versions.ts';

@@ -1,7 +1,7 @@
 /**
  * JSON-RPC 2.0 envelope: parse a request body, build response objects.
- * Version-neutral; the `error` member of a failure is built by a codec
- * (`codec.encodeError`) because its `data` differs between A2A versions.
+ * Version-neutral; the `data` of an error member comes from the request's
+ * codec (`errorData`) because it differs between A2A versions.
  */
 import { A2AProtocolError } from './errors.ts';
 
@@ -16,6 +16,16 @@ export interface JsonRpcErrorObject {
   message: string;
   data?: unknown;
 }
+
+/** The JSON-RPC `error` member of a protocol error, with the codec's version of its details. */
+export const jsonRpcError = <D>(
+  codec: { errorData(err: A2AProtocolError): D },
+  err: A2AProtocolError,
+): JsonRpcErrorObject & { data: D } => ({
+  code: err.code,
+  message: err.message,
+  data: codec.errorData(err),
+});
 
 export interface JsonRpcSuccess<T = unknown> {
   jsonrpc: '2.0';
@@ -159,7 +169,7 @@ export function success<T>(id: JsonRpcId, result: T): JsonRpcSuccess<T> {
   return { jsonrpc: '2.0', id, result };
 }
 
-/** `error` is the encoded error object (`codec.encodeError(err)`). */
+/** `error` is the encoded error object (`jsonRpcError(codec, err)`). */
 export function failure(id: JsonRpcId, error: JsonRpcErrorObject): JsonRpcFailure {
   return { jsonrpc: '2.0', id, error };
 }

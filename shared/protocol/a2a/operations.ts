@@ -33,33 +33,6 @@ export type Operation = (typeof SUPPORTED_OPERATIONS)[number];
 export const isSupportedOperation = (op: string): op is Operation =>
   (SUPPORTED_OPERATIONS as readonly string[]).includes(op);
 
-/** A version's JSON-RPC method names; operations missing from the table do not exist in that version. */
-export type MethodTable = Readonly<Partial<Record<ProtocolOperation, string>>>;
-
-export interface MethodLookup {
-  /** The supported operation `method` names, if any. */
-  operationOf(method: string): Operation | undefined;
-  /** Any A2A operation `method` names in this version, implemented here or not. */
-  protocolOperationOf(method: string): ProtocolOperation | undefined;
-  methodOf(op: ProtocolOperation): string | undefined;
-}
-
-export function methodLookup(table: MethodTable): MethodLookup {
-  const byMethod = new Map<string, ProtocolOperation>();
-  for (const op of PROTOCOL_OPERATIONS) {
-    const method = table[op];
-    if (method !== undefined) byMethod.set(method, op);
-  }
-  return {
-    operationOf: (method) => {
-      const op = byMethod.get(method);
-      return op !== undefined && isSupportedOperation(op) ? op : undefined;
-    },
-    protocolOperationOf: (method) => byMethod.get(method),
-    methodOf: (op) => table[op],
-  };
-}
-
 export const LIST_PAGE_SIZE = { default: 50, min: 1, max: 100 } as const;
 
 // ---- commands -----------------------------------------------------------------------------------

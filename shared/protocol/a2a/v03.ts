@@ -12,7 +12,6 @@ import * as z from '../../validation/zod.ts';
 import { MAX_PARTS, showValue } from './bounds.ts';
 import type { A2ACodec } from './codec.ts';
 import { A2AProtocolError } from './errors.ts';
-import type { JsonRpcErrorObject } from './jsonrpc.ts';
 import {
   artifactFields,
   type CancelTaskCommand,
@@ -24,7 +23,6 @@ import {
   type ListTasksResult,
   listResultWith,
   messageFields,
-  methodLookup,
   type ParseOptions,
   type PushNotificationConfig,
   projectTask,
@@ -105,9 +103,8 @@ export interface V03ListTasksResponse {
   totalSize: number;
 }
 
-export interface V03ErrorObject extends JsonRpcErrorObject {
-  data: Record<string, unknown> & { reason: string };
-}
+/** v0.3 error `data`: free-form. */
+export type V03ErrorData = Record<string, unknown> & { reason: string };
 
 export const V03_STATE_OF: Readonly<Record<A2AState, V03State>> = {
   TASK_STATE_SUBMITTED: 'submitted',
@@ -348,23 +345,8 @@ function encodeTask(view: TaskView, opts: TaskEncodeOptions): V03Task {
 
 // ---- the codec ----------------------------------------------------------------------------------
 
-/** v0.3 JSON-RPC method names; v0.3 has no ListTasks. */
-export const V03_METHODS = {
-  SendMessage: 'message/send',
-  SendStreamingMessage: 'message/stream',
-  GetTask: 'tasks/get',
-  CancelTask: 'tasks/cancel',
-  SubscribeToTask: 'tasks/resubscribe',
-  CreateTaskPushNotificationConfig: 'tasks/pushNotificationConfig/set',
-  GetTaskPushNotificationConfig: 'tasks/pushNotificationConfig/get',
-  ListTaskPushNotificationConfigs: 'tasks/pushNotificationConfig/list',
-  DeleteTaskPushNotificationConfig: 'tasks/pushNotificationConfig/delete',
-  GetExtendedAgentCard: 'agent/getAuthenticatedExtendedCard',
-} as const;
-
 export const v03Codec = {
   version: '0.3',
-  ...methodLookup(V03_METHODS),
 
   parseSendMessage(params: unknown, options?: ParseOptions): SendMessageCommand {
     const p = parseWire(sendMessageSchema, params);
@@ -433,16 +415,12 @@ export const v03Codec = {
     o: TaskEncodeOptions,
   ) => V03ListTasksResponse,
 
-  /** v0.3 `data` is free-form: the ErrorInfo reason and metadata flattened, plus any field violations. */
-  encodeError(err: A2AProtocolError): V03ErrorObject {
+  /** Free-form: the ErrorInfo reason and metadata flattened, plus any field violations. */
+  errorData(err: A2AProtocolError): V03ErrorData {
     return {
-      code: err.code,
-      message: err.message,
-      data: {
-        ...err.metadata,
-        reason: err.reason,
-        ...(err.fieldViolations ? { fieldViolations: err.fieldViolations.map((v) => ({ ...v })) } : {}),
-      },
+      ...err.metadata,
+      reason: err.reason,
+      ...(err.fieldViolations ? { fieldViolations: err.fieldViolations.map((v) => ({ ...v })) } : {}),
     };
   },
 } as const satisfies A2ACodec;

@@ -12,7 +12,6 @@ import * as z from '../../validation/zod.ts';
 import { MAX_PARTS, showValue } from './bounds.ts';
 import type { A2ACodec } from './codec.ts';
 import { type A2AProtocolError, badRequestOf, type ErrorInfoDetail, errorInfoOf } from './errors.ts';
-import type { JsonRpcErrorObject } from './jsonrpc.ts';
 import {
   artifactFields,
   type CancelTaskCommand,
@@ -26,7 +25,6 @@ import {
   type ListTasksResult,
   listResultWith,
   messageFields,
-  methodLookup,
   type ParseOptions,
   type PushNotificationConfig,
   projectTask,
@@ -111,9 +109,8 @@ export interface V1ListTasksResponse {
   totalSize: number;
 }
 
-export interface V1ErrorObject extends JsonRpcErrorObject {
-  data: [ErrorInfoDetail, ...Record<string, unknown>[]];
-}
+/** v1.0 error details: an ErrorInfo, then (for field violations) a BadRequest. */
+export type V1ErrorDetails = [ErrorInfoDetail, ...Record<string, unknown>[]];
 
 // ---- parsing ------------------------------------------------------------------------------------
 
@@ -385,23 +382,8 @@ function encodeTask(view: TaskView, opts: TaskEncodeOptions): V1Task {
 
 // ---- the codec ----------------------------------------------------------------------------------
 
-export const V1_METHODS = {
-  SendMessage: 'SendMessage',
-  SendStreamingMessage: 'SendStreamingMessage',
-  GetTask: 'GetTask',
-  ListTasks: 'ListTasks',
-  CancelTask: 'CancelTask',
-  SubscribeToTask: 'SubscribeToTask',
-  CreateTaskPushNotificationConfig: 'CreateTaskPushNotificationConfig',
-  GetTaskPushNotificationConfig: 'GetTaskPushNotificationConfig',
-  ListTaskPushNotificationConfigs: 'ListTaskPushNotificationConfigs',
-  DeleteTaskPushNotificationConfig: 'DeleteTaskPushNotificationConfig',
-  GetExtendedAgentCard: 'GetExtendedAgentCard',
-} as const;
-
 export const v1Codec = {
   version: '1.0',
-  ...methodLookup(V1_METHODS),
 
   parseSendMessage(params: unknown, options?: ParseOptions): SendMessageCommand {
     const p = parseWire(sendMessageSchema, params);
@@ -478,13 +460,9 @@ export const v1Codec = {
     o: TaskEncodeOptions,
   ) => V1ListTasksResponse,
 
-  /** `data` is an array of typed details: always an ErrorInfo, plus a BadRequest for field violations. */
-  encodeError(err: A2AProtocolError): V1ErrorObject {
+  /** An array of typed details: always an ErrorInfo, plus a BadRequest for field violations. */
+  errorData(err: A2AProtocolError): V1ErrorDetails {
     const badRequest = badRequestOf(err);
-    return {
-      code: err.code,
-      message: err.message,
-      data: badRequest ? [errorInfoOf(err), { ...badRequest }] : [errorInfoOf(err)],
-    };
+    return badRequest ? [errorInfoOf(err), { ...badRequest }] : [errorInfoOf(err)];
   },
 } as const satisfies A2ACodec;

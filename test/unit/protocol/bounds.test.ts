@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import {
   type A2ACodec,
   A2AProtocolError,
+  jsonRpcError,
   parseRequest,
   toProtocolError,
   v1Codec,
@@ -36,7 +37,7 @@ function refused(codec: A2ACodec, method: string, params: unknown) {
   }
   const ms = performance.now() - started;
   assert.ok(error, `${method}: expected an error`);
-  const wire = JSON.stringify(codec.encodeError(error));
+  const wire = JSON.stringify(jsonRpcError(codec, error));
   return { error, wire, bytes: Buffer.byteLength(wire), ms };
 }
 
@@ -262,7 +263,7 @@ describe('bounded errors', () => {
     ];
     for (const error of cases) {
       for (const codec of CODECS) {
-        const bytes = Buffer.byteLength(JSON.stringify(codec.encodeError(error)));
+        const bytes = Buffer.byteLength(JSON.stringify(jsonRpcError(codec, error)));
         assert.ok(bytes < 4096, `${error.reason}: ${bytes} bytes`);
       }
     }
@@ -298,7 +299,7 @@ describe('bounded work: the worst 1 MiB requests stay fast', () => {
       } catch (e) {
         const err = toProtocolError(e);
         assert.notEqual(err.code, -32603, `${name}: ${err.message}`);
-        assert.ok(JSON.stringify(v1Codec.encodeError(err)).length < 4096, name);
+        assert.ok(JSON.stringify(jsonRpcError(v1Codec, err)).length < 4096, name);
       }
       const ms = performance.now() - started;
       assert.ok(ms < 1000, `${name}: ${ms} ms`);

@@ -4,6 +4,7 @@ import {
   type A2ACodec,
   cardVersionFor,
   errorCodecFor,
+  JSONRPC_METHODS,
   negotiateVersion,
   PROTOCOL_OPERATIONS,
   parseRequest,
@@ -67,24 +68,27 @@ describe('version negotiation', () => {
 describe('method tables', () => {
   it('v1.0 uses PascalCase names', () => {
     assert.equal(v1Codec.version, '1.0');
-    assert.equal(v1Codec.operationOf('SendMessage'), 'SendMessage');
-    assert.equal(v1Codec.operationOf('GetTask'), 'GetTask');
-    assert.equal(v1Codec.operationOf('ListTasks'), 'ListTasks');
-    assert.equal(v1Codec.operationOf('CancelTask'), 'CancelTask');
-    assert.equal(v1Codec.operationOf('message/send'), undefined);
-    assert.equal(v1Codec.operationOf('SendStreamingMessage'), undefined, 'not supported yet');
-    for (const op of PROTOCOL_OPERATIONS) assert.equal(v1Codec.methodOf(op), op);
+    assert.equal(JSONRPC_METHODS['1.0'].operationOf('SendMessage'), 'SendMessage');
+    assert.equal(JSONRPC_METHODS['1.0'].operationOf('GetTask'), 'GetTask');
+    assert.equal(JSONRPC_METHODS['1.0'].operationOf('ListTasks'), 'ListTasks');
+    assert.equal(JSONRPC_METHODS['1.0'].operationOf('CancelTask'), 'CancelTask');
+    assert.equal(JSONRPC_METHODS['1.0'].operationOf('message/send'), undefined);
+    assert.equal(JSONRPC_METHODS['1.0'].operationOf('SendStreamingMessage'), undefined, 'not supported yet');
+    for (const op of PROTOCOL_OPERATIONS) assert.equal(JSONRPC_METHODS['1.0'].methodOf(op), op);
   });
 
   it('v0.3 uses slash names and has no list method', () => {
     assert.equal(v03Codec.version, '0.3');
-    assert.equal(v03Codec.operationOf('message/send'), 'SendMessage');
-    assert.equal(v03Codec.operationOf('tasks/get'), 'GetTask');
-    assert.equal(v03Codec.operationOf('tasks/cancel'), 'CancelTask');
-    assert.equal(v03Codec.operationOf('SendMessage'), undefined);
-    assert.equal(v03Codec.methodOf('ListTasks'), undefined);
-    assert.equal(v03Codec.protocolOperationOf('tasks/resubscribe'), 'SubscribeToTask');
-    assert.equal(v03Codec.protocolOperationOf('agent/getAuthenticatedExtendedCard'), 'GetExtendedAgentCard');
+    assert.equal(JSONRPC_METHODS['0.3'].operationOf('message/send'), 'SendMessage');
+    assert.equal(JSONRPC_METHODS['0.3'].operationOf('tasks/get'), 'GetTask');
+    assert.equal(JSONRPC_METHODS['0.3'].operationOf('tasks/cancel'), 'CancelTask');
+    assert.equal(JSONRPC_METHODS['0.3'].operationOf('SendMessage'), undefined);
+    assert.equal(JSONRPC_METHODS['0.3'].methodOf('ListTasks'), undefined);
+    assert.equal(JSONRPC_METHODS['0.3'].protocolOperationOf('tasks/resubscribe'), 'SubscribeToTask');
+    assert.equal(
+      JSONRPC_METHODS['0.3'].protocolOperationOf('agent/getAuthenticatedExtendedCard'),
+      'GetExtendedAgentCard',
+    );
   });
 });
 

@@ -17,6 +17,7 @@ import {
   ERROR_INFO_TYPE,
   fromDomainError,
   httpStatusOf,
+  jsonRpcError,
   toProtocolError,
   v1Codec,
   v03Codec,
@@ -117,7 +118,7 @@ describe('A2AProtocolError constructors', () => {
       assert.equal(err.reason, reason);
       assert.match(err.message, message);
 
-      const v1 = v1Codec.encodeError(err);
+      const v1 = jsonRpcError(v1Codec, err);
       assert.equal(v1.code, code);
       assert.equal(v1.message, err.message);
       assert.ok(Array.isArray(v1.data));
@@ -126,7 +127,7 @@ describe('A2AProtocolError constructors', () => {
       assert.equal(info.reason, reason);
       assert.equal(info.domain, A2A_ERROR_DOMAIN);
 
-      const v03 = v03Codec.encodeError(err);
+      const v03 = jsonRpcError(v03Codec, err);
       assert.equal(v03.code, code);
       assert.equal(v03.message, err.message);
       assert.equal(v03.data.reason, reason);
@@ -169,7 +170,7 @@ describe('A2AProtocolError constructors', () => {
 
 describe('error encoding', () => {
   it('v1.0: data is [ErrorInfo] with metadata only when there is some', () => {
-    assert.deepEqual(v1Codec.encodeError(A2AProtocolError.taskNotFound('t9')), {
+    assert.deepEqual(jsonRpcError(v1Codec, A2AProtocolError.taskNotFound('t9')), {
       code: -32001,
       message: 'Task not found: t9',
       data: [
@@ -181,7 +182,7 @@ describe('error encoding', () => {
         },
       ],
     });
-    assert.deepEqual(v1Codec.encodeError(A2AProtocolError.pushNotificationNotSupported()).data, [
+    assert.deepEqual(jsonRpcError(v1Codec, A2AProtocolError.pushNotificationNotSupported()).data, [
       { '@type': ERROR_INFO_TYPE, reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED', domain: A2A_ERROR_DOMAIN },
     ]);
   });
@@ -190,7 +191,7 @@ describe('error encoding', () => {
     const err = A2AProtocolError.invalidParams([
       { field: 'message.parts', description: 'must not be empty' },
     ]);
-    assert.deepEqual(v1Codec.encodeError(err), {
+    assert.deepEqual(jsonRpcError(v1Codec, err), {
       code: -32602,
       message: 'Invalid params: message.parts: must not be empty',
       data: [
@@ -204,13 +205,13 @@ describe('error encoding', () => {
   });
 
   it('v0.3: data is a free-form object {reason, ...metadata, fieldViolations?}', () => {
-    assert.deepEqual(v03Codec.encodeError(A2AProtocolError.taskNotFound('t9')), {
+    assert.deepEqual(jsonRpcError(v03Codec, A2AProtocolError.taskNotFound('t9')), {
       code: -32001,
       message: 'Task not found: t9',
       data: { reason: 'TASK_NOT_FOUND', taskId: 't9' },
     });
     const err = A2AProtocolError.invalidParams([{ field: 'id', description: 'is required' }]);
-    assert.deepEqual(v03Codec.encodeError(err).data, {
+    assert.deepEqual(jsonRpcError(v03Codec, err).data, {
       reason: 'INVALID_PARAMS',
       fieldViolations: [{ field: 'id', description: 'is required' }],
     });
@@ -265,7 +266,7 @@ describe('fromDomainError', () => {
     const err = fromDomainError(new ValidationError('tenant must match …', 'tenant'));
     assert.equal(err.code, -32602);
     assert.deepEqual(err.fieldViolations, [{ field: 'tenant', description: 'tenant must match …' }]);
-    const v1 = v1Codec.encodeError(err);
+    const v1 = jsonRpcError(v1Codec, err);
     assert.equal(v1.data[1]?.['@type'], BAD_REQUEST_TYPE);
 
     const noField = fromDomainError(new ValidationError('bad'));

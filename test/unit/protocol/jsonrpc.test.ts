@@ -4,6 +4,7 @@ import {
   A2AProtocolError,
   type EnvelopeResult,
   failure,
+  jsonRpcError,
   parseEnvelope,
   success,
   v1Codec,
@@ -138,7 +139,7 @@ describe('parseEnvelope', () => {
 describe('success / failure', () => {
   it('build JSON-RPC 2.0 response objects', () => {
     assert.deepEqual(success(1, { a: 1 }), { jsonrpc: '2.0', id: 1, result: { a: 1 } });
-    const error = v1Codec.encodeError(A2AProtocolError.taskNotFound('t9'));
+    const error = jsonRpcError(v1Codec, A2AProtocolError.taskNotFound('t9'));
     assert.deepEqual(failure('x', error), { jsonrpc: '2.0', id: 'x', error });
     assert.deepEqual(failure(null, { code: -32700, message: 'm' }), {
       jsonrpc: '2.0',

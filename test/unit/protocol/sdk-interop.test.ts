@@ -32,6 +32,7 @@ import {
   failure,
   httpStatusOf,
   type JsonRpcResponse,
+  jsonRpcError,
   parseEnvelope,
   parseRequest,
   type SendMessageCommand,
@@ -120,11 +121,11 @@ function fakeServer() {
     try {
       codec = selectCodec(versionHeader);
     } catch (e) {
-      const err = errorCodecFor(versionHeader).encodeError(toProtocolError(e));
+      const err = jsonRpcError(errorCodecFor(versionHeader), toProtocolError(e));
       return json(failure(null, err), httpStatusOf(err.code));
     }
     const env = parseEnvelope(raw);
-    if (!env.ok) return json(failure(env.id, codec.encodeError(env.error)), httpStatusOf(env.error.code));
+    if (!env.ok) return json(failure(env.id, jsonRpcError(codec, env.error)), httpStatusOf(env.error.code));
     try {
       const req = parseRequest(codec, env.method, env.params);
       commands.push(req.command);
@@ -184,7 +185,7 @@ function fakeServer() {
       }
       return json(result);
     } catch (e) {
-      const err = codec.encodeError(toProtocolError(e));
+      const err = jsonRpcError(codec, toProtocolError(e));
       return json(failure(env.id, err), httpStatusOf(err.code));
     }
   };
@@ -585,7 +586,7 @@ describe('our v1.0 output decoded by the SDK ProtoJSON types', () => {
     const sdk = toJsonRpcError(
       new SdkTaskNotFoundError({ message: 'Task not found: t9', metadata: { taskId: 't9' } }),
     );
-    const ours = v1Codec.encodeError(A2AProtocolError.taskNotFound('t9'));
+    const ours = jsonRpcError(v1Codec, A2AProtocolError.taskNotFound('t9'));
     assert.deepEqual(ours, sdk);
   });
 });

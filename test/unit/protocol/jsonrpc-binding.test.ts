@@ -1,11 +1,11 @@
 /**
- * A2AJsonRpc (shared/app/a2a-jsonrpc.ts) with a fake task service: what is
+ * The JSON-RPC binding (shared/app/a2a/jsonrpc.ts) over the handler, with a fake task service: what is
  * decided before the task service is asked anything (content type, envelope,
  * bounds), and how unexpected failures are answered and logged.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { A2AJsonRpc, type RpcRequest } from '../../../shared/app/a2a-jsonrpc.ts';
+import { type JsonRpcBinding, jsonRpcOver, type RpcRequest } from '../../../shared/app/a2a/jsonrpc.ts';
 import type { TaskService } from '../../../shared/app/task-service.ts';
 import { TaskNotFoundError } from '../../../shared/domain/errors.ts';
 import { createObservability } from '../../../shared/observability/index.ts';
@@ -47,7 +47,7 @@ interface Reply {
   statusCode: number;
   body: { id: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } };
 }
-const handle = async (rpc: A2AJsonRpc, req: RpcRequest): Promise<Reply> => {
+const handle = async (rpc: JsonRpcBinding, req: RpcRequest): Promise<Reply> => {
   const res = await rpc.handle(req);
   return { statusCode: res.statusCode, body: JSON.parse(res.body) };
 };
@@ -56,10 +56,10 @@ const notFound = (_caller: unknown, id: unknown) => {
   throw new TaskNotFoundError(String(id));
 };
 
-describe('A2AJsonRpc: the request content type', () => {
+describe('JSON-RPC binding: the request content type', () => {
   it('refuses a body that is not declared JSON with -32005 (HTTP 200), before reading it', async () => {
     const { service, calls } = fakeTasks();
-    const rpc = new A2AJsonRpc(service);
+    const rpc = jsonRpcOver(service);
     for (const type of [
       'text/plain',
       'application/x-www-form-urlencoded',
@@ -99,7 +99,7 @@ describe('A2AJsonRpc: the request content type', () => {
 
   it('accepts application/json and application/a2a+json in any case, with parameters', async () => {
     const { service, calls } = fakeTasks({ read: notFound });
-    const rpc = new A2AJsonRpc(service);
+    const rpc = jsonRpcOver(service);
     for (const type of [
       'application/json',
       'Application/JSON',
@@ -117,7 +117,7 @@ describe('A2AJsonRpc: the request content type', () => {
 
   it('a request without Content-Type (or an empty one) is read as JSON', async () => {
     const { service, calls } = fakeTasks({ read: notFound });
-    const rpc = new A2AJsonRpc(service);
+    const rpc = jsonRpcOver(service);
     for (const type of [undefined, '', '  ']) {
       const r = await handle(rpc, request(GET_TASK, { 'content-type': type }));
       assert.equal(r.body.error?.code, -32001, JSON.stringify(type));
@@ -127,7 +127,7 @@ describe('A2AJsonRpc: the request content type', () => {
   });
 });
 
-describe('A2AJsonRpc: bounded responses', () => {
+describe('JSON-RPC binding: bounded responses', () => {
   it('a result too large for a Lambda response (6 MB) is answered with a small -32603 instead', async () => {
     const bigText = 'q'.repeat(64 * 1024);
     const history = Array.from({ length: 100 }, (_, i) =>
@@ -135,7 +135,7 @@ describe('A2AJsonRpc: bounded responses', () => {
     );
     const { service } = fakeTasks({ read: async () => view({ history }) });
     const quiet = createObservability({ logLevel: 'SILENT' }).logger;
-    const res = await new A2AJsonRpc(service, { logger: quiet }).handle(request(GET_TASK));
+    const res = await jsonRpcOver(service, { logger: quiet }).handle(request(GET_TASK));
     assert.equal(res.statusCode, 500);
     assert.ok(res.body.length < 2048, `${res.body.length} bytes`);
     const body = JSON.parse(res.body) as Reply['body'];
@@ -144,14 +144,14 @@ describe('A2AJsonRpc: bounded responses', () => {
     assert.match(body.error?.message ?? '', /too large.*historyLength/);
     // the same task with a short history is returned
     const small = fakeTasks({ read: async () => view({ history: history.slice(0, 10) }) });
-    const ok = await new A2AJsonRpc(small.service).handle(request(GET_TASK));
+    const ok = await jsonRpcOver(small.service).handle(request(GET_TASK));
     assert.equal(ok.statusCode, 200);
     assert.ok(ok.body.length > 10 * 64 * 1024);
   });
 
   it('method names are clipped in the request metadata used for logs', async () => {
     const { service } = fakeTasks();
-    const res = await new A2AJsonRpc(service).handle(
+    const res = await jsonRpcOver(service).handle(
       request(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'm'.repeat(100_000), params: {} })),
     );
     assert.ok((res.meta?.method?.length ?? 0) <= 100);
@@ -191,7 +191,7 @@ const captureLogs = async <T>(
   }
 };
 
-describe('A2AJsonRpc: internal errors', () => {
+describe('JSON-RPC binding: internal errors', () => {
   // the local default level (POWERTOOLS_LOG_LEVEL=WARN): only what matters gets through
   const warnLogger = () => createObservability({ logLevel: 'WARN' }).logger;
 
@@ -202,7 +202,7 @@ describe('A2AJsonRpc: internal errors', () => {
         throw failure;
       },
     });
-    const rpc = new A2AJsonRpc(service, { logger: warnLogger() });
+    const rpc = jsonRpcOver(service, { logger: warnLogger() });
     const { result: res, lines } = await captureLogs(() => rpc.handle(request(GET_TASK)));
     assert.equal(res.statusCode, 500);
     const body = JSON.parse(res.body) as Reply['body'];
@@ -217,7 +217,7 @@ describe('A2AJsonRpc: internal errors', () => {
     assert.equal(line?.method, 'GetTask');
     const error = line?.error as { message: string; stack: string; cause?: { message: string } };
     assert.equal(error.message, 'dynamodb exploded at 10.1.2.3');
-    assert.match(error.stack, /a2a-jsonrpc\.test\.ts/);
+    assert.match(error.stack, /jsonrpc-binding\.test\.ts/);
     assert.equal(error.cause?.message, 'socket hang up');
   });
 
@@ -228,7 +228,7 @@ describe('A2AJsonRpc: internal errors', () => {
       },
     });
     const { lines } = await captureLogs(() =>
-      new A2AJsonRpc(service, { logger: warnLogger() }).handle(request(GET_TASK)),
+      jsonRpcOver(service, { logger: warnLogger() }).handle(request(GET_TASK)),
     );
     assert.equal(lines.length, 1);
     assert.match(JSON.stringify(lines[0]?.error), /a bare string/);
@@ -245,7 +245,7 @@ describe('A2AJsonRpc: internal errors', () => {
       },
     );
     const { result: res, lines } = await captureLogs(() =>
-      new A2AJsonRpc(service, { logger: warnLogger() }).handle({ ...request(GET_TASK), headers }),
+      jsonRpcOver(service, { logger: warnLogger() }).handle({ ...request(GET_TASK), headers }),
     );
     assert.equal(res.statusCode, 500);
     assert.equal((JSON.parse(res.body) as Reply['body']).error?.message, 'Internal error');
@@ -256,7 +256,7 @@ describe('A2AJsonRpc: internal errors', () => {
 
   it('other errors are answered without logging at WARN and above', async () => {
     const { service } = fakeTasks({ read: notFound });
-    const rpc = new A2AJsonRpc(service, { logger: warnLogger() });
+    const rpc = jsonRpcOver(service, { logger: warnLogger() });
     const { lines } = await captureLogs(async () => {
       await rpc.handle(request(GET_TASK));
       await rpc.handle(request('{"jsonrpc":"2.0","id":1,"method":"Nope"}'));

@@ -1,37 +1,33 @@
 /**
- * One A2A JSON-RPC request, end to end: pick the codec from A2A-Version,
- * parse the envelope and params, run the operation on the task service,
- * encode the result or the error. The same operations serve every version;
- * codecs only translate shapes.
+ * The JSON-RPC binding of A2A: owns the envelope, the content types, the
+ * request and response size limits, id echoing and the HTTP status of each
+ * answer. It picks the codec from A2A-Version, resolves the method, hands
+ * the command to the transport-neutral A2AHandler and encodes what it
+ * returns; codecs only translate shapes.
  */
 
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { ValidationError } from '../domain/errors.ts';
-import { isInterrupted, isTerminal, type SynapseState, synapseStatesFor } from '../domain/states.ts';
-import type { TaskView } from '../domain/task.ts';
-import { logger } from '../observability/index.ts';
+import { logger } from '../../observability/index.ts';
 import {
   type A2ACodec,
   A2AProtocolError,
-  type CancelTaskCommand,
   checkContentType,
   clip,
   ERROR_CODES,
   errorCodecFor,
   failure,
-  type GetTaskCommand,
   httpStatusOf,
   isValidId,
   type JsonRpcId,
-  type ListTasksCommand,
+  jsonRpcError,
   parseEnvelope,
   parseRequest,
-  type SendMessageCommand,
   selectCodec,
   success,
   toProtocolError,
-} from '../protocol/a2a/index.ts';
-import type { Caller, TaskService } from './task-service.ts';
+} from '../../protocol/a2a/index.ts';
+import type { Caller, TaskService } from '../task-service.ts';
+import { A2AHandler } from './handler.ts';
 
 export const MAX_REQUEST_BYTES = 1024 * 1024;
 
@@ -74,11 +70,11 @@ const reply = (
   return {
     statusCode: httpStatusOf(outcome.error.code),
     headers: JSON_HEADERS,
-    body: JSON.stringify(failure(id, outcome.codec.encodeError(outcome.error))),
+    body: JSON.stringify(failure(id, jsonRpcError(outcome.codec, outcome.error))),
   };
 };
 
-export interface A2AJsonRpcOptions {
+export interface JsonRpcBindingOptions {
   /** Where internal errors (-32603) are logged, with their cause; default the functions' logger. */
   logger?: Pick<Logger, 'error'>;
 }
@@ -96,12 +92,12 @@ const LAST_RESORT: RpcResponse = {
   ),
 };
 
-export class A2AJsonRpc {
+export class JsonRpcBinding {
   private readonly log: Pick<Logger, 'error'>;
 
   constructor(
-    private readonly tasks: TaskService,
-    options: A2AJsonRpcOptions = {},
+    private readonly handler: A2AHandler,
+    options: JsonRpcBindingOptions = {},
   ) {
     this.log = options.logger ?? logger;
   }
@@ -187,119 +183,39 @@ export class A2AJsonRpc {
     request: RpcRequest,
     meta: NonNullable<RpcResponse['meta']>,
   ): Promise<unknown> {
-    const note = (view: TaskView) => {
+    const note = (view: { head: { taskId: string; contextId: string } }) => {
       meta.taskId = view.head.taskId;
       meta.contextId = view.head.contextId;
-      return view;
     };
-    switch (parsed.operation) {
-      case 'SendMessage':
-        return this.sendMessage(codec, parsed.command, request, note, meta);
-      case 'GetTask':
-        return this.getTask(codec, parsed.command, request.caller, note);
-      case 'ListTasks':
-        return this.listTasks(codec, parsed.command, request.caller);
-      case 'CancelTask':
-        return this.cancelTask(codec, parsed.command, request.caller, note);
-    }
-  }
-
-  private async sendMessage(
-    codec: A2ACodec,
-    cmd: SendMessageCommand,
-    request: RpcRequest,
-    note: (v: TaskView) => TaskView,
-    meta: NonNullable<RpcResponse['meta']>,
-  ): Promise<unknown> {
     const { caller } = request;
-    if (cmd.message.role !== 'user') {
-      // the agent's messages come from the agent; a client sending ROLE_AGENT would speak for it
-      throw new ValidationError('message.role must be ROLE_USER: clients send user messages', 'message.role');
+    switch (parsed.operation) {
+      case 'SendMessage': {
+        const sent = await this.handler.sendMessage(caller, parsed.command, {
+          blockingBudgetMs: request.blockingBudgetMs,
+        });
+        if (sent.kind === 'message') {
+          // answered with a message: no task
+          if (sent.message.contextId) meta.contextId = sent.message.contextId;
+          return codec.encodeSendReply(sent.message);
+        }
+        note(sent.view);
+        return codec.encodeSendResult(sent.view, sent.show);
+      }
+      case 'GetTask': {
+        const got = await this.handler.getTask(caller, parsed.command);
+        note(got.view);
+        return codec.encodeGetResult(got.view, got.show);
+      }
+      case 'ListTasks': {
+        const listed = await this.handler.listTasks(caller, parsed.command);
+        return codec.encodeListResult(listed.page, listed.show);
+      }
+      case 'CancelTask': {
+        const canceled = await this.handler.cancelTask(caller, parsed.command);
+        note(canceled.view);
+        return codec.encodeCancelResult(canceled.view, canceled.show);
+      }
     }
-    const started = Date.now();
-    // a blocking send runs the agent right here, within the request's time budget
-    const options = cmd.returnImmediately ? {} : { runInlineUntil: started + request.blockingBudgetMs };
-    const submitted = cmd.taskId
-      ? await this.tasks.continueTask(caller, cmd.taskId, cmd.message, cmd.contextId, options)
-      : await this.tasks.send(caller, cmd.message, cmd.contextId, options);
-    if ('reply' in submitted) {
-      // answered with a message: no task
-      meta.contextId = submitted.reply.contextId;
-      return codec.encodeSendReply(submitted.reply);
-    }
-    let record = submitted.record;
-    const { state } = record.head;
-    if (!cmd.returnImmediately && !isTerminal(state) && !isInterrupted(state)) {
-      // run elsewhere (a retried message, or handed back to the executor): wait for it to settle
-      const left = Math.max(0, started + request.blockingBudgetMs - Date.now());
-      record = await this.tasks.waitUntilSettled(caller, record.head.taskId, left);
-    }
-    const view = await this.tasks.view(record, {
-      includeArtifacts: true,
-      ...historyOption(cmd.historyLength),
-    });
-    return codec.encodeSendResult(note(view), {
-      includeArtifacts: true,
-      ...(cmd.historyLength !== undefined ? { historyLength: cmd.historyLength } : {}),
-    });
-  }
-
-  private async getTask(
-    codec: A2ACodec,
-    cmd: GetTaskCommand,
-    caller: Caller,
-    note: (v: TaskView) => TaskView,
-  ): Promise<unknown> {
-    const view = await this.tasks.read(caller, cmd.id, {
-      includeArtifacts: true,
-      ...historyOption(cmd.historyLength),
-    });
-    return codec.encodeGetResult(note(view), {
-      includeArtifacts: true,
-      ...(cmd.historyLength !== undefined ? { historyLength: cmd.historyLength } : {}),
-    });
-  }
-
-  private async cancelTask(
-    codec: A2ACodec,
-    cmd: CancelTaskCommand,
-    caller: Caller,
-    note: (v: TaskView) => TaskView,
-  ): Promise<unknown> {
-    const view = await this.tasks.cancel(caller, cmd.id);
-    return codec.encodeCancelResult(note(view), { includeArtifacts: true });
-  }
-
-  private async listTasks(codec: A2ACodec, cmd: ListTasksCommand, caller: Caller): Promise<unknown> {
-    // history in a listing only when asked for: it costs a query per task
-    const historyLength = cmd.historyLength ?? 0;
-    const encode = { includeArtifacts: cmd.includeArtifacts, historyLength };
-    const states: SynapseState[] | undefined = cmd.status ? synapseStatesFor(cmd.status) : undefined;
-    if (states && states.length === 0) {
-      return codec.encodeListResult(
-        { tasks: [], nextPageToken: '', pageSize: cmd.pageSize, totalSize: 0 },
-        encode,
-      );
-    }
-    const page = await this.tasks.list(caller, {
-      pageSize: cmd.pageSize,
-      ...(cmd.contextId ? { contextId: cmd.contextId } : {}),
-      ...(states ? { states } : {}),
-      ...(cmd.statusTimestampAfter ? { statusAfter: cmd.statusTimestampAfter } : {}),
-      ...(cmd.pageToken ? { pageToken: cmd.pageToken } : {}),
-    });
-    const needDetails = cmd.includeArtifacts || historyLength > 0;
-    const tasks: TaskView[] = needDetails
-      ? await Promise.all(
-          page.tasks.map((t) =>
-            this.tasks.read(caller, t.taskId, { includeArtifacts: cmd.includeArtifacts, historyLength }),
-          ),
-        )
-      : page.tasks.map((head) => ({ head, history: [], artifacts: [] }));
-    return codec.encodeListResult(
-      { tasks, nextPageToken: page.nextPageToken, pageSize: cmd.pageSize, totalSize: page.totalSize },
-      encode,
-    );
   }
 }
 
@@ -325,11 +241,6 @@ const peekId = (body: string | null | undefined, size: number): JsonRpcId => {
   return isValidId(id) ? id : null;
 };
 
-/**
- * Without historyLength a task carries its most recent DEFAULT_HISTORY_LENGTH messages (the spec lets the
- * server choose): a long task's full history could outgrow a Lambda response.
- */
-export const DEFAULT_HISTORY_LENGTH = 100;
-const historyOption = (historyLength: number | undefined) => ({
-  historyLength: historyLength ?? DEFAULT_HISTORY_LENGTH,
-});
+/** The JSON-RPC binding over a handler of these tasks. */
+export const jsonRpcOver = (tasks: TaskService, options: JsonRpcBindingOptions = {}): JsonRpcBinding =>
+  new JsonRpcBinding(new A2AHandler(tasks), options);

@@ -1,0 +1,157 @@
+/**
+ * JSON-RPC method names per A2A version, and the operation a method names:
+ * helpful errors for the other version's names and for operations this agent
+ * does not offer. The HTTP+JSON binding has routes instead.
+ */
+import type { A2ACodec, A2AVersion } from './codec.ts';
+import { A2AProtocolError } from './errors.ts';
+import {
+  isSupportedOperation,
+  type Operation,
+  type ParsedRequest,
+  type ParseOptions,
+  PROTOCOL_OPERATIONS,
+  type ProtocolOperation,
+} from './operations.ts';
+
+/** A version's JSON-RPC method names; operations missing from the table do not exist in that version. */
+export type MethodTable = Readonly<Partial<Record<ProtocolOperation, string>>>;
+
+export const V1_METHODS = {
+  SendMessage: 'SendMessage',
+  SendStreamingMessage: 'SendStreamingMessage',
+  GetTask: 'GetTask',
+  ListTasks: 'ListTasks',
+  CancelTask: 'CancelTask',
+  SubscribeToTask: 'SubscribeToTask',
+  CreateTaskPushNotificationConfig: 'CreateTaskPushNotificationConfig',
+  GetTaskPushNotificationConfig: 'GetTaskPushNotificationConfig',
+  ListTaskPushNotificationConfigs: 'ListTaskPushNotificationConfigs',
+  DeleteTaskPushNotificationConfig: 'DeleteTaskPushNotificationConfig',
+  GetExtendedAgentCard: 'GetExtendedAgentCard',
+} as const satisfies MethodTable;
+
+/** v0.3 JSON-RPC method names; v0.3 has no ListTasks. */
+export const V03_METHODS = {
+  SendMessage: 'message/send',
+  SendStreamingMessage: 'message/stream',
+  GetTask: 'tasks/get',
+  CancelTask: 'tasks/cancel',
+  SubscribeToTask: 'tasks/resubscribe',
+  CreateTaskPushNotificationConfig: 'tasks/pushNotificationConfig/set',
+  GetTaskPushNotificationConfig: 'tasks/pushNotificationConfig/get',
+  ListTaskPushNotificationConfigs: 'tasks/pushNotificationConfig/list',
+  DeleteTaskPushNotificationConfig: 'tasks/pushNotificationConfig/delete',
+  GetExtendedAgentCard: 'agent/getAuthenticatedExtendedCard',
+} as const satisfies MethodTable;
+
+export interface MethodLookup {
+  /** The supported operation `method` names, if any. */
+  operationOf(method: string): Operation | undefined;
+  /** Any A2A operation `method` names in this version, implemented here or not. */
+  protocolOperationOf(method: string): ProtocolOperation | undefined;
+  methodOf(op: ProtocolOperation): string | undefined;
+}
+
+export function methodLookup(table: MethodTable): MethodLookup {
+  const byMethod = new Map<string, ProtocolOperation>();
+  for (const op of PROTOCOL_OPERATIONS) {
+    const method = table[op];
+    if (method !== undefined) byMethod.set(method, op);
+  }
+  return {
+    operationOf: (method) => {
+      const op = byMethod.get(method);
+      return op !== undefined && isSupportedOperation(op) ? op : undefined;
+    },
+    protocolOperationOf: (method) => byMethod.get(method),
+    methodOf: (op) => table[op],
+  };
+}
+
+/** The JSON-RPC methods of each version. */
+export const JSONRPC_METHODS: Readonly<Record<A2AVersion, MethodLookup>> = {
+  '1.0': methodLookup(V1_METHODS),
+  '0.3': methodLookup(V03_METHODS),
+};
+
+const STREAMING_OPS: readonly ProtocolOperation[] = ['SendStreamingMessage', 'SubscribeToTask'];
+const PUSH_OPS: readonly ProtocolOperation[] = [
+  'CreateTaskPushNotificationConfig',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+];
+
+/** The error for an operation that exists in the protocol but that this agent does not offer. */
+function notOffered(op: ProtocolOperation, method: string): A2AProtocolError {
+  if (STREAMING_OPS.includes(op)) {
+    return A2AProtocolError.unsupportedOperation(
+      `${method}: streaming is not supported by this agent (capabilities.streaming is false); ` +
+        'send the message without streaming and poll the task',
+      { method },
+    );
+  }
+  if (PUSH_OPS.includes(op)) return A2AProtocolError.pushNotificationNotSupported(`${method}`);
+  return A2AProtocolError.unsupportedOperation(
+    `${method}: this agent has no extended agent card (capabilities.extendedAgentCard is false)`,
+    { method },
+  );
+}
+
+/**
+ * The supported operation a method names, for this codec's version. Throws:
+ * - -32601 for unknown methods, and for methods of the other A2A version (the
+ *   message says which header/version makes them valid);
+ * - -32004 / -32003 for protocol operations this agent does not offer (streaming,
+ *   extended card / push notifications), as the spec's capability rules require.
+ */
+export function resolveOperation(codec: A2ACodec, method: string): Operation {
+  const methods = JSONRPC_METHODS[codec.version];
+  const op = methods.operationOf(method);
+  if (op) return op;
+  const known = methods.protocolOperationOf(method);
+  if (known) throw notOffered(known, method);
+
+  const other = JSONRPC_METHODS[codec.version === '1.0' ? '0.3' : '1.0'];
+  const otherOp = other.protocolOperationOf(method);
+  if (otherOp) {
+    const here = methods.methodOf(otherOp);
+    if (codec.version === '1.0') {
+      throw A2AProtocolError.methodNotFound(
+        method,
+        `"${method}" is an A2A v0.3 method name but the request declares A2A-Version: 1.0; ` +
+          `${here ? `use ${here}, or ` : ''}omit the A2A-Version header (or send A2A-Version: 0.3) to call ${method}`,
+        { requiredVersion: '0.3', ...(here ? { v1Method: here } : {}) },
+      );
+    }
+    throw A2AProtocolError.methodNotFound(
+      method,
+      `"${method}" is an A2A v1.0 method; send the HTTP header A2A-Version: 1.0 to call it ` +
+        '(requests without A2A-Version are treated as A2A v0.3' +
+        `${here ? `, where this operation is "${here}")` : ', which has no such operation)'}`,
+      { requiredVersion: '1.0', ...(here ? { v03Method: here } : {}) },
+    );
+  }
+  throw A2AProtocolError.methodNotFound(method);
+}
+
+/** Resolve the method and parse its params into the operation's command. */
+export function parseRequest(
+  codec: A2ACodec,
+  method: string,
+  params: unknown,
+  options?: ParseOptions,
+): ParsedRequest {
+  const operation = resolveOperation(codec, method);
+  switch (operation) {
+    case 'SendMessage':
+      return { operation, command: codec.parseSendMessage(params, options) };
+    case 'GetTask':
+      return { operation, command: codec.parseGetTask(params) };
+    case 'ListTasks':
+      return { operation, command: codec.parseListTasks(params) };
+    case 'CancelTask':
+      return { operation, command: codec.parseCancelTask(params) };
+  }
+}
