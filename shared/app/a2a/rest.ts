@@ -1,0 +1,325 @@
+/**
+ * The HTTP+JSON (REST) binding of A2A v1.0 (digest §1.4, §4.1): each route
+ * is a short closure over the transport-neutral A2AHandler; the binding owns
+ * the routes, content types (415 for a body of another type), the request
+ * size limit, query parameters, and the mapping of errors to HTTP statuses
+ * with the `{"error": google.rpc.Status}` body. Bodies are v1.0 ProtoJSON,
+ * parsed and encoded by the v1.0 codec, so every rule of the JSON-RPC
+ * binding's params (bounds, unknown fields, limits) applies here too.
+ *
+ * Every route also exists under a `/{tenant}` prefix. Until authentication
+ * lands the tenant is the caller's, whatever the path or body says.
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { logger } from '../../observability/index.ts';
+import {
+  A2AProtocolError,
+  ERROR_CODES,
+  negotiateVersion,
+  SUPPORTED_VERSIONS,
+  toProtocolError,
+  v1Codec,
+} from '../../protocol/a2a/index.ts';
+import {
+  A2A_JSON,
+  isRestMediaType,
+  restErrorBody,
+  restStatusOf,
+  unsupportedMediaType,
+} from '../../protocol/a2a/rest.ts';
+import type { Caller, TaskService } from '../task-service.ts';
+import { A2AHandler } from './handler.ts';
+import { MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES } from './jsonrpc.ts';
+
+export interface RestRequest {
+  method: string;
+  /** The path below the interface's base URL, e.g. `/tasks/abc:cancel` or `/acme/message:send`. */
+  path: string;
+  query: Record<string, string | undefined>;
+  /** Lower-cased header names. */
+  headers: Record<string, string | undefined>;
+  body: string | null | undefined;
+  caller: Caller;
+  /** How long a blocking send may wait for its task to settle. */
+  blockingBudgetMs: number;
+}
+
+export interface RestResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+  /** For logs: what the request was about. */
+  meta?: { route?: string; taskId?: string; contextId?: string; errorCode?: number };
+}
+
+interface Matched {
+  request: RestRequest;
+  /** Decoded path parameters. */
+  params: Record<string, string>;
+  /** The request body as JSON (undefined when it has none). */
+  json: () => unknown;
+  meta: NonNullable<RestResponse['meta']>;
+}
+
+interface Route {
+  methods: readonly string[];
+  /** Matched against the path without its tenant prefix; named groups are path parameters. */
+  pattern: RegExp;
+  name: string;
+  run(m: Matched): Promise<unknown>;
+}
+
+const ROOTS = /^\/(?:message:(?:send|stream)|tasks(?:\/|$)|extendedAgentCard$)/;
+
+const ok = (body: unknown, meta: RestResponse['meta']): RestResponse => ({
+  statusCode: 200,
+  headers: { 'content-type': A2A_JSON },
+  body: JSON.stringify(body),
+  ...(meta ? { meta } : {}),
+});
+
+/** `true` / `false` as ProtoJSON query parameters spell them; anything else is left for the codec to refuse. */
+const queryBoolean = (v: string | undefined): boolean | string | undefined =>
+  v === 'true' ? true : v === 'false' ? false : v;
+
+const defined = (o: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== ''));
+
+export interface RestBindingOptions {
+  /** Where internal errors are logged, with their cause; default the functions' logger. */
+  logger?: Pick<Logger, 'error'>;
+}
+
+export class RestBinding {
+  private readonly log: Pick<Logger, 'error'>;
+  private readonly routes: readonly Route[];
+
+  constructor(
+    private readonly handler: A2AHandler,
+    options: RestBindingOptions = {},
+  ) {
+    this.log = options.logger ?? logger;
+    const h = this.handler;
+    // `:verb` routes come before `/tasks/{id}`, so an id never swallows its verb (sharp edge 7)
+    this.routes = [
+      {
+        name: 'SendMessage',
+        methods: ['POST'],
+        pattern: /^\/message:send$/,
+        run: async (m) => {
+          const sent = await h.sendMessage(m.request.caller, v1Codec.parseSendMessage(m.json()), {
+            blockingBudgetMs: m.request.blockingBudgetMs,
+          });
+          if (sent.kind === 'message') return v1Codec.encodeSendReply(sent.message);
+          m.meta.taskId = sent.view.head.taskId;
+          return v1Codec.encodeSendResult(sent.view, sent.show);
+        },
+      },
+      {
+        name: 'SendStreamingMessage',
+        methods: ['POST'],
+        pattern: /^\/message:stream$/,
+        run: async () => {
+          throw A2AProtocolError.unsupportedOperation(
+            'message:stream: streaming over HTTP+JSON is not offered yet; use POST /message:send',
+          );
+        },
+      },
+      {
+        name: 'CancelTask',
+        methods: ['POST'],
+        pattern: /^\/tasks\/(?<id>[^/]+?):cancel$/,
+        run: async (m) => {
+          const body = m.json();
+          const extra = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
+          const canceled = await h.cancelTask(
+            m.request.caller,
+            v1Codec.parseCancelTask({ ...extra, id: m.params.id }),
+          );
+          m.meta.taskId = canceled.view.head.taskId;
+          return v1Codec.encodeCancelResult(canceled.view, canceled.show);
+        },
+      },
+      {
+        name: 'SubscribeToTask',
+        methods: ['GET', 'POST'],
+        pattern: /^\/tasks\/(?<id>[^/]+?):subscribe$/,
+        run: async () => {
+          throw A2AProtocolError.unsupportedOperation(
+            'tasks/{id}:subscribe: streaming over HTTP+JSON is not offered yet; poll GET /tasks/{id}',
+          );
+        },
+      },
+      {
+        name: 'TaskPushNotificationConfigs',
+        methods: ['GET', 'POST', 'DELETE'],
+        pattern: /^\/tasks\/(?<id>[^/]+)\/pushNotificationConfigs(?:\/[^/]+)?$/,
+        run: async () => {
+          throw A2AProtocolError.pushNotificationNotSupported('poll GET /tasks/{id} instead');
+        },
+      },
+      {
+        name: 'GetTask',
+        methods: ['GET'],
+        pattern: /^\/tasks\/(?<id>[^/]+)$/,
+        run: async (m) => {
+          const got = await h.getTask(
+            m.request.caller,
+            v1Codec.parseGetTask(defined({ id: m.params.id, historyLength: m.request.query.historyLength })),
+          );
+          m.meta.taskId = got.view.head.taskId;
+          return v1Codec.encodeGetResult(got.view, got.show);
+        },
+      },
+      {
+        name: 'ListTasks',
+        methods: ['GET'],
+        pattern: /^\/tasks$/,
+        run: async (m) => {
+          const q = m.request.query;
+          const listed = await h.listTasks(
+            m.request.caller,
+            v1Codec.parseListTasks(
+              defined({
+                contextId: q.contextId,
+                status: q.status,
+                pageSize: q.pageSize,
+                pageToken: q.pageToken,
+                historyLength: q.historyLength,
+                statusTimestampAfter: q.statusTimestampAfter,
+                includeArtifacts: queryBoolean(q.includeArtifacts),
+              }),
+            ),
+          );
+          return v1Codec.encodeListResult(listed.page, listed.show);
+        },
+      },
+      {
+        name: 'GetExtendedAgentCard',
+        methods: ['GET'],
+        pattern: /^\/extendedAgentCard$/,
+        run: async () => {
+          throw A2AProtocolError.unsupportedOperation(
+            'this agent has no extended agent card (capabilities.extendedAgentCard is false)',
+          );
+        },
+      },
+    ];
+  }
+
+  /** Never throws: whatever fails is answered (and a fault of ours logged). */
+  async handle(request: RestRequest): Promise<RestResponse> {
+    const meta: NonNullable<RestResponse['meta']> = {};
+    try {
+      return await this.answer(request, meta);
+    } catch (e) {
+      const error = toProtocolError(e);
+      if (error.code === ERROR_CODES.INTERNAL_ERROR) {
+        this.log.error('HTTP+JSON request failed with an internal error', {
+          ...(meta.route ? { route: meta.route } : {}),
+          error: error.cause instanceof Error ? error.cause : error,
+        });
+      }
+      return this.error(error, { ...meta, errorCode: error.code });
+    }
+  }
+
+  private error(error: A2AProtocolError, meta: RestResponse['meta'], http?: number): RestResponse {
+    const status = http ?? restStatusOf(error).http;
+    return {
+      statusCode: status,
+      headers: { 'content-type': A2A_JSON },
+      body: JSON.stringify(restErrorBody(error, status)),
+      ...(meta ? { meta } : {}),
+    };
+  }
+
+  private async answer(request: RestRequest, meta: NonNullable<RestResponse['meta']>): Promise<RestResponse> {
+    // HTTP+JSON is served for A2A 1.0 only (the card lists no 0.3 HTTP+JSON interface): an absent
+    // header means 1.0 here, an explicit other version is refused
+    const asked = request.headers['a2a-version'] ?? request.query['A2A-Version'];
+    if (asked?.trim() && negotiateVersion(asked) !== '1.0') {
+      throw A2AProtocolError.versionNotSupported(
+        asked.trim().slice(0, 32),
+        SUPPORTED_VERSIONS.filter((v) => v === '1.0'),
+      );
+    }
+    const path = this.routePath(request.path);
+    const route = this.routes.find((r) => r.pattern.test(path));
+    if (!route)
+      throw A2AProtocolError.methodNotFound(
+        `${request.method} ${path.slice(0, 200)}`,
+        'no such HTTP+JSON route',
+      );
+    meta.route = route.name;
+    if (!route.methods.includes(request.method.toUpperCase())) {
+      const error = A2AProtocolError.methodNotFound(
+        `${request.method} ${path.slice(0, 200)}`,
+        `${route.name} takes ${route.methods.join(' or ')}`,
+      );
+      return {
+        ...this.error(error, { ...meta, errorCode: error.code }, 405),
+        headers: { 'content-type': A2A_JSON, allow: route.methods.join(', ') },
+      };
+    }
+    const body = request.body ?? '';
+    const size = Buffer.byteLength(body, 'utf8');
+    if (size > MAX_REQUEST_BYTES) {
+      const error = A2AProtocolError.invalidRequest(
+        `Request body is ${size} bytes; the limit is ${MAX_REQUEST_BYTES} bytes`,
+      );
+      return this.error(error, { ...meta, errorCode: error.code }, 413);
+    }
+    const contentType = request.headers['content-type'];
+    if (
+      body.trim() !== '' &&
+      contentType !== undefined &&
+      contentType.trim() !== '' &&
+      !isRestMediaType(contentType)
+    ) {
+      const error = unsupportedMediaType(contentType);
+      return this.error(error, { ...meta, errorCode: error.code }, 415);
+    }
+    const match = route.pattern.exec(path)!;
+    const params: Record<string, string> = {};
+    for (const [name, raw] of Object.entries(match.groups ?? {})) {
+      try {
+        params[name] = decodeURIComponent(raw);
+      } catch {
+        throw A2AProtocolError.invalidParams([
+          { field: name, description: 'is not a valid percent-encoded path segment' },
+        ]);
+      }
+    }
+    const json = () => {
+      if (body.trim() === '' || body.trim() === 'null') return undefined;
+      try {
+        return JSON.parse(body) as unknown;
+      } catch {
+        throw A2AProtocolError.parseError();
+      }
+    };
+    const result = await route.run({ request, params, json, meta });
+    const response = ok(result, meta);
+    const carried = Buffer.byteLength(JSON.stringify(response.body), 'utf8');
+    if (carried > MAX_RESPONSE_BYTES) {
+      throw A2AProtocolError.internalError(
+        `Internal error: the result is too large to return (${carried} bytes, the limit is ${MAX_RESPONSE_BYTES}); ` +
+          'ask for less of it (historyLength, pageSize, includeArtifacts)',
+      );
+    }
+    return response;
+  }
+
+  /** The path without its `/{tenant}` prefix (and without a trailing slash). */
+  private routePath(path: string): string {
+    const clean = `/${path.replace(/^\/+|\/+$/g, '')}`;
+    if (ROOTS.test(clean)) return clean;
+    const rest = clean.indexOf('/', 1);
+    return rest > 0 ? clean.slice(rest) : clean;
+  }
+}
+
+/** The HTTP+JSON binding over a handler of these tasks. */
+export const restOver = (tasks: TaskService, options: RestBindingOptions = {}): RestBinding =>
+  new RestBinding(new A2AHandler(tasks), options);

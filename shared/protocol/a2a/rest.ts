@@ -1,0 +1,69 @@
+/**
+ * The HTTP+JSON (REST) binding's wire rules that are not shapes: the HTTP
+ * status and `google.rpc.Status` of each protocol error (digest §7.2, the
+ * A2A 1.0.1 mapping), and the error body (§7.3). Bodies are the v1.0 ProtoJSON
+ * objects, translated by the v1.0 codec.
+ */
+import { A2AProtocolError, ERROR_CODES } from './errors.ts';
+import { v1Codec } from './v1.ts';
+
+/** What HTTP+JSON responses are declared as (1.0.1 prefers it; clients accept application/json too). */
+export const A2A_JSON = 'application/a2a+json';
+
+/** The media types a request body may be declared as. */
+export const REST_MEDIA_TYPES = ['application/json', 'application/a2a+json'] as const;
+
+interface Mapping {
+  http: number;
+  /** The gRPC code name (`google.rpc.Status.status`). */
+  status: string;
+}
+
+const BY_CODE: Readonly<Record<number, Mapping>> = {
+  [ERROR_CODES.PARSE_ERROR]: { http: 400, status: 'INVALID_ARGUMENT' },
+  [ERROR_CODES.INVALID_REQUEST]: { http: 400, status: 'INVALID_ARGUMENT' },
+  [ERROR_CODES.METHOD_NOT_FOUND]: { http: 404, status: 'NOT_FOUND' },
+  [ERROR_CODES.INVALID_PARAMS]: { http: 400, status: 'INVALID_ARGUMENT' },
+  [ERROR_CODES.INTERNAL_ERROR]: { http: 500, status: 'INTERNAL' },
+  [ERROR_CODES.TASK_NOT_FOUND]: { http: 404, status: 'NOT_FOUND' },
+  [ERROR_CODES.TASK_NOT_CANCELABLE]: { http: 400, status: 'FAILED_PRECONDITION' },
+  [ERROR_CODES.PUSH_NOTIFICATION_NOT_SUPPORTED]: { http: 400, status: 'FAILED_PRECONDITION' },
+  [ERROR_CODES.UNSUPPORTED_OPERATION]: { http: 400, status: 'FAILED_PRECONDITION' },
+  [ERROR_CODES.CONTENT_TYPE_NOT_SUPPORTED]: { http: 400, status: 'INVALID_ARGUMENT' },
+  [ERROR_CODES.INVALID_AGENT_RESPONSE]: { http: 500, status: 'INTERNAL' },
+  [ERROR_CODES.EXTENDED_AGENT_CARD_NOT_CONFIGURED]: { http: 400, status: 'FAILED_PRECONDITION' },
+  [ERROR_CODES.EXTENSION_SUPPORT_REQUIRED]: { http: 400, status: 'FAILED_PRECONDITION' },
+  [ERROR_CODES.VERSION_NOT_SUPPORTED]: { http: 400, status: 'FAILED_PRECONDITION' },
+  [ERROR_CODES.CONFLICT]: { http: 409, status: 'ABORTED' },
+};
+
+/** The HTTP status and gRPC status name of a protocol error over HTTP+JSON. */
+export const restStatusOf = (err: A2AProtocolError): Mapping =>
+  BY_CODE[err.code] ?? { http: 500, status: 'INTERNAL' };
+
+export interface RestErrorBody {
+  error: { code: number; status: string; message: string; details: unknown };
+}
+
+/** The error body: `{"error": google.rpc.Status}` with the v1.0 typed details (ErrorInfo first). */
+export const restErrorBody = (err: A2AProtocolError, http = restStatusOf(err).http): RestErrorBody => ({
+  error: {
+    code: http,
+    status: restStatusOf(err).status,
+    message: err.message,
+    details: v1Codec.errorData(err),
+  },
+});
+
+/** A request body's media type is acceptable: JSON, any case, parameters ignored. */
+export const isRestMediaType = (contentType: string | undefined): boolean => {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+  return (REST_MEDIA_TYPES as readonly string[]).includes(type);
+};
+
+/** The error for a request body of another media type (answered with HTTP 415). */
+export const unsupportedMediaType = (contentType: string): A2AProtocolError =>
+  A2AProtocolError.contentTypeNotSupported(
+    contentType.split(';')[0]?.trim().toLowerCase().slice(0, 100) ?? '',
+    REST_MEDIA_TYPES,
+  );

@@ -1,0 +1,246 @@
+/**
+ * The HTTP+JSON binding (shared/app/a2a/rest.ts) over a recording stand-in
+ * for the A2A handler: routes (with and without a tenant prefix, `:verb`
+ * before `/tasks/{id}`), query parameters, content types, limits, versions,
+ * and the mapping of errors to HTTP statuses with the google.rpc.Status body.
+ * The same binding against the real hub is in test/e2e/rest.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { A2AHandler } from '../../../shared/app/a2a/handler.ts';
+import { RestBinding, type RestRequest } from '../../../shared/app/a2a/rest.ts';
+import { TaskNotFoundError } from '../../../shared/domain/errors.ts';
+import type { TaskView } from '../../../shared/domain/task.ts';
+
+const CALLER = { tenant: 't', owner: 'o' };
+
+const taskView = (taskId = 'task-1'): TaskView => ({
+  head: {
+    taskId,
+    tenant: 't',
+    owner: 'o',
+    contextId: 'ctx-1',
+    state: 'completed',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    statusAt: '2026-01-01T00:00:01.000Z',
+  },
+  history: [],
+  artifacts: [],
+});
+
+/** A handler that records each call's command and answers with a finished task. */
+const recording = (overrides: Partial<Record<keyof A2AHandler, (...a: unknown[]) => unknown>> = {}) => {
+  const calls: Array<{ op: string; command: unknown }> = [];
+  const answer = (op: string) => async (_caller: unknown, command: unknown) => {
+    calls.push({ op, command });
+    const override = overrides[op as keyof A2AHandler];
+    if (override) return override(_caller, command);
+    if (op === 'sendMessage') return { kind: 'task', view: taskView(), show: { includeArtifacts: true } };
+    if (op === 'listTasks')
+      return {
+        page: { tasks: [taskView()], nextPageToken: '', pageSize: 50, totalSize: 1 },
+        show: { includeArtifacts: false, historyLength: 0 },
+      };
+    return { view: taskView(String((command as { id?: string }).id)), show: { includeArtifacts: true } };
+  };
+  const handler = {
+    sendMessage: answer('sendMessage'),
+    getTask: answer('getTask'),
+    listTasks: answer('listTasks'),
+    cancelTask: answer('cancelTask'),
+  } as unknown as A2AHandler;
+  return { binding: new RestBinding(handler, { logger: { error: () => {} } }), calls };
+};
+
+const request = (method: string, path: string, more: Partial<RestRequest> = {}): RestRequest => ({
+  method,
+  path,
+  query: {},
+  headers: { 'content-type': 'application/json' },
+  body: undefined,
+  caller: CALLER,
+  blockingBudgetMs: 1000,
+  ...more,
+});
+
+interface Body {
+  task: { id: string };
+  error: {
+    code: number;
+    status: string;
+    message: string;
+    details: Array<{ '@type': string; reason?: string }>;
+  };
+}
+const json = (body: string) => JSON.parse(body) as Body;
+const send = JSON.stringify({ message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
+
+describe('HTTP+JSON binding: routes', () => {
+  it('answers every v1.0 route, with and without a tenant prefix', async () => {
+    const { binding, calls } = recording();
+    for (const prefix of ['', '/acme']) {
+      const sent = await binding.handle(request('POST', `${prefix}/message:send`, { body: send }));
+      assert.equal(sent.statusCode, 200);
+      assert.equal(sent.headers['content-type'], 'application/a2a+json');
+      assert.equal(json(sent.body).task.id, 'task-1');
+      assert.equal((await binding.handle(request('GET', `${prefix}/tasks/abc`))).statusCode, 200);
+      assert.equal((await binding.handle(request('GET', `${prefix}/tasks`))).statusCode, 200);
+      assert.equal((await binding.handle(request('POST', `${prefix}/tasks/abc:cancel`))).statusCode, 200);
+    }
+    assert.deepEqual(
+      calls.map((c) => c.op),
+      [
+        'sendMessage',
+        'getTask',
+        'listTasks',
+        'cancelTask',
+        'sendMessage',
+        'getTask',
+        'listTasks',
+        'cancelTask',
+      ],
+    );
+  });
+
+  it('matches `:cancel` before `/tasks/{id}`, decodes path segments, and refuses bad ones', async () => {
+    const { binding, calls } = recording();
+    await binding.handle(request('POST', '/tasks/a%2Fb:cancel'));
+    assert.deepEqual(calls[0], { op: 'cancelTask', command: { id: 'a/b' } });
+    const bad = await binding.handle(request('GET', '/tasks/%E0%A4%A'));
+    assert.equal(bad.statusCode, 400);
+    assert.equal(json(bad.body).error.status, 'INVALID_ARGUMENT');
+    assert.equal(calls.length, 1, 'nothing else reached the handler');
+  });
+
+  it('a cancel takes no body, {} or null alike', async () => {
+    const { binding, calls } = recording();
+    for (const body of [undefined, '', '{}', 'null']) {
+      const r = await binding.handle(request('POST', '/tasks/x:cancel', { body, headers: {} }));
+      assert.equal(r.statusCode, 200, String(body));
+    }
+    assert.equal(calls.length, 4);
+  });
+
+  it('builds GetTask and ListTasks from query parameters as the digest spells them', async () => {
+    const { binding, calls } = recording();
+    await binding.handle(request('GET', '/tasks/t1', { query: { historyLength: '3' } }));
+    await binding.handle(
+      request('GET', '/tasks', {
+        query: {
+          contextId: 'c1',
+          status: 'TASK_STATE_WORKING',
+          pageSize: '10',
+          pageToken: 'tok',
+          historyLength: '2',
+          statusTimestampAfter: '2025-11-09T10:30:00Z',
+          includeArtifacts: 'true',
+          somethingElse: 'ignored',
+        },
+      }),
+    );
+    assert.deepEqual(calls[0]?.command, { id: 't1', historyLength: 3 });
+    assert.deepEqual(calls[1]?.command, {
+      contextId: 'c1',
+      status: 'TASK_STATE_WORKING',
+      pageSize: 10,
+      pageToken: 'tok',
+      historyLength: 2,
+      statusTimestampAfter: '2025-11-09T10:30:00.000Z',
+      includeArtifacts: true,
+    });
+    const bad = await binding.handle(request('GET', '/tasks', { query: { pageSize: 'lots' } }));
+    assert.equal(bad.statusCode, 400);
+    assert.match(json(bad.body).error.message, /pageSize/);
+  });
+});
+
+describe('HTTP+JSON binding: refusals', () => {
+  it('415 for a body of another media type; JSON of any case and with parameters is fine', async () => {
+    const { binding, calls } = recording();
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const r = await binding.handle(
+        request('POST', '/message:send', { body: send, headers: { 'content-type': type } }),
+      );
+      assert.equal(r.statusCode, 415, type);
+      const error = json(r.body).error;
+      assert.equal(error.code, 415);
+      assert.equal(error.details[0]?.reason, 'CONTENT_TYPE_NOT_SUPPORTED');
+    }
+    assert.equal(calls.length, 0);
+    for (const type of ['APPLICATION/JSON; charset=utf-8', 'application/a2a+json']) {
+      const r = await binding.handle(
+        request('POST', '/message:send', { body: send, headers: { 'content-type': type } }),
+      );
+      assert.equal(r.statusCode, 200, type);
+    }
+  });
+
+  it('404 for an unknown route, 405 with Allow for a known one with another method', async () => {
+    const { binding, calls } = recording();
+    const unknown = await binding.handle(request('GET', '/nowhere/at/all'));
+    assert.equal(unknown.statusCode, 404);
+    assert.equal(json(unknown.body).error.status, 'NOT_FOUND');
+    const wrong = await binding.handle(request('DELETE', '/tasks/x'));
+    assert.equal(wrong.statusCode, 405);
+    assert.equal(wrong.headers.allow, 'GET');
+    assert.equal(calls.length, 0);
+  });
+
+  it('413 over 1 MiB; 400 for a body that is not JSON or breaks the schema; 400 for an unsupported version', async () => {
+    const { binding, calls } = recording();
+    const big = await binding.handle(request('POST', '/message:send', { body: 'x'.repeat(1024 * 1024 + 1) }));
+    assert.equal(big.statusCode, 413);
+    const notJson = await binding.handle(request('POST', '/message:send', { body: '{nope' }));
+    assert.equal(notJson.statusCode, 400);
+    assert.equal(json(notJson.body).error.details[0]?.reason, 'PARSE_ERROR');
+    const wrong = await binding.handle(
+      request('POST', '/message:send', { body: '{"message":{"role":"ROLE_USER"}}' }),
+    );
+    assert.equal(wrong.statusCode, 400);
+    assert.ok(json(wrong.body).error.details.some((d) => d['@type'].endsWith('BadRequest')));
+    const old = await binding.handle(
+      request('POST', '/message:send', {
+        body: send,
+        headers: { 'content-type': 'application/json', 'a2a-version': '0.3' },
+      }),
+    );
+    assert.equal(old.statusCode, 400);
+    assert.equal(json(old.body).error.details[0]?.reason, 'VERSION_NOT_SUPPORTED');
+    assert.equal(calls.length, 0, 'the handler was never asked');
+  });
+
+  it('maps the handler errors to the 1.0.1 statuses: not found 404, internal 500 with a generic message', async () => {
+    const { binding } = recording({
+      getTask: () => {
+        throw new TaskNotFoundError('gone');
+      },
+      cancelTask: () => {
+        throw new Error('disk on fire');
+      },
+    });
+    const missing = await binding.handle(request('GET', '/tasks/gone'));
+    assert.equal(missing.statusCode, 404);
+    assert.deepEqual(
+      {
+        code: json(missing.body).error.code,
+        status: json(missing.body).error.status,
+        reason: json(missing.body).error.details[0]?.reason,
+      },
+      { code: 404, status: 'NOT_FOUND', reason: 'TASK_NOT_FOUND' },
+    );
+    const broken = await binding.handle(request('POST', '/tasks/x:cancel'));
+    assert.equal(broken.statusCode, 500);
+    assert.equal(json(broken.body).error.status, 'INTERNAL');
+    assert.doesNotMatch(broken.body, /disk on fire/);
+  });
+
+  it('push-config routes say push is not supported (400), streaming routes say they are not offered yet', async () => {
+    const { binding } = recording();
+    const push = await binding.handle(request('POST', '/tasks/x/pushNotificationConfigs', { body: '{}' }));
+    assert.equal(push.statusCode, 400);
+    assert.equal(json(push.body).error.details[0]?.reason, 'PUSH_NOTIFICATION_NOT_SUPPORTED');
+    const card = await binding.handle(request('GET', '/extendedAgentCard'));
+    assert.equal(card.statusCode, 400);
+    assert.equal(json(card.body).error.details[0]?.reason, 'UNSUPPORTED_OPERATION');
+  });
+});
