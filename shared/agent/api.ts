@@ -32,6 +32,11 @@ export interface AgentDescription {
   defaultOutputModes?: string[];
   /** A2A extensions the agent supports, declared in the card's `capabilities.extensions`. */
   extensions?: AgentExtension[];
+  /**
+   * What the extended agent card (GetExtendedAgentCard, `GET /extendedAgentCard`) adds to the public
+   * one: when set, the card declares `capabilities.extendedAgentCard` and the hub serves it.
+   */
+  extendedCard?: { description?: string; skills?: AgentSkill[] };
 }
 
 /** An A2A extension (digest §2.2 AgentExtension); `required: true` means clients must activate it. */

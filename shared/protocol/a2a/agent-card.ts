@@ -1,8 +1,8 @@
 /**
  * The agent card (digest §2), in two shapes:
  * - '1.0' (the default): the pure v1.0 AgentCard. Endpoints are only in
- *   `supportedInterfaces`: the JSON-RPC interface for A2A 1.0 and, at the same
- *   URL, for A2A 0.3 (the hub speaks both). No v0.3 top-level fields (`url`,
+ *   `supportedInterfaces`: the JSON-RPC interface for A2A 1.0, the HTTP+JSON one
+ *   (1.0 only), and the JSON-RPC one again for A2A 0.3 (the hub speaks both). No v0.3 top-level fields (`url`,
  *   `preferredTransport`, `protocolVersion`): a strict v1.0 parser would refuse them.
  * - '0.3': the v0.3 card (`url`, `preferredTransport`, card-level
  *   `protocolVersion` "0.3.0", `supportsAuthenticatedExtendedCard`), plus
@@ -25,6 +25,13 @@ export interface AgentCardInput {
   agent: AgentDescription;
   /** Absolute URL of the JSON-RPC endpoint. */
   jsonRpcUrl: string;
+  /** Absolute base URL of the HTTP+JSON (REST) interface, A2A 1.0 only; left out of the card when absent. */
+  restUrl?: string;
+  /**
+   * The extended card (GetExtendedAgentCard): the public card with the agent's `extendedCard`
+   * additions (its description, and its skills after the public ones).
+   */
+  extended?: boolean;
   /** Only what actually works may be true. */
   capabilities: { streaming: boolean; pushNotifications: boolean };
   version: A2AVersion;
@@ -32,7 +39,7 @@ export interface AgentCardInput {
 
 export interface AgentInterface {
   url: string;
-  protocolBinding: 'JSONRPC';
+  protocolBinding: 'JSONRPC' | 'HTTP+JSON';
   protocolVersion: A2AVersion;
 }
 
@@ -109,14 +116,29 @@ function extensionOf(e: AgentExtension): AgentExtension {
   };
 }
 
+/** The description the extended card is built from: the public one with the agent's additions. */
+function extendedDescription(agent: AgentDescription): AgentDescription {
+  const more = agent.extendedCard;
+  if (!more) return agent;
+  return {
+    ...agent,
+    description: more.description ?? agent.description,
+    skills: [...agent.skills, ...(more.skills ?? [])],
+  };
+}
+
 export function buildAgentCard(input: AgentCardInput & { version: '1.0' }): V1AgentCard;
 export function buildAgentCard(input: AgentCardInput & { version: '0.3' }): V03AgentCard;
 export function buildAgentCard(input: AgentCardInput): AgentCard;
 export function buildAgentCard(input: AgentCardInput): AgentCard {
-  const { agent, jsonRpcUrl, capabilities } = input;
-  // One endpoint, both versions; v1.0 first = preferred (a2a-js picks the 1.0 entry per binding anyway).
+  const { jsonRpcUrl, restUrl, capabilities } = input;
+  const agent = input.extended ? extendedDescription(input.agent) : input.agent;
+  const extendedAgentCard = input.agent.extendedCard !== undefined;
+  // One JSON-RPC endpoint, both versions; v1.0 first = preferred (a2a-js picks the 1.0 entry per binding
+  // anyway). The REST routes are v1.0's (v0.3's HTTP+JSON had other paths): declared for 1.0 only.
   const supportedInterfaces: AgentInterface[] = [
     { url: jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    ...(restUrl ? [{ url: restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' } as const] : []),
     { url: jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
   ];
   const provider = agent.provider
@@ -154,7 +176,7 @@ export function buildAgentCard(input: AgentCardInput): AgentCard {
       defaultInputModes,
       defaultOutputModes,
       skills,
-      supportsAuthenticatedExtendedCard: false,
+      supportsAuthenticatedExtendedCard: extendedAgentCard,
       supportedInterfaces,
     };
   }
@@ -169,7 +191,7 @@ export function buildAgentCard(input: AgentCardInput): AgentCard {
       streaming: capabilities.streaming,
       pushNotifications: capabilities.pushNotifications,
       ...extensions,
-      extendedAgentCard: false,
+      extendedAgentCard,
     },
     defaultInputModes,
     defaultOutputModes,

@@ -179,6 +179,51 @@ describe('buildAgentCard', () => {
     });
   });
 
+  it('declares the HTTP+JSON interface for A2A 1.0 only, after the 1.0 JSON-RPC one, when given its URL', () => {
+    const restUrl = 'https://agent.example.com/a2a/rest';
+    const rest = { url: restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' };
+    for (const version of ['1.0', '0.3'] as const) {
+      const card = buildAgentCard({ ...input(version), restUrl });
+      assert.deepEqual(card.supportedInterfaces, [interfaces[0], rest, interfaces[1]]);
+    }
+    parseStrict(V1AgentCardSchema, buildAgentCard({ ...input('1.0'), restUrl }));
+    const v03 = parseStrict(V03AgentCardSchema, buildAgentCard({ ...input('0.3'), restUrl }));
+    assert.equal(v03.url, URL_, 'v0.3 clients keep the JSON-RPC URL');
+  });
+
+  it('the extended card: declared when the agent configures one; it adds skills and may replace the description', () => {
+    const extendedCard = {
+      description: 'Task hub, with the internal skills',
+      skills: [{ id: 'audit', name: 'Audit', description: 'Internal audit', tags: ['internal'] }],
+    };
+    const publicV1 = buildAgentCard(input('1.0', { extendedCard }));
+    assert.equal(publicV1.capabilities.extendedAgentCard, true);
+    assert.equal(publicV1.description, 'Task hub', 'the public card keeps the public description');
+    assert.deepEqual(
+      publicV1.skills.map((s) => s.id),
+      ['echo'],
+      'the public card shows no extended skill',
+    );
+    assert.equal(buildAgentCard(input('0.3', { extendedCard })).supportsAuthenticatedExtendedCard, true);
+
+    const extended = parseStrict(
+      V1AgentCardSchema,
+      buildAgentCard({ ...input('1.0', { extendedCard }), extended: true }),
+    );
+    assert.equal(extended.description, extendedCard.description);
+    assert.deepEqual(
+      extended.skills.map((s) => s.id),
+      ['echo', 'audit'],
+    );
+    assert.equal(extended.capabilities.extendedAgentCard, true);
+    const skillsOnly = buildAgentCard({
+      ...input('1.0', { extendedCard: { skills: extendedCard.skills } }),
+      extended: true,
+    });
+    assert.equal(skillsOnly.description, 'Task hub');
+    assert.equal(buildAgentCard(input('1.0')).capabilities.extendedAgentCard, false);
+  });
+
   it('the a2a-js client accepts the v1.0 card and picks the 1.0 JSON-RPC interface', async () => {
     const factory = new ClientFactory(
       ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
