@@ -88,8 +88,10 @@ export class PayloadTooLargeError extends ValidationError {
     readonly what: string,
     readonly sizeBytes: number,
     readonly limitBytes: number,
+    /** What the sender can do about it, when there is something. */
+    readonly hint?: string,
   ) {
-    super(`${what} is ${sizeBytes} bytes; the limit is ${limitBytes} bytes`, what);
+    super(`${what} is ${sizeBytes} bytes; the limit is ${limitBytes} bytes${hint ? `: ${hint}` : ''}`, what);
   }
 }
 

@@ -190,9 +190,21 @@ export interface TaskView {
 
 export const byteLength = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
 
+/** Whether a message or artifact (or an event carrying one) holds a file's bytes inline. */
+const hasInlineFile = (value: unknown): boolean => {
+  if (value === null || typeof value !== 'object') return false;
+  const parts = (value as { parts?: unknown }).parts;
+  if (Array.isArray(parts) && parts.some((p) => typeof p?.raw === 'string')) return true;
+  return Object.values(value).some((v) => v !== null && typeof v === 'object' && hasInlineFile(v));
+};
+
+const INLINE_FILE_HINT =
+  'inline file bytes (raw parts, base64) count toward it; send a larger file as a url part';
+
 export const assertWithin = (what: string, value: unknown, limit: number): void => {
   const size = byteLength(value);
-  if (size > limit) throw new PayloadTooLargeError(what, size, limit);
+  if (size > limit)
+    throw new PayloadTooLargeError(what, size, limit, hasInlineFile(value) ? INLINE_FILE_HINT : undefined);
 };
 
 /** Parse untrusted event input into a draft, or throw a typed validation error naming the field. */

@@ -300,6 +300,36 @@ describe('bad input changes nothing', () => {
     assert.deepEqual(await rawItems(head.taskId), before);
   });
 
+  it('refuses an inline file beyond the limit, naming the limit and the way out (a url part), and writes nothing', async () => {
+    const { head } = await executingTask();
+    const before = await rawItems(head.taskId);
+    const raw = Buffer.alloc(60 * 1024, 7).toString('base64'); // 80 KB of base64
+    const withFile = {
+      ...userMessage('see attached'),
+      parts: [{ text: 'see attached' }, { raw, mediaType: 'image/png' }],
+    };
+    const inlineFileRefusal = (e: unknown) =>
+      e instanceof PayloadTooLargeError &&
+      e.limitBytes === 65536 &&
+      /limit is 65536 bytes: inline file bytes .* url part/.test(e.message);
+    const owner2 = `file-${crypto.randomUUID()}`;
+    await assert.rejects(engine.create({ tenant, owner: owner2, message: withFile }), inlineFileRefusal);
+    await assert.rejects(
+      engine.apply(head, {
+        type: 'artifact',
+        artifact: { artifact: { artifactId: 'scan', parts: [{ raw, mediaType: 'image/png' }] } },
+      }),
+      inlineFileRefusal,
+    );
+    // the same bytes of text are refused without the file hint
+    await assert.rejects(
+      engine.create({ tenant, owner: owner2, message: userMessage(raw) }),
+      (e: unknown) => e instanceof PayloadTooLargeError && !/url part/.test(e.message),
+    );
+    assert.equal((await store.list({ tenant, owner: owner2, pageSize: 10 })).totalSize, 0);
+    assert.deepEqual(await rawItems(head.taskId), before);
+  });
+
   it('keeps every item under 400 KB: large event data is refused, and so is a write whose events would pass the item limit', async () => {
     const { head } = await executingTask();
     const before = await rawItems(head.taskId);

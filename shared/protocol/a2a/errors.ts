@@ -312,7 +312,7 @@ export function fromDomainError(e: DomainError): A2AProtocolError {
       [
         {
           field: e.what,
-          description: `is ${e.sizeBytes} bytes; the limit is ${e.limitBytes} bytes`,
+          description: `is ${e.sizeBytes} bytes; the limit is ${e.limitBytes} bytes${e.hint ? `: ${e.hint}` : ''}`,
         },
       ],
       { field: e.what, sizeBytes: String(e.sizeBytes), limitBytes: String(e.limitBytes) },

@@ -281,6 +281,11 @@ describe('fromDomainError', () => {
     ]);
     assert.deepEqual(err.metadata, { field: 'message', sizeBytes: '70000', limitBytes: '65536' });
     assert.match(err.message, /limit is 65536 bytes/);
+    const hinted = fromDomainError(new PayloadTooLargeError('message', 70000, 65536, 'send a url part'));
+    assert.equal(
+      hinted.fieldViolations?.[0]?.description,
+      'is 70000 bytes; the limit is 65536 bytes: send a url part',
+    );
   });
 
   it('ConflictError → implementation-defined -32050 CONFLICT telling the client to retry', () => {
