@@ -1642,9 +1642,10 @@ const envelope: fc.Arbitrary<FuzzCase> = fc.oneof(
   })),
 );
 
+/** Streaming methods: `{id: "x"}` is no SendMessage request (-32602) and no task of the caller (-32001). */
+const STREAMING_V1 = ['SendStreamingMessage', 'SubscribeToTask'];
+const STREAMING_V03 = ['message/stream', 'tasks/resubscribe'];
 const NOT_OFFERED_V1 = [
-  'SendStreamingMessage',
-  'SubscribeToTask',
   'CreateTaskPushNotificationConfig',
   'GetTaskPushNotificationConfig',
   'ListTaskPushNotificationConfigs',
@@ -1652,8 +1653,6 @@ const NOT_OFFERED_V1 = [
   'GetExtendedAgentCard',
 ];
 const NOT_OFFERED_V03 = [
-  'message/stream',
-  'tasks/resubscribe',
   'tasks/pushNotificationConfig/set',
   'tasks/pushNotificationConfig/get',
   'tasks/pushNotificationConfig/list',
@@ -1699,7 +1698,14 @@ const methods: fc.Arbitrary<FuzzCase> = fc.oneof(
     .filter(
       ({ method }) =>
         typeof method !== 'string' ||
-        ![...V1_METHODS, ...V03_METHODS, ...NOT_OFFERED_V1, ...NOT_OFFERED_V03].includes(method),
+        ![
+          ...V1_METHODS,
+          ...V03_METHODS,
+          ...STREAMING_V1,
+          ...STREAMING_V03,
+          ...NOT_OFFERED_V1,
+          ...NOT_OFFERED_V03,
+        ].includes(method),
     )
     .map(({ method, v1, params }) => ({
       family: 'method.unknown',
@@ -1732,6 +1738,18 @@ const methods: fc.Arbitrary<FuzzCase> = fc.oneof(
       ...headersOf(v1 ? 'v1' : 'v03'),
       body: request(method, obj([['id', 'x']])),
       expect: forbidden(C.UNSUPPORTED_OPERATION, C.PUSH_NOT_SUPPORTED, C.METHOD_NOT_FOUND),
+    };
+  }),
+  // streaming methods with params that are no request of theirs: plain JSON-RPC errors, never a stream
+  fc.record({ v1: fc.boolean(), i: fc.nat() }).map(({ v1, i }) => {
+    const names = v1 ? STREAMING_V1 : STREAMING_V03;
+    const method = names[i % names.length]!;
+    return {
+      family: 'method.streaming',
+      note: method,
+      ...headersOf(v1 ? 'v1' : 'v03'),
+      body: request(method, obj([['id', 'x']])),
+      expect: forbidden(C.INVALID_PARAMS, C.TASK_NOT_FOUND),
     };
   }),
 );

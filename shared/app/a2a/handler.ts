@@ -7,17 +7,42 @@
  * these results into the requested version's shapes.
  */
 import { ValidationError } from '../../domain/errors.ts';
-import { isInterrupted, isTerminal, type SynapseState, synapseStatesFor } from '../../domain/states.ts';
+import {
+  isInterrupted,
+  isTerminal,
+  type SynapseState,
+  synapseStatesFor,
+  toA2AState,
+} from '../../domain/states.ts';
 import type { Message, TaskView } from '../../domain/task.ts';
+import { A2AProtocolError } from '../../protocol/a2a/errors.ts';
 import type {
   CancelTaskCommand,
   GetTaskCommand,
   ListTasksCommand,
   ListTasksResult,
   SendMessageCommand,
+  SubscribeToTaskCommand,
   TaskEncodeOptions,
-} from '../../protocol/a2a/index.ts';
+} from '../../protocol/a2a/operations.ts';
+import type { TaskRecord, TaskStore } from '../ports.ts';
+import { derivedTaskId } from '../task-engine.ts';
 import type { Caller, TaskService } from '../task-service.ts';
+import { endsStream, finalStatusOf, snapshotOf } from './events.ts';
+import {
+  type FollowOptions,
+  firstWrite,
+  follow,
+  recordOf,
+  STREAM_TIMING,
+  type StreamClock,
+  type StreamEnd,
+  type StreamItem,
+  type StreamTiming,
+  storeReader,
+  systemStreamClock,
+  type TaskReader,
+} from './stream.ts';
 
 /** A task to answer with, and how much of it to show. */
 export interface TaskResult {
@@ -33,6 +58,60 @@ export interface SendContext {
   blockingBudgetMs: number;
 }
 
+export interface StreamContext {
+  /**
+   * How long the stream may stay open (ms). It then ends at a resumable position; a streamed send's
+   * inline run hands its task back to the executor HAND_BACK_MARGIN_MS before that.
+   */
+  budgetMs: number;
+  /** Aborted when the consumer is gone: the stream stops reading (an inline run goes on). */
+  signal?: AbortSignal;
+}
+
+export interface SubscribeContext extends StreamContext {
+  /**
+   * Resume after this version (the SSE `Last-Event-ID` of the last event seen): every event after it,
+   * and no new snapshot (the stream goes on where it stopped).
+   */
+  afterVersion?: number;
+}
+
+/**
+ * A stream of a task's events (first the snapshot, or a Message alone). Iterating it does the work;
+ * an error before the first item is the request's error (answer it as such), one after it ends the
+ * stream. `settled` settles once what the stream started (a streamed send's inline run of the
+ * agent) has ended: the invocation serving the stream must not end before it.
+ */
+export interface TaskStream extends AsyncIterable<StreamItem> {
+  readonly settled: Promise<void>;
+}
+
+export interface A2AHandlerOptions {
+  /** Where streams read tasks; without one (or a reader) the streaming operations are refused. */
+  store?: TaskStore;
+  reader?: TaskReader;
+  clock?: StreamClock;
+  timing?: Partial<StreamTiming>;
+  /** Called with how each stream ended and what it sent (logs). */
+  onStreamEnd?: (summary: StreamSummary) => void;
+}
+
+export interface StreamSummary {
+  operation: 'SendStreamingMessage' | 'SubscribeToTask';
+  taskId?: string;
+  contextId?: string;
+  end: StreamEnd | 'message' | 'error';
+  events: number;
+  heartbeats: number;
+  /** Version of the last event sent: where to resume. */
+  lastVersion?: number;
+}
+
+/** A streamed send's inline run hands the task back this long before the stream's budget ends. */
+export const HAND_BACK_MARGIN_MS = 2_000;
+
+const noop = () => {};
+
 /**
  * Without historyLength a task carries its most recent DEFAULT_HISTORY_LENGTH messages (the spec lets the
  * server choose): a long task's full history could outgrow a Lambda response.
@@ -46,14 +125,29 @@ const showWhole = (historyLength: number | undefined): TaskEncodeOptions => ({
   ...(historyLength !== undefined ? { historyLength } : {}),
 });
 
+const assertUserMessage = (message: Message) => {
+  if (message.role !== 'user') {
+    // the agent's messages come from the agent; a client sending ROLE_AGENT would speak for it
+    throw new ValidationError('message.role must be ROLE_USER: clients send user messages', 'message.role');
+  }
+};
+
 export class A2AHandler {
-  constructor(private readonly tasks: TaskService) {}
+  private readonly reader: TaskReader | undefined;
+  private readonly clock: StreamClock;
+  private readonly timing: StreamTiming;
+
+  constructor(
+    private readonly tasks: TaskService,
+    private readonly options: A2AHandlerOptions = {},
+  ) {
+    this.reader = options.reader ?? (options.store ? storeReader(options.store) : undefined);
+    this.clock = options.clock ?? systemStreamClock;
+    this.timing = { ...STREAM_TIMING, ...options.timing };
+  }
 
   async sendMessage(caller: Caller, cmd: SendMessageCommand, context: SendContext): Promise<SendResult> {
-    if (cmd.message.role !== 'user') {
-      // the agent's messages come from the agent; a client sending ROLE_AGENT would speak for it
-      throw new ValidationError('message.role must be ROLE_USER: clients send user messages', 'message.role');
-    }
+    assertUserMessage(cmd.message);
     const started = Date.now();
     // a blocking send runs the agent right here, within the request's time budget
     const options = cmd.returnImmediately ? {} : { runInlineUntil: started + context.blockingBudgetMs };
@@ -73,6 +167,212 @@ export class A2AHandler {
       ...historyOption(cmd.historyLength),
     });
     return { kind: 'task', view, show: showWhole(cmd.historyLength) };
+  }
+
+  /**
+   * SendStreamingMessage: the agent runs inline, in this invocation, while the stream reads the store
+   * (as a blocking send does, until the stream's budget less HAND_BACK_MARGIN_MS; a run that needs
+   * longer is handed back to the executor and the stream goes on following it). The first event is the
+   * Task snapshot once the message's write is in the store, or the Message of a message-only reply
+   * (then the only event).
+   */
+  sendStreamingMessage(caller: Caller, cmd: SendMessageCommand, context: StreamContext): TaskStream {
+    const work: { sending?: Promise<unknown> } = {};
+    const items = this.streamSend(caller, cmd, context, work);
+    return {
+      [Symbol.asyncIterator]: () => items,
+      get settled() {
+        return work.sending ? work.sending.then(noop, noop) : Promise.resolve();
+      },
+    };
+  }
+
+  /**
+   * SubscribeToTask: the Task snapshot, then every event after it. A terminal task is refused
+   * (UnsupportedOperationError, digest §4.8), an unknown one is TaskNotFoundError. With `afterVersion`
+   * (Last-Event-ID) the stream resumes after that event instead, without a snapshot; a terminal task
+   * whose events were all seen is refused the same way.
+   */
+  subscribeToTask(caller: Caller, cmd: SubscribeToTaskCommand, context: SubscribeContext): TaskStream {
+    const items = this.streamSubscribe(caller, cmd, context);
+    return { [Symbol.asyncIterator]: () => items, settled: Promise.resolve() };
+  }
+
+  private requireReader(): TaskReader {
+    if (!this.reader) {
+      throw A2AProtocolError.unsupportedOperation(
+        'streaming is not configured on this server (no task store)',
+      );
+    }
+    return this.reader;
+  }
+
+  private async *streamSend(
+    caller: Caller,
+    cmd: SendMessageCommand,
+    context: StreamContext,
+    work: { sending?: Promise<unknown> },
+  ): AsyncGenerator<StreamItem, void> {
+    const summary: StreamSummary = {
+      operation: 'SendStreamingMessage',
+      end: 'error',
+      events: 0,
+      heartbeats: 0,
+    };
+    try {
+      const reader = this.requireReader();
+      assertUserMessage(cmd.message);
+      const started = this.clock.now();
+      const deadline = started + context.budgetMs;
+      const options = { runInlineUntil: Math.max(started, deadline - HAND_BACK_MARGIN_MS) };
+      let before = 0;
+      // the task a new message makes has the id the engine derives from it (the message is the key)
+      let taskId = cmd.taskId ?? derivedTaskId(caller.tenant, caller.owner, cmd.message);
+      if (cmd.taskId) before = (await recordOf(reader, caller, cmd.taskId)).head.version;
+      const sending = cmd.taskId
+        ? this.tasks.continueTask(caller, cmd.taskId, cmd.message, cmd.contextId, options)
+        : this.tasks.send(caller, cmd.message, cmd.contextId, options);
+      work.sending = sending;
+      let failure: { error: unknown } | undefined;
+      sending.catch((error: unknown) => {
+        failure = { error };
+      });
+      const timing = {
+        clock: this.clock,
+        timing: this.timing,
+        ...(context.signal ? { signal: context.signal } : {}),
+      };
+      let record = await firstWrite(reader, caller, taskId, before, sending, timing);
+      if (!record) {
+        if (context.signal?.aborted) {
+          summary.end = 'aborted';
+          return;
+        }
+        // the send settled before its write was seen: its error is the request's, or its result opens the stream
+        const result = await sending;
+        if ('reply' in result) {
+          summary.contextId = result.reply.contextId;
+          summary.events = 1;
+          summary.end = 'message';
+          yield { type: 'event', event: { kind: 'message', message: result.reply } };
+          return;
+        }
+        taskId = result.record.head.taskId;
+        record = await recordOf(reader, caller, taskId);
+      }
+      summary.taskId = record.head.taskId;
+      summary.contextId = record.head.contextId;
+      summary.end = yield* this.counted(
+        this.fromSnapshot(reader, caller, record, cmd.historyLength, {
+          ...timing,
+          deadline,
+          lastWrite: this.clock.now(),
+          // the inline run failed (the store refused it, say): the stream ends with its error
+          check: () => {
+            if (failure) throw failure.error;
+          },
+        }),
+        summary,
+      );
+    } finally {
+      this.options.onStreamEnd?.(summary);
+    }
+  }
+
+  private async *streamSubscribe(
+    caller: Caller,
+    cmd: SubscribeToTaskCommand,
+    context: SubscribeContext,
+  ): AsyncGenerator<StreamItem, void> {
+    const summary: StreamSummary = { operation: 'SubscribeToTask', end: 'error', events: 0, heartbeats: 0 };
+    try {
+      const reader = this.requireReader();
+      const started = this.clock.now();
+      const record = await recordOf(reader, caller, cmd.id);
+      const { head } = record;
+      summary.taskId = head.taskId;
+      summary.contextId = head.contextId;
+      const options: FollowOptions = {
+        clock: this.clock,
+        timing: this.timing,
+        deadline: started + context.budgetMs,
+        lastWrite: started,
+        ...(context.signal ? { signal: context.signal } : {}),
+      };
+      const after = context.afterVersion;
+      const finished = (): A2AProtocolError =>
+        A2AProtocolError.unsupportedOperation(
+          `Task ${head.taskId} is in state ${toA2AState(head.state)}: a finished task cannot be subscribed to; ` +
+            'read it with GetTask',
+          { taskId: head.taskId, state: toA2AState(head.state) },
+        );
+      if (after === undefined) {
+        if (isTerminal(head.state)) throw finished();
+        summary.end = yield* this.counted(
+          this.fromSnapshot(reader, caller, record, undefined, options),
+          summary,
+        );
+        return;
+      }
+      if (after > head.version) {
+        throw new ValidationError(
+          `Last-Event-ID ${after} is no event of task ${head.taskId}: its last event is ${head.version}`,
+          'Last-Event-ID',
+        );
+      }
+      if (isTerminal(head.state) && after >= head.version) throw finished();
+      summary.lastVersion = after;
+      // a resumed stream opens at once (its next event may be a while): a comment starts it
+      yield { type: 'heartbeat' };
+      summary.end = yield* this.counted(follow(reader, caller, record, after, options), summary);
+    } finally {
+      this.options.onStreamEnd?.(summary);
+    }
+  }
+
+  /** The snapshot, then the events after it; a snapshot of a settled task is followed by its status alone. */
+  private async *fromSnapshot(
+    reader: TaskReader,
+    caller: Caller,
+    record: TaskRecord,
+    historyLength: number | undefined,
+    options: FollowOptions,
+  ): AsyncGenerator<StreamItem, StreamEnd> {
+    const view = await reader.view(record, { includeArtifacts: true, ...historyOption(historyLength) });
+    const id = record.head.version;
+    yield { type: 'event', id, event: snapshotOf(view, showWhole(historyLength)) };
+    if (endsStream(record.head.state)) {
+      // already terminal or interrupted: its status closes the stream (sharp edge 8)
+      yield { type: 'event', id, event: finalStatusOf(view) };
+      return 'final';
+    }
+    return yield* follow(reader, caller, record, id, { ...options, lastWrite: this.clock.now() });
+  }
+
+  /** Passes items through, counting them into the summary. */
+  private async *counted(
+    items: AsyncGenerator<StreamItem, StreamEnd>,
+    summary: StreamSummary,
+  ): AsyncGenerator<StreamItem, StreamEnd> {
+    let done = false;
+    try {
+      for (;;) {
+        const next = await items.next();
+        if (next.done) {
+          done = true;
+          return next.value;
+        }
+        if (next.value.type === 'heartbeat') summary.heartbeats++;
+        else {
+          summary.events++;
+          if (next.value.id !== undefined) summary.lastVersion = next.value.id;
+        }
+        yield next.value;
+      }
+    } finally {
+      // the consumer left early: close what it was reading too
+      if (!done) await items.return('aborted');
+    }
   }
 
   async getTask(caller: Caller, cmd: GetTaskCommand): Promise<TaskResult> {

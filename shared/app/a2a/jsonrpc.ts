@@ -4,6 +4,14 @@
  * answer. It picks the codec from A2A-Version, resolves the method, hands
  * the command to the transport-neutral A2AHandler and encodes what it
  * returns; codecs only translate shapes.
+ *
+ * The streaming methods (SendStreamingMessage, SubscribeToTask; v0.3
+ * message/stream, tasks/resubscribe) answer `text/event-stream`: each SSE
+ * `data:` is a whole JSON-RPC response with the request's id (sharp edge 21)
+ * whose result is the event in the requested version's shape, and its `id:`
+ * the task version it comes from. An error before the first event is a plain
+ * JSON-RPC error answer (not a stream); one after it is a last `data:` with the
+ * JSON-RPC error, then the stream ends (digest §5.3).
  */
 
 import type { Logger } from '@aws-lambda-powertools/logger';
@@ -26,8 +34,12 @@ import {
   success,
   toProtocolError,
 } from '../../protocol/a2a/index.ts';
+import { isStreamingOperation } from '../../protocol/a2a/operations.ts';
+import type { TaskStore } from '../ports.ts';
 import type { Caller, TaskService } from '../task-service.ts';
-import { A2AHandler } from './handler.ts';
+import { A2AHandler, type A2AHandlerOptions, type TaskStream } from './handler.ts';
+import { lastEventIdOf, MAX_SSE_DATA_BYTES, SSE_HEADERS, sseComment, sseEvent } from './sse.ts';
+import type { StreamItem } from './stream.ts';
 
 export const MAX_REQUEST_BYTES = 1024 * 1024;
 
@@ -41,6 +53,9 @@ export const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 /** Method names are clipped to this many characters in logs and metadata. */
 const MAX_LOGGED_METHOD_LENGTH = 100;
 
+/** How long a stream stays open when the request does not say (streamBudgetMs). */
+export const DEFAULT_STREAM_BUDGET_MS = 60_000;
+
 export interface RpcRequest {
   body: string | undefined | null;
   /** Lower-cased header names. */
@@ -48,12 +63,31 @@ export interface RpcRequest {
   caller: Caller;
   /** How long a blocking SendMessage may wait for the task to settle. */
   blockingBudgetMs: number;
+  /** How long a stream may stay open (ms); default DEFAULT_STREAM_BUDGET_MS. */
+  streamBudgetMs?: number;
+}
+
+/**
+ * A streamed answer: its chunks (SSE text), written as they come. Iterating it does the work; it ends
+ * once what the request started has ended (see `settled`). `close()` is for a consumer that goes
+ * away early: the stream stops reading the task (an inline run goes on to its end).
+ */
+export interface RpcStream extends AsyncIterable<string> {
+  close(): void;
 }
 
 export interface RpcResponse {
   statusCode: number;
   headers: Record<string, string>;
+  /** The answer; '' for a stream. */
   body: string;
+  /** A text/event-stream answer: the chunks to write after the headers. */
+  stream?: RpcStream;
+  /**
+   * Work the request started that goes on after this answer (a streamed send whose stream failed
+   * before its first event while its agent still runs): the invocation must not end before it.
+   */
+  settled?: Promise<void>;
   /** For logs: what the request was about. */
   meta?: { method?: string; taskId?: string; contextId?: string; errorCode?: number };
 }
@@ -77,6 +111,11 @@ const reply = (
 export interface JsonRpcBindingOptions {
   /** Where internal errors (-32603) are logged, with their cause; default the functions' logger. */
   logger?: Pick<Logger, 'error'>;
+}
+
+/** jsonRpcOver's options: the binding's, and the handler's (the store streams read, their timing). */
+export interface JsonRpcOverOptions extends JsonRpcBindingOptions, A2AHandlerOptions {
+  store?: TaskStore;
 }
 
 /** The answer when even building an error answer failed: fixed, small, and it leaks nothing. */
@@ -159,6 +198,9 @@ export class JsonRpcBinding {
     };
     try {
       const parsed = parseRequest(codec, envelope.method, envelope.params);
+      if (isStreamingOperation(parsed.operation)) {
+        return await this.stream(codec, parsed, envelope.id, request, meta);
+      }
       const result = await this.run(codec, parsed, request, meta);
       const response = reply(envelope.id, { result });
       // measured as the proxy result will carry it: a JSON string, escaped
@@ -175,6 +217,114 @@ export class JsonRpcBinding {
       if (error.code === ERROR_CODES.INTERNAL_ERROR) this.logInternal(error.cause ?? error, meta.method);
       return { ...reply(envelope.id, { error, codec }), meta: { ...meta, errorCode: error.code } };
     }
+  }
+
+  /**
+   * A streaming method: the first event decides the answer (a plain error when there is none), then the
+   * rest follows as SSE, errors included.
+   */
+  private async stream(
+    codec: A2ACodec,
+    parsed: ReturnType<typeof parseRequest>,
+    id: JsonRpcId,
+    request: RpcRequest,
+    meta: NonNullable<RpcResponse['meta']>,
+  ): Promise<RpcResponse> {
+    const abort = new AbortController();
+    const context = {
+      budgetMs: Math.max(0, request.streamBudgetMs ?? DEFAULT_STREAM_BUDGET_MS),
+      signal: abort.signal,
+    };
+    let stream: TaskStream;
+    if (parsed.operation === 'SendStreamingMessage') {
+      // Last-Event-ID is for resuming a stream: SubscribeToTask's (a send is not repeated to resume)
+      stream = this.handler.sendStreamingMessage(request.caller, parsed.command, context);
+    } else if (parsed.operation === 'SubscribeToTask') {
+      const after = lastEventIdOf(request.headers['last-event-id']);
+      if (after === 'invalid') {
+        throw A2AProtocolError.invalidParams([
+          {
+            field: 'Last-Event-ID',
+            description: 'must be the id of an event of this stream: a task version, a non-negative integer',
+          },
+        ]);
+      }
+      stream = this.handler.subscribeToTask(request.caller, parsed.command, {
+        ...context,
+        ...(after !== undefined ? { afterVersion: after } : {}),
+      });
+    } else {
+      throw A2AProtocolError.internalError(`${parsed.operation} is not a streaming operation`);
+    }
+    const iterator = stream[Symbol.asyncIterator]();
+    const encode = (item: StreamItem): string => {
+      if (item.type === 'heartbeat') return sseComment();
+      const data = JSON.stringify(success(id, codec.encodeStreamEvent(item.event)));
+      const size = Buffer.byteLength(data, 'utf8');
+      if (size > MAX_SSE_DATA_BYTES) {
+        throw A2AProtocolError.internalError(
+          `Internal error: a stream event is too large to send (${size} bytes, the limit is ` +
+            `${MAX_SSE_DATA_BYTES}); ask for less of the task (configuration.historyLength)`,
+        );
+      }
+      return sseEvent({ ...(item.id !== undefined ? { id: item.id } : {}), data });
+    };
+    let first: string | undefined;
+    try {
+      const next = await iterator.next();
+      if (!next.done) {
+        noteStreamItem(next.value, meta);
+        first = encode(next.value);
+      }
+    } catch (e) {
+      abort.abort();
+      await iterator.return?.(undefined);
+      const error = toProtocolError(e);
+      if (error.code === ERROR_CODES.INTERNAL_ERROR) this.logInternal(error.cause ?? error, meta.method);
+      return {
+        ...reply(id, { error, codec }),
+        meta: { ...meta, errorCode: error.code },
+        settled: stream.settled,
+      };
+    }
+    const chunks = async function* (binding: JsonRpcBinding): AsyncGenerator<string, void> {
+      let finished = first === undefined;
+      try {
+        if (first === undefined) return;
+        yield first;
+        for (;;) {
+          const next = await iterator.next();
+          if (next.done) {
+            finished = true;
+            return;
+          }
+          yield encode(next.value);
+        }
+      } catch (e) {
+        finished = true;
+        const error = toProtocolError(e);
+        if (error.code === ERROR_CODES.INTERNAL_ERROR) binding.logInternal(error.cause ?? error, meta.method);
+        yield sseEvent({
+          event: 'error',
+          data: JSON.stringify(failure(id, jsonRpcError(codec, error))),
+        });
+      } finally {
+        if (!finished) {
+          abort.abort();
+          await iterator.return?.(undefined);
+        }
+        // the invocation lasts as long as what the stream started (an inline run)
+        await stream.settled;
+      }
+    };
+    const body = chunks(this);
+    return {
+      statusCode: 200,
+      headers: { ...SSE_HEADERS },
+      body: '',
+      stream: { [Symbol.asyncIterator]: () => body, close: () => abort.abort() },
+      meta,
+    };
   }
 
   private async run(
@@ -241,6 +391,24 @@ const peekId = (body: string | null | undefined, size: number): JsonRpcId => {
   return isValidId(id) ? id : null;
 };
 
-/** The JSON-RPC binding over a handler of these tasks. */
-export const jsonRpcOver = (tasks: TaskService, options: JsonRpcBindingOptions = {}): JsonRpcBinding =>
-  new JsonRpcBinding(new A2AHandler(tasks), options);
+/** What a stream's first event says about its task, for the logs. */
+const noteStreamItem = (item: StreamItem, meta: NonNullable<RpcResponse['meta']>) => {
+  if (item.type !== 'event') return;
+  const { event } = item;
+  if (event.kind === 'task') {
+    meta.taskId = event.view.head.taskId;
+    meta.contextId = event.view.head.contextId;
+  } else if (event.kind === 'message') {
+    if (event.message.contextId) meta.contextId = event.message.contextId;
+  } else {
+    meta.taskId = event.taskId;
+    meta.contextId = event.contextId;
+  }
+};
+
+/**
+ * The JSON-RPC binding over a handler of these tasks. Streams read the tasks from `store` (the task
+ * service's store); without one the streaming methods answer -32004.
+ */
+export const jsonRpcOver = (tasks: TaskService, options: JsonRpcOverOptions = {}): JsonRpcBinding =>
+  new JsonRpcBinding(new A2AHandler(tasks, options), options);

@@ -14,6 +14,8 @@ import type {
   ListTasksResult,
   ParseOptions,
   SendMessageCommand,
+  StreamEvent,
+  SubscribeToTaskCommand,
   TaskEncodeOptions,
 } from './operations.ts';
 
@@ -30,6 +32,8 @@ export interface A2ACodec {
   parseGetTask(params: unknown): GetTaskCommand;
   parseListTasks(params: unknown): ListTasksCommand;
   parseCancelTask(params: unknown): CancelTaskCommand;
+  /** SubscribeToTask (v0.3 `tasks/resubscribe`). SendStreamingMessage takes parseSendMessage's params. */
+  parseSubscribeToTask(params: unknown): SubscribeToTaskCommand;
 
   encodeTask(view: TaskView, opts: TaskEncodeOptions): WireObject;
   /** v1.0 `{task}` wrapper; v0.3 bare Task. */
@@ -43,6 +47,12 @@ export interface A2ACodec {
   encodeGetResult(view: TaskView, opts: TaskEncodeOptions): WireObject;
   encodeCancelResult(view: TaskView, opts: TaskEncodeOptions): WireObject;
   encodeListResult(result: ListTasksResult, opts: TaskEncodeOptions): WireObject;
+  /**
+   * One event of a stream (the `result` of one SSE event over JSON-RPC): v1.0 a StreamResponse
+   * (`{task}` | `{message}` | `{statusUpdate}` | `{artifactUpdate}`), v0.3 the bare object with its
+   * `kind` (`task`, `message`, `status-update` with `final`, `artifact-update`).
+   */
+  encodeStreamEvent(event: StreamEvent): WireObject;
   /** The version's error details: v1.0 an array of typed objects (`@type`), v0.3 a free-form object. */
   errorData(err: A2AProtocolError): unknown;
 }

@@ -75,7 +75,6 @@ export const JSONRPC_METHODS: Readonly<Record<A2AVersion, MethodLookup>> = {
   '0.3': methodLookup(V03_METHODS),
 };
 
-const STREAMING_OPS: readonly ProtocolOperation[] = ['SendStreamingMessage', 'SubscribeToTask'];
 const PUSH_OPS: readonly ProtocolOperation[] = [
   'CreateTaskPushNotificationConfig',
   'GetTaskPushNotificationConfig',
@@ -85,13 +84,6 @@ const PUSH_OPS: readonly ProtocolOperation[] = [
 
 /** The error for an operation that exists in the protocol but that this agent does not offer. */
 function notOffered(op: ProtocolOperation, method: string): A2AProtocolError {
-  if (STREAMING_OPS.includes(op)) {
-    return A2AProtocolError.unsupportedOperation(
-      `${method}: streaming is not supported by this agent (capabilities.streaming is false); ` +
-        'send the message without streaming and poll the task',
-      { method },
-    );
-  }
   if (PUSH_OPS.includes(op)) return A2AProtocolError.pushNotificationNotSupported(`${method}`);
   return A2AProtocolError.unsupportedOperation(
     `${method}: this agent has no extended agent card (capabilities.extendedAgentCard is false)`,
@@ -103,8 +95,8 @@ function notOffered(op: ProtocolOperation, method: string): A2AProtocolError {
  * The supported operation a method names, for this codec's version. Throws:
  * - -32601 for unknown methods, and for methods of the other A2A version (the
  *   message says which header/version makes them valid);
- * - -32004 / -32003 for protocol operations this agent does not offer (streaming,
- *   extended card / push notifications), as the spec's capability rules require.
+ * - -32004 / -32003 for protocol operations this agent does not offer (the extended
+ *   card / push notifications), as the spec's capability rules require.
  */
 export function resolveOperation(codec: A2ACodec, method: string): Operation {
   const methods = JSONRPC_METHODS[codec.version];
@@ -147,6 +139,10 @@ export function parseRequest(
   switch (operation) {
     case 'SendMessage':
       return { operation, command: codec.parseSendMessage(params, options) };
+    case 'SendStreamingMessage':
+      return { operation, command: codec.parseSendMessage(params, options) };
+    case 'SubscribeToTask':
+      return { operation, command: codec.parseSubscribeToTask(params) };
     case 'GetTask':
       return { operation, command: codec.parseGetTask(params) };
     case 'ListTasks':

@@ -26,12 +26,26 @@ export const PROTOCOL_OPERATIONS = [
 ] as const;
 export type ProtocolOperation = (typeof PROTOCOL_OPERATIONS)[number];
 
-/** The operations this server implements (streaming and push operations come later). */
-export const SUPPORTED_OPERATIONS = ['SendMessage', 'GetTask', 'ListTasks', 'CancelTask'] as const;
+/** The operations this server implements (push notifications and the extended card come later). */
+export const SUPPORTED_OPERATIONS = [
+  'SendMessage',
+  'SendStreamingMessage',
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'SubscribeToTask',
+] as const;
 export type Operation = (typeof SUPPORTED_OPERATIONS)[number];
 
 export const isSupportedOperation = (op: string): op is Operation =>
   (SUPPORTED_OPERATIONS as readonly string[]).includes(op);
+
+/** The operations answered with a stream of events (text/event-stream) instead of one result. */
+export const STREAMING_OPERATIONS = ['SendStreamingMessage', 'SubscribeToTask'] as const;
+export type StreamingOperation = (typeof STREAMING_OPERATIONS)[number];
+
+export const isStreamingOperation = (op: string): op is StreamingOperation =>
+  (STREAMING_OPERATIONS as readonly string[]).includes(op);
 
 export const LIST_PAGE_SIZE = { default: 50, min: 1, max: 100 } as const;
 
@@ -87,11 +101,20 @@ export interface CancelTaskCommand {
   metadata?: Record<string, unknown>;
 }
 
+/** SubscribeToTask (v0.3 `tasks/resubscribe`): the task to follow. */
+export interface SubscribeToTaskCommand {
+  tenant?: string;
+  id: string;
+}
+
 export interface CommandMap {
   SendMessage: SendMessageCommand;
+  /** The same request as SendMessage; `returnImmediately` is irrelevant for a stream (digest §4.3). */
+  SendStreamingMessage: SendMessageCommand;
   GetTask: GetTaskCommand;
   ListTasks: ListTasksCommand;
   CancelTask: CancelTaskCommand;
+  SubscribeToTask: SubscribeToTaskCommand;
 }
 
 /** A parsed request: the operation and its command, discriminated on `operation`. */
@@ -171,6 +194,10 @@ export function finishGetTask(draft: GetTaskCommand): GetTaskCommand {
   };
 }
 
+export function finishSubscribeToTask(draft: SubscribeToTaskCommand): SubscribeToTaskCommand {
+  return { ...(draft.tenant ? { tenant: draft.tenant } : {}), id: draft.id };
+}
+
 export function finishCancelTask(draft: CancelTaskCommand): CancelTaskCommand {
   return {
     ...(draft.tenant ? { tenant: draft.tenant } : {}),
@@ -195,6 +222,39 @@ export interface ListTasksResult {
   pageSize: number;
   totalSize: number;
 }
+
+/** A task's status as a stream event carries it (TaskStatus, digest §3.2). */
+export interface StreamStatus {
+  state: A2AState;
+  /** The agent's status message, when the event carries one. */
+  message?: Message;
+  timestamp: string;
+}
+
+/**
+ * One event of a stream (digest §3.7), before shape translation: the Task snapshot that opens a task's
+ * stream, the Message of a message-only reply, a status update or an artifact update. v1.0 wraps each in
+ * a StreamResponse; v0.3 sends them bare, with `kind`, and `final` on status updates.
+ */
+export type StreamEvent =
+  | { kind: 'task'; view: TaskView; show: TaskEncodeOptions }
+  | { kind: 'message'; message: Message }
+  | {
+      kind: 'status-update';
+      taskId: string;
+      contextId: string;
+      status: StreamStatus;
+      /** The stream ends after this update (terminal or interrupted state): v0.3 `final: true`. */
+      final: boolean;
+    }
+  | {
+      kind: 'artifact-update';
+      taskId: string;
+      contextId: string;
+      artifact: Artifact;
+      append?: boolean;
+      lastChunk?: boolean;
+    };
 
 /** A task as every A2A version sees it, before shape translation. */
 export interface TaskProjection {

@@ -18,6 +18,7 @@ import {
   finishCancelTask,
   finishGetTask,
   finishSendMessage,
+  finishSubscribeToTask,
   type GetTaskCommand,
   type ListTasksCommand,
   type ListTasksResult,
@@ -27,6 +28,8 @@ import {
   type PushNotificationConfig,
   projectTask,
   type SendMessageCommand,
+  type StreamEvent,
+  type SubscribeToTaskCommand,
   type TaskEncodeOptions,
 } from './operations.ts';
 import {
@@ -102,6 +105,29 @@ export interface V03ListTasksResponse {
   pageSize: number;
   totalSize: number;
 }
+
+export interface V03TaskStatusUpdateEvent {
+  kind: 'status-update';
+  taskId: string;
+  contextId: string;
+  status: V03Task['status'];
+  /** True on the last event of the stream (v0.3 consumers rely on it, sharp edge 9). */
+  final: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+export interface V03TaskArtifactUpdateEvent {
+  kind: 'artifact-update';
+  taskId: string;
+  contextId: string;
+  artifact: V03Artifact;
+  append?: boolean;
+  lastChunk?: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+/** A v0.3 stream event's `result`: the bare object, told apart by `kind`. */
+export type V03StreamEvent = V03Task | V03Message | V03TaskStatusUpdateEvent | V03TaskArtifactUpdateEvent;
 
 /** v0.3 error `data`: free-form. */
 export type V03ErrorData = Record<string, unknown> & { reason: string };
@@ -224,7 +250,7 @@ const getTaskSchema = wireObject({
   metadata: z.optional(metadataSchema),
 });
 
-/** TaskIdParams. */
+/** TaskIdParams (tasks/cancel, tasks/resubscribe). */
 const cancelTaskSchema = wireObject({
   id: z.string().check(z.minLength(1)),
   metadata: z.optional(metadataSchema),
@@ -343,6 +369,36 @@ function encodeTask(view: TaskView, opts: TaskEncodeOptions): V03Task {
   };
 }
 
+function encodeStreamEvent(event: StreamEvent): V03StreamEvent {
+  switch (event.kind) {
+    case 'task':
+      return encodeTask(event.view, event.show);
+    case 'message':
+      return encodeMessage(event.message);
+    case 'status-update':
+      return {
+        kind: 'status-update',
+        taskId: event.taskId,
+        contextId: event.contextId,
+        status: {
+          state: V03_STATE_OF[event.status.state],
+          ...(event.status.message ? { message: encodeMessage(event.status.message) } : {}),
+          timestamp: event.status.timestamp,
+        },
+        final: event.final,
+      };
+    case 'artifact-update':
+      return {
+        kind: 'artifact-update',
+        taskId: event.taskId,
+        contextId: event.contextId,
+        artifact: encodeArtifact(event.artifact),
+        ...(event.append !== undefined ? { append: event.append } : {}),
+        ...(event.lastChunk !== undefined ? { lastChunk: event.lastChunk } : {}),
+      };
+  }
+}
+
 // ---- the codec ----------------------------------------------------------------------------------
 
 export const v03Codec = {
@@ -389,6 +445,12 @@ export const v03Codec = {
     return finishCancelTask({ id: p.id, ...(p.metadata ? { metadata: p.metadata } : {}) });
   },
 
+  /** TaskIdParams: `metadata` is accepted and not kept. */
+  parseSubscribeToTask(params: unknown): SubscribeToTaskCommand {
+    const p = parseWire(cancelTaskSchema, params);
+    return finishSubscribeToTask({ id: p.id });
+  },
+
   encodeTask,
 
   /** v0.3 returns the bare Task (with `kind: "task"`). */
@@ -414,6 +476,8 @@ export const v03Codec = {
     r: ListTasksResult,
     o: TaskEncodeOptions,
   ) => V03ListTasksResponse,
+
+  encodeStreamEvent,
 
   /** Free-form: the ErrorInfo reason and metadata flattened, plus any field violations. */
   errorData(err: A2AProtocolError): V03ErrorData {

@@ -19,6 +19,7 @@ import {
   finishGetTask,
   finishListTasks,
   finishSendMessage,
+  finishSubscribeToTask,
   type GetTaskCommand,
   LIST_PAGE_SIZE,
   type ListTasksCommand,
@@ -29,6 +30,8 @@ import {
   type PushNotificationConfig,
   projectTask,
   type SendMessageCommand,
+  type StreamEvent,
+  type SubscribeToTaskCommand,
   type TaskEncodeOptions,
 } from './operations.ts';
 import {
@@ -108,6 +111,29 @@ export interface V1ListTasksResponse {
   pageSize: number;
   totalSize: number;
 }
+
+export interface V1TaskStatusUpdateEvent {
+  taskId: string;
+  contextId: string;
+  status: V1TaskStatus;
+  metadata?: Record<string, unknown>;
+}
+
+export interface V1TaskArtifactUpdateEvent {
+  taskId: string;
+  contextId: string;
+  artifact: V1Artifact;
+  append?: boolean;
+  lastChunk?: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+/** One stream event (oneof `payload`): exactly one member is set (digest §3.7). */
+export type V1StreamResponse =
+  | { task: V1Task }
+  | { message: V1Message }
+  | { statusUpdate: V1TaskStatusUpdateEvent }
+  | { artifactUpdate: V1TaskArtifactUpdateEvent };
 
 /** v1.0 error details: an ErrorInfo, then (for field violations) a BadRequest. */
 export type V1ErrorDetails = [ErrorInfoDetail, ...Record<string, unknown>[]];
@@ -290,6 +316,11 @@ const listTasksSchema = wireObject(
   },
 );
 
+const subscribeToTaskSchema = wireObject({
+  tenant: z.optional(z.string()),
+  id: z.string().check(z.minLength(1)),
+});
+
 const cancelTaskSchema = wireObject({
   tenant: z.optional(z.string()),
   id: z.string().check(z.minLength(1)),
@@ -380,6 +411,38 @@ function encodeTask(view: TaskView, opts: TaskEncodeOptions): V1Task {
   };
 }
 
+function encodeStreamEvent(event: StreamEvent): V1StreamResponse {
+  switch (event.kind) {
+    case 'task':
+      return { task: encodeTask(event.view, event.show) };
+    case 'message':
+      return { message: encodeMessage(event.message) };
+    case 'status-update':
+      // no `final` in v1.0: the end of a stream is the close of the connection (digest §1.5, sharp edge 9)
+      return {
+        statusUpdate: {
+          taskId: event.taskId,
+          contextId: event.contextId,
+          status: {
+            state: event.status.state,
+            ...(event.status.message ? { message: encodeMessage(event.status.message) } : {}),
+            timestamp: event.status.timestamp,
+          },
+        },
+      };
+    case 'artifact-update':
+      return {
+        artifactUpdate: {
+          taskId: event.taskId,
+          contextId: event.contextId,
+          artifact: encodeArtifact(event.artifact),
+          ...(event.append !== undefined ? { append: event.append } : {}),
+          ...(event.lastChunk !== undefined ? { lastChunk: event.lastChunk } : {}),
+        },
+      };
+  }
+}
+
 // ---- the codec ----------------------------------------------------------------------------------
 
 export const v1Codec = {
@@ -436,6 +499,11 @@ export const v1Codec = {
     });
   },
 
+  parseSubscribeToTask(params: unknown): SubscribeToTaskCommand {
+    const p = parseWire(subscribeToTaskSchema, params);
+    return finishSubscribeToTask({ ...(nonEmpty(p.tenant) ? { tenant: p.tenant } : {}), id: p.id });
+  },
+
   encodeTask,
 
   encodeSendResult(view: TaskView, opts: TaskEncodeOptions): V1SendMessageResponse {
@@ -459,6 +527,8 @@ export const v1Codec = {
     r: ListTasksResult,
     o: TaskEncodeOptions,
   ) => V1ListTasksResponse,
+
+  encodeStreamEvent,
 
   /** An array of typed details: always an ErrorInfo, plus a BadRequest for field violations. */
   errorData(err: A2AProtocolError): V1ErrorDetails {

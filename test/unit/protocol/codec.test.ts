@@ -73,7 +73,9 @@ describe('method tables', () => {
     assert.equal(JSONRPC_METHODS['1.0'].operationOf('ListTasks'), 'ListTasks');
     assert.equal(JSONRPC_METHODS['1.0'].operationOf('CancelTask'), 'CancelTask');
     assert.equal(JSONRPC_METHODS['1.0'].operationOf('message/send'), undefined);
-    assert.equal(JSONRPC_METHODS['1.0'].operationOf('SendStreamingMessage'), undefined, 'not supported yet');
+    assert.equal(JSONRPC_METHODS['1.0'].operationOf('SendStreamingMessage'), 'SendStreamingMessage');
+    assert.equal(JSONRPC_METHODS['1.0'].operationOf('SubscribeToTask'), 'SubscribeToTask');
+    assert.equal(JSONRPC_METHODS['1.0'].operationOf('message/stream'), undefined);
     for (const op of PROTOCOL_OPERATIONS) assert.equal(JSONRPC_METHODS['1.0'].methodOf(op), op);
   });
 
@@ -84,7 +86,8 @@ describe('method tables', () => {
     assert.equal(JSONRPC_METHODS['0.3'].operationOf('tasks/cancel'), 'CancelTask');
     assert.equal(JSONRPC_METHODS['0.3'].operationOf('SendMessage'), undefined);
     assert.equal(JSONRPC_METHODS['0.3'].methodOf('ListTasks'), undefined);
-    assert.equal(JSONRPC_METHODS['0.3'].protocolOperationOf('tasks/resubscribe'), 'SubscribeToTask');
+    assert.equal(JSONRPC_METHODS['0.3'].operationOf('message/stream'), 'SendStreamingMessage');
+    assert.equal(JSONRPC_METHODS['0.3'].operationOf('tasks/resubscribe'), 'SubscribeToTask');
     assert.equal(
       JSONRPC_METHODS['0.3'].protocolOperationOf('agent/getAuthenticatedExtendedCard'),
       'GetExtendedAgentCard',
@@ -132,16 +135,14 @@ describe('resolveOperation', () => {
     }
   });
 
-  it('streaming methods → -32004 (capabilities.streaming is false)', () => {
-    for (const [codec, method] of [
-      [v1Codec, 'SendStreamingMessage'],
-      [v1Codec, 'SubscribeToTask'],
-      [v03Codec, 'message/stream'],
-      [v03Codec, 'tasks/resubscribe'],
-    ] as [A2ACodec, string][]) {
-      const err = expectProtocolError(() => resolveOperation(codec, method), -32004);
-      assert.match(err.message, /streaming is not supported/);
-    }
+  it("streaming methods are supported, by each version's names only", () => {
+    assert.equal(resolveOperation(v1Codec, 'SendStreamingMessage'), 'SendStreamingMessage');
+    assert.equal(resolveOperation(v1Codec, 'SubscribeToTask'), 'SubscribeToTask');
+    assert.equal(resolveOperation(v03Codec, 'message/stream'), 'SendStreamingMessage');
+    assert.equal(resolveOperation(v03Codec, 'tasks/resubscribe'), 'SubscribeToTask');
+    const err = expectProtocolError(() => resolveOperation(v1Codec, 'message/stream'), -32601);
+    assert.match(err.message, /use SendStreamingMessage/);
+    expectProtocolError(() => resolveOperation(v03Codec, 'SubscribeToTask'), -32601);
   });
 
   it('push-config methods → -32003', () => {
@@ -178,6 +179,40 @@ describe('parseRequest', () => {
       message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'text', text: 'x' }] },
     });
     assert.equal(send.operation, 'SendMessage');
+  });
+
+  it('streaming operations: SendStreamingMessage takes SendMessage params, SubscribeToTask a task id', () => {
+    const stream = parseRequest(v1Codec, 'SendStreamingMessage', {
+      message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] },
+      configuration: { historyLength: 2 },
+    });
+    assert.equal(stream.operation, 'SendStreamingMessage');
+    if (stream.operation === 'SendStreamingMessage') {
+      assert.equal(stream.command.message.parts[0]?.text, 'x');
+      assert.equal(stream.command.historyLength, 2);
+    }
+    assert.deepEqual(parseRequest(v1Codec, 'SubscribeToTask', { id: 't1', tenant: 'a', extra: 1 }), {
+      operation: 'SubscribeToTask',
+      command: { tenant: 'a', id: 't1' },
+    });
+    assert.deepEqual(parseRequest(v03Codec, 'tasks/resubscribe', { id: 't1', metadata: { k: 1 } }), {
+      operation: 'SubscribeToTask',
+      command: { id: 't1' },
+    });
+    const v03 = parseRequest(v03Codec, 'message/stream', {
+      message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'text', text: 'x' }] },
+    });
+    assert.equal(v03.operation, 'SendStreamingMessage');
+    for (const [codec, method] of [
+      [v1Codec, 'SubscribeToTask'],
+      [v03Codec, 'tasks/resubscribe'],
+    ] as [A2ACodec, string][]) {
+      for (const params of [undefined, {}, { id: '' }, { id: 7 }]) {
+        const err = expectProtocolError(() => parseRequest(codec, method, params), -32602);
+        assert.equal(err.fieldViolations?.[0]?.field, 'id', JSON.stringify(params));
+      }
+    }
+    expectProtocolError(() => parseRequest(v1Codec, 'SendStreamingMessage', { id: 'x' }), -32602);
   });
 
   it('passes ParseOptions to SendMessage (push configs allowed once the server supports them)', () => {

@@ -23,6 +23,8 @@ import {
   JsonRpcTransportFactory,
 } from '@a2a-js/sdk/client';
 import { TaskNotFoundError as SdkTaskNotFoundError, toJsonRpcError } from '@a2a-js/sdk/errors';
+import { finalStatusOf, snapshotOf } from '../../../shared/app/a2a/events.ts';
+import { SSE_HEADERS, sseEvent } from '../../../shared/app/a2a/sse.ts';
 import type { TaskView } from '../../../shared/domain/task.ts';
 import {
   A2AProtocolError,
@@ -41,6 +43,7 @@ import {
   toProtocolError,
   v1Codec,
 } from '../../../shared/protocol/a2a/index.ts';
+import type { StreamEvent } from '../../../shared/protocol/a2a/operations.ts';
 import { agentMessage, artifact, head, T1, userMessage, view } from './fixtures.ts';
 
 const BASE = 'https://agent.example.com';
@@ -83,6 +86,14 @@ function fakeServer() {
 
   const json = (body: unknown, status = 200) =>
     new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+  /** An SSE answer: each event a JSON-RPC response with the request's id, as the binding writes it. */
+  const sse = (id: JsonRpcResponse['id'], codec: ReturnType<typeof selectCodec>, events: StreamEvent[]) =>
+    new Response(
+      events
+        .map((e, i) => sseEvent({ id: i + 1, data: JSON.stringify(success(id, codec.encodeStreamEvent(e))) }))
+        .join(': keepalive\n\n'),
+      { status: 200, headers: SSE_HEADERS },
+    );
 
   const send = (cmd: SendMessageCommand): TaskView => {
     const existing = cmd.taskId ? tasks.get(cmd.taskId) : undefined;
@@ -131,6 +142,36 @@ function fakeServer() {
       commands.push(req.command);
       let result: JsonRpcResponse;
       switch (req.operation) {
+        case 'SendStreamingMessage': {
+          if (req.command.message.parts[0]?.text === 'reply please') {
+            return sse(env.id, codec, [{ kind: 'message', message: replyMessage('ctx-reply') }]);
+          }
+          const done = send(req.command);
+          const working: TaskView = { ...done, head: { ...done.head, state: 'executing' }, artifacts: [] };
+          const ids = { taskId: done.head.taskId, contextId: done.head.contextId };
+          return sse(env.id, codec, [
+            snapshotOf(working, { includeArtifacts: true }),
+            {
+              kind: 'artifact-update',
+              ...ids,
+              artifact: artifact({ parts: [{ text: 'a' }] }),
+              append: false,
+            },
+            {
+              kind: 'artifact-update',
+              ...ids,
+              artifact: artifact({ parts: [{ text: 'b' }] }),
+              append: true,
+              lastChunk: true,
+            },
+            finalStatusOf(done),
+          ]);
+        }
+        case 'SubscribeToTask': {
+          const v = tasks.get(req.command.id);
+          if (!v) throw A2AProtocolError.taskNotFound(req.command.id);
+          return sse(env.id, codec, [snapshotOf(v, { includeArtifacts: true }), finalStatusOf(v)]);
+        }
         case 'SendMessage': {
           if (req.command.message.parts[0]?.text === 'reply please') {
             // the agent answers with a message and makes no task
@@ -480,6 +521,103 @@ describe('@a2a-js/sdk 1.3.0 legacy (v0.3) JSON-RPC transport against our v0.3 co
       return true;
     });
   });
+});
+
+describe('@a2a-js/sdk 1.3.0 clients read our streams', () => {
+  const streamingCard = (version: '1.0' | '0.3') => {
+    const card = buildAgentCard(cardInput(version)) as unknown as Record<string, unknown> & {
+      capabilities: Record<string, unknown>;
+    };
+    const withStreaming: Record<string, unknown> = {
+      ...card,
+      capabilities: { ...card.capabilities, streaming: true },
+    };
+    // a pure v0.3 card, as an old server serves it, goes through the SDK's v0.3 card translator
+    if (version === '0.3') delete withStreaming.supportedInterfaces;
+    return withStreaming;
+  };
+  const factoryFor = (server: ReturnType<typeof fakeServer>, legacy: boolean) =>
+    new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [
+          new JsonRpcTransportFactory({
+            fetchImpl: server.fetchImpl,
+            ...(legacy ? { legacyCompat: { enabled: true } } : {}),
+          }),
+        ],
+        cardResolver: new DefaultAgentCardResolver({
+          fetchImpl: server.fetchImpl,
+          ...(legacy ? { legacyCompat: { enabled: true } } : {}),
+        }),
+      }),
+    );
+
+  for (const version of ['1.0', '0.3'] as const) {
+    it(`v${version}: sendMessageStream yields the snapshot, the artifact chunks and the final status`, async () => {
+      const server = fakeServer();
+      const card = streamingCard(version);
+      const client = await factoryFor(server, version === '0.3').createFromAgentCard(card as never);
+      assert.equal(client.protocolVersion, version);
+      const events = [];
+      for await (const e of client.sendMessageStream({
+        tenant: '',
+        message: sdkMessage('hi'),
+        configuration: undefined,
+        metadata: undefined,
+      })) {
+        events.push(e);
+      }
+      assert.equal(
+        server.calls[0]?.body.method,
+        version === '1.0' ? 'SendStreamingMessage' : 'message/stream',
+      );
+      assert.deepEqual(
+        events.map((e) => e.payload?.$case),
+        ['task', 'artifactUpdate', 'artifactUpdate', 'statusUpdate'],
+      );
+      const [task, first, second, status] = events.map((e) => e.payload?.value) as [
+        SdkTask,
+        { append: boolean; lastChunk: boolean; artifact: { parts: { content: unknown }[] } },
+        { append: boolean; lastChunk: boolean },
+        { status: { state: TaskState } },
+      ];
+      assert.equal(task.status?.state, TaskState.TASK_STATE_WORKING);
+      assert.equal(first.append, false);
+      assert.deepEqual(first.artifact.parts[0]?.content, { $case: 'text', value: 'a' });
+      assert.equal(second.append, true);
+      assert.equal(second.lastChunk, true);
+      assert.equal(status.status.state, TaskState.TASK_STATE_COMPLETED);
+
+      const again = [];
+      for await (const e of client.resubscribeTask({ tenant: '', id: task.id })) again.push(e.payload?.$case);
+      assert.equal(
+        server.calls.at(-1)?.body.method,
+        version === '1.0' ? 'SubscribeToTask' : 'tasks/resubscribe',
+      );
+      assert.deepEqual(again, ['task', 'statusUpdate']);
+
+      const reply = [];
+      for await (const e of client.sendMessageStream({
+        tenant: '',
+        message: sdkMessage('reply please'),
+        configuration: undefined,
+        metadata: undefined,
+      })) {
+        reply.push(e.payload);
+      }
+      assert.equal(reply.length, 1);
+      assert.equal(reply[0]?.$case, 'message');
+      await assert.rejects(
+        (async () => {
+          for await (const _ of client.resubscribeTask({ tenant: '', id: 'nope' })) {
+            // never reached
+          }
+        })(),
+        (e: unknown) => e instanceof SdkTaskNotFoundError,
+        'an error before the stream is a plain JSON-RPC error the SDK maps',
+      );
+    });
+  }
 });
 
 describe('@a2a-js/sdk 1.3.0 legacy (v0.3) transport: a message reply', () => {
