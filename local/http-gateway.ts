@@ -11,12 +11,27 @@
  *   but the handler itself keeps running to its end.
  * - Bodies are base64-encoded for non-text content types (as if the API had
  *   `binaryMediaTypes: ['*\/*']` minus text); AWS decides by the API's binaryMediaTypes.
+ *
+ * Streamed routes (`stream: true`, API Gateway's STREAM transfer mode): a
+ * response-streaming handler (local/lambda-streaming.ts) is invoked with a
+ * response stream; the status and headers of its prelude are sent with its
+ * first write and every chunk is written to the client as it comes (chunked,
+ * no buffering). Their integration timeout is `streamTimeoutMs` (5 minutes);
+ * past it a response not started yet is a 504, a started one is cut off. A
+ * client that goes away destroys the handler's response stream, as AWS closes
+ * it. A buffered handler on a streamed route answers as on any other route.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { consoleLog, createLambdaContext, LOCAL_ACCOUNT, type LocalLog } from './lambda-context.ts';
+import {
+  isStreamingHandler,
+  LocalResponseStream,
+  type ResponsePrelude,
+  type StreamingHandler,
+} from './lambda-streaming.ts';
 
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -25,11 +40,16 @@ export interface GatewayRoute<F extends string = string> {
   /** API Gateway resource path; `{name}` and a final `{name+}` are path parameters. */
   path: string;
   function: F;
+  /** STREAM transfer mode: the integration timeout is streamTimeoutMs and responses are streamed. */
+  stream?: boolean;
 }
 
 export interface HttpGatewayOptions<F extends string = string> {
   routes: readonly GatewayRoute<F>[];
-  /** Looked up on every request, so a caller may fill it after the port is bound. */
+  /**
+   * Looked up on every request, so a caller may fill it after the port is bound. A handler made a
+   * response-streaming one (`awslambda.streamifyResponse`, told by its marker) is invoked as such.
+   */
   handlers: Partial<Record<F, ApiHandler>>;
   port?: number;
   host?: string;
@@ -45,6 +65,8 @@ export interface HttpGatewayOptions<F extends string = string> {
   drainTimeoutMs?: number;
   /** API Gateway's default integration timeout is 29 s. */
   timeoutMs?: number;
+  /** The integration timeout of streamed routes (the hub's: 5 minutes). */
+  streamTimeoutMs?: number;
   stage?: string;
   log?: LocalLog;
 }
@@ -59,6 +81,7 @@ export interface HttpGateway {
 
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_TIMEOUT_MS = 29_000;
+export const DEFAULT_STREAM_TIMEOUT_MS = 300_000;
 export const DEFAULT_MAX_DRAIN_BYTES = 100 * 1024 * 1024;
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
@@ -239,6 +262,90 @@ const writeResult = (res: ServerResponse, result: APIGatewayProxyResult, request
   res.end(body);
 };
 
+/** Prelude headers as API Gateway sends them: multi-value entries win, framing headers are its own. */
+const preludeHeaders = (prelude: ResponsePrelude | undefined, contentType: string | undefined) => {
+  const headers = responseHeaders({
+    statusCode: 200,
+    body: '',
+    ...(prelude?.headers ? { headers: prelude.headers } : {}),
+    ...(prelude?.multiValueHeaders ? { multiValueHeaders: prelude.multiValueHeaders } : {}),
+  });
+  if (prelude?.cookies?.length)
+    headers['Set-Cookie'] = [...(headers['Set-Cookie'] ?? []), ...prelude.cookies];
+  const has = (name: string) => Object.keys(headers).some((h) => h.toLowerCase() === name);
+  if (!has('content-type')) headers['Content-Type'] = [contentType ?? 'application/json'];
+  for (const name of Object.keys(headers)) {
+    if (['content-length', 'transfer-encoding', 'connection'].includes(name.toLowerCase()))
+      delete headers[name];
+  }
+  return headers;
+};
+
+/**
+ * Invokes a streaming handler: its prelude and chunks go to `res` as they are written. Resolves when the
+ * invocation ends (the handler may go on after the client left or the timeout cut it off).
+ */
+const streamInvocation = async (
+  handler: StreamingHandler,
+  event: APIGatewayProxyEvent,
+  context: Context,
+  res: ServerResponse,
+  requestId: string,
+  timeoutMs: number,
+  log: LocalLog,
+  name: string,
+): Promise<void> => {
+  let cutOff = false;
+  const stream = new LocalResponseStream({
+    start: (prelude, contentType) => {
+      if (cutOff || res.headersSent) return;
+      res.writeHead(prelude?.statusCode ?? 200, {
+        ...preludeHeaders(prelude, contentType),
+        'x-amzn-RequestId': requestId,
+      });
+      // the status and headers go now, not with the first body bytes
+      res.flushHeaders();
+    },
+    write: (chunk, done) => {
+      if (cutOff || res.destroyed) return done(new Error('the client connection is closed'));
+      if (res.write(chunk)) done();
+      else res.once('drain', () => done());
+    },
+    end: (done) => {
+      if (cutOff || res.destroyed) return done();
+      res.end(done);
+    },
+  });
+  // the handler learns of a broken stream from its writes (and pipeline); no 'error' listener is needed
+  stream.on('error', () => {});
+  // the client went away (or the timeout cut it off): the handler's writes fail from now on
+  res.on('close', () => {
+    if (!res.writableFinished) stream.destroy(new Error('the client closed the connection'));
+  });
+  const timer = setTimeout(() => {
+    cutOff = true;
+    if (!res.headersSent) json(res, 504, { message: 'Endpoint request timed out' });
+    else res.destroy();
+    stream.destroy(new Error('the integration timed out'));
+  }, timeoutMs);
+  try {
+    await (async () => handler(event, stream, context))();
+    // a handler that returns without ending its stream: API Gateway ends the response with the invocation
+    if (!stream.writableEnded && !stream.destroyed) stream.end();
+  } catch (e) {
+    if (!res.headersSent && !cutOff) {
+      log(`${name} threw`, e);
+      json(res, 502, { message: 'Internal server error' });
+    } else if (!res.destroyed && !res.writableFinished) {
+      // failed midway: the client sees the connection end early, as from API Gateway
+      res.destroy();
+    }
+    // a stream cut off (the client gone, the timeout) ends its invocation with that error: not a fault
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
 export const startHttpGateway = async <F extends string>(
   options: HttpGatewayOptions<F>,
 ): Promise<HttpGateway> => {
@@ -248,7 +355,8 @@ export const startHttpGateway = async <F extends string>(
     maxBytes: Math.max(maxBodyBytes, options.maxDrainBytes ?? DEFAULT_MAX_DRAIN_BYTES),
     timeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
   };
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const defaultTimeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const streamTimeoutMs = options.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
   const stage = options.stage ?? 'local';
   const log = options.log ?? consoleLog;
   const inFlight = new Set<Promise<unknown>>();
@@ -345,7 +453,11 @@ export const startHttpGateway = async <F extends string>(
         stage,
       },
     };
+    const timeoutMs = match.route.stream ? streamTimeoutMs : defaultTimeoutMs;
     const context = createLambdaContext({ functionName: match.route.function, timeoutMs });
+    if (isStreamingHandler(handler)) {
+      return streamInvocation(handler, event, context, res, requestId, timeoutMs, log, match.route.function);
+    }
 
     let timer: NodeJS.Timeout | undefined;
     // async wrapper: a handler that throws synchronously is a failed invocation too

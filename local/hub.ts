@@ -24,12 +24,13 @@ import { DynamoTaskStore } from '../shared/adapters/dynamodb/task-store.ts';
 import { SqsExecutorQueue } from '../shared/adapters/sqs/executor-queue.ts';
 import { EXECUTOR_QUEUE, QUEUES } from '../shared/adapters/sqs/queues.ts';
 import { type RecoveryResult, recoverPendingWork } from '../shared/app/recovery.ts';
-import { type FunctionName, ROUTES } from '../shared/routes.ts';
+import { type FunctionName, ROUTES, STREAMING } from '../shared/routes.ts';
 import { type DynamoLocal, startDynamoLocal } from './dynamodb-local.ts';
 import { type BusEvent, type LocalEventBus, startLocalEventBus } from './event-bus.ts';
 import { type EventSource, type SqsHandler, startEventSource } from './event-source.ts';
 import { type ApiHandler, startHttpGateway } from './http-gateway.ts';
 import { consoleLog, LOCAL_REGION, type LocalLog } from './lambda-context.ts';
+import { installLambdaStreaming } from './lambda-streaming.ts';
 import { type Schedule, type ScheduledHandler, startSchedule } from './scheduler.ts';
 import { type LocalSqs, startLocalSqs } from './sqs.ts';
 import {
@@ -41,6 +42,7 @@ import {
 
 export interface HubHandlers {
   'agent-card': ApiHandler;
+  /** A buffered handler, or (as functions/jsonrpc.ts is) a response-streaming one. */
   jsonrpc: ApiHandler;
   executor: SqsHandler;
   sweeper: ScheduledHandler;
@@ -128,6 +130,8 @@ const QUIET_DEFAULTS: Record<string, string> = {
 };
 
 const loadHandler = async <N extends HubFunctionName>(name: N): Promise<HubHandlers[N]> => {
+  // the Lambda runtime's response streaming (jsonrpc streams), before the module wraps its handler
+  installLambdaStreaming();
   const file = new URL(`../functions/${name}.ts`, import.meta.url);
   let mod: { handler?: unknown };
   try {
@@ -234,6 +238,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       port: options.port ?? 0,
       host: options.host ?? '127.0.0.1',
       log,
+      streamTimeoutMs: STREAMING.integrationTimeoutSeconds * 1000,
       ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
     });
     workers.push((graceMs) => api.stop(graceMs));

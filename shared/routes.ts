@@ -9,13 +9,34 @@ export interface RouteDefinition {
   /** API Gateway resource path. */
   path: string;
   function: FunctionName;
+  /**
+   * Answered with a streamed response (SSE): API Gateway's STREAM transfer mode, invoking the function
+   * through response-streaming invocations with STREAMING.integrationTimeoutSeconds; the function's
+   * handler is a response-streaming one (`withObservability(…, { streamifyResponse: true })`), and it
+   * answers every request of the route that way, short JSON answers included.
+   */
+  stream?: boolean;
 }
 
 /** Path of the JSON-RPC interface, relative to the deployment's public URL. */
 export const JSONRPC_PATH = '/a2a/jsonrpc';
 
+/**
+ * Time limits of streamed routes (docs/streaming.md). API Gateway REST APIs allow a streamed response up
+ * to 15 minutes, and close it after 5 idle minutes (regional endpoints; 30 s edge-optimized): the hub
+ * gives a streamed route a 5-minute integration timeout and its function the same timeout; a stream
+ * closes STREAMING.closeMarginMs before the function's time is up (cold start and the gateway's own
+ * latency come out of the same 5 minutes), at a position the client resumes from.
+ */
+export const STREAMING = {
+  integrationTimeoutSeconds: 300,
+  functionTimeoutSeconds: 300,
+  closeMarginMs: 20_000,
+} as const;
+
 export const ROUTES: readonly RouteDefinition[] = [
   { method: 'GET', path: '/.well-known/agent-card.json', function: 'agent-card' },
   { method: 'GET', path: '/.well-known/agent.json', function: 'agent-card' },
-  { method: 'POST', path: JSONRPC_PATH, function: 'jsonrpc' },
+  // SendStreamingMessage and SubscribeToTask answer text/event-stream on the JSON-RPC route
+  { method: 'POST', path: JSONRPC_PATH, function: 'jsonrpc', stream: true },
 ];

@@ -16,6 +16,8 @@
  * says otherwise (or `metricsEnabled` is passed). "In Lambda" means
  * `AWS_LAMBDA_FUNCTION_NAME` is set.
  */
+
+import type { Readable } from 'node:stream';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -167,9 +169,43 @@ export interface WithObservabilityOptions {
   logEvent?: boolean;
   /** Instances to use; default the module-level ones. */
   observability?: Observability;
+  /**
+   * A response-streaming handler (Lambda response streaming, API Gateway's STREAM transfer mode):
+   * middy's `streamifyResponse`, which wraps the handler with the runtime's `awslambda.streamifyResponse`
+   * when the module is loaded. The handler returns `{statusCode, headers, body}`, the body a string or a
+   * Readable that is written to the client as it comes; the middlewares' `after` (metrics flushed, log
+   * keys reset) run once the handler returned, before the body is written.
+   *
+   * Where there is no `awslambda` global (plain Node: the bundle tests, the benchmark's handlers) the
+   * handler is a buffered one instead: a Readable body is read to its end and returned as a string.
+   * The local runtime installs a stand-in for the global (local/lambda-streaming.ts) before it loads
+   * the handlers.
+   */
+  streamifyResponse?: boolean;
 }
 
 export type BaseHandler<TEvent, TResult> = (event: TEvent, context: Context) => Promise<TResult>;
+
+/** Whether the Lambda runtime's response streaming (`awslambda.streamifyResponse`) is at hand. */
+export const canStreamResponses = (): boolean =>
+  typeof (globalThis as { awslambda?: { streamifyResponse?: unknown } }).awslambda?.streamifyResponse ===
+  'function';
+
+const isReadable = (body: unknown): body is Readable =>
+  typeof body === 'object' && body !== null && typeof (body as Readable).pipe === 'function';
+
+/** Without response streaming: a streamed body is read to its end, so the result is a plain proxy result. */
+const bufferStreamedBody = <TEvent, TResult>(): MiddlewareObj<TEvent, TResult, Error, Context> => ({
+  after: async (request) => {
+    const response = request.response as { body?: unknown } | undefined;
+    if (!response || !isReadable(response.body)) return;
+    const chunks: Buffer[] = [];
+    for await (const chunk of response.body) {
+      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer));
+    }
+    request.response = { ...response, body: Buffer.concat(chunks).toString('utf8') } as TResult;
+  },
+});
 
 /**
  * Wraps a handler with the Powertools middlewares: Lambda context and
@@ -189,7 +225,11 @@ export const withObservability = <TEvent, TResult>(
       }
     },
   };
-  return middy<TEvent, TResult, Error, Context>(handler)
+  const streaming = options.streamifyResponse === true && canStreamResponses();
+  const wrapped = middy<TEvent, TResult, Error, Context>(
+    handler,
+    streaming ? { streamifyResponse: true } : {},
+  )
     .use(fillContext)
     .use(
       injectLambdaContext(log, {
@@ -198,4 +238,7 @@ export const withObservability = <TEvent, TResult>(
       }),
     )
     .use(logMetrics(met, { captureColdStartMetric: true }));
+  // middy runs `after`s in reverse order of use: the body is read before the metrics are flushed
+  if (options.streamifyResponse && !streaming) wrapped.use(bufferStreamedBody<TEvent, TResult>());
+  return wrapped;
 };
