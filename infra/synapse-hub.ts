@@ -109,7 +109,7 @@ export interface SynapseServicesOptions {
   throttlingBurstLimit?: number;
   /** Create the account-level API Gateway logging role (default true). */
   apiCloudWatchRole?: boolean;
-  /** Routes answered with a streamed response (default none; see constructs/api.ts). */
+  /** Further routes answered with a streamed response (those marked `stream: true` always are; see constructs/api.ts). */
   streaming?: (route: RouteDefinition) => boolean;
   /** Extra environment for every function (e.g. DEFAULT_TENANT). */
   environment?: Record<string, string>;

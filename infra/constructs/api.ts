@@ -4,11 +4,14 @@
  * (agent-card, jsonrpc). Stage `prod` with JSON access logs, error-level
  * execution logs, X-Ray tracing and default throttling.
  *
- * Response streaming (SSE, a later issue): a route for which `streaming(route)`
- * is true gets `responseTransferMode: STREAM` (API Gateway invokes the function
- * through `.../response-streaming-invocations`) and a 5-minute integration
- * timeout; its handler must then be wrapped with `awslambda.streamifyResponse`
- * (middy: `streamifyResponse: true`).
+ * Response streaming (SSE, docs/streaming.md): a route marked `stream: true` in
+ * ROUTES (the JSON-RPC route), or one for which the `streaming(route)` prop is
+ * true, gets `responseTransferMode: STREAM` (API Gateway invokes the function
+ * through `.../response-streaming-invocations`) and the 5-minute integration
+ * timeout of STREAMING, and its function the same timeout; its handler must be
+ * a response-streaming one (`awslambda.streamifyResponse`, middy:
+ * `streamifyResponse: true`), as functions/jsonrpc.ts is. A route marked
+ * `stream: true` always streams (its function answers only that way).
  */
 import { Aws, Duration, Fn, RemovalPolicy } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
@@ -16,7 +19,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { type FunctionName, ROUTES, type RouteDefinition } from '../../shared/routes.ts';
+import { type FunctionName, ROUTES, type RouteDefinition, STREAMING } from '../../shared/routes.ts';
 import { grantTableReadWrite } from '../permissions.ts';
 
 /** ListTasks (by owner, by context); never the deadline index. History is read from the table itself. */
@@ -45,7 +48,7 @@ export interface ApiProps {
    * Set false when the account already has one (it is one per account and region).
    */
   cloudWatchRole?: boolean;
-  /** Routes answered with a streamed response (default none). */
+  /** Further routes answered with a streamed response (the routes marked `stream: true` always are). */
   streaming?: (route: RouteDefinition) => boolean;
   logRetention?: logs.RetentionDays;
 }
@@ -145,12 +148,19 @@ export class Api extends Construct {
         `/${STAGE_NAME}`,
       ]);
     const environment = { ...props.environment, PUBLIC_URL: this.publicUrl };
+    const routes = props.routes ?? ROUTES;
+    const streams = (route: RouteDefinition) => route.stream === true || (props.streaming?.(route) ?? false);
+    // a function behind a streamed route gets the stream's time; blocking sends keep their 25 s (jsonrpc)
+    const timeoutOf = (fn: FunctionName, buffered: Duration) =>
+      routes.some((r) => r.function === fn && streams(r))
+        ? Duration.seconds(STREAMING.functionTimeoutSeconds)
+        : buffered;
 
     const agentCard = new HubFunction(this, 'AgentCard', {
       fn: 'agent-card',
       agentModule: props.agentModule,
       environment,
-      timeout: Duration.seconds(10),
+      timeout: timeoutOf('agent-card', Duration.seconds(10)),
       description: 'Synapse: serves the agent card',
       logRetention: retention,
     });
@@ -158,8 +168,8 @@ export class Api extends Construct {
       fn: 'jsonrpc',
       agentModule: props.agentModule,
       environment,
-      timeout: Duration.seconds(29),
-      description: 'Synapse: A2A JSON-RPC endpoint',
+      timeout: timeoutOf('jsonrpc', Duration.seconds(29)),
+      description: 'Synapse: A2A JSON-RPC endpoint (SSE streams for the streaming methods)',
       logRetention: retention,
     });
     this.functions = { 'agent-card': agentCard, jsonrpc };
@@ -170,7 +180,7 @@ export class Api extends Construct {
 
     const integrations = new Map<string, apigateway.LambdaIntegration>();
     const integrationFor = (route: RouteDefinition): apigateway.LambdaIntegration => {
-      const stream = props.streaming?.(route) ?? false;
+      const stream = streams(route);
       const key = `${route.function}:${stream}`;
       let integration = integrations.get(key);
       if (!integration) {
@@ -179,14 +189,17 @@ export class Api extends Construct {
           proxy: true,
           allowTestInvoke: false,
           ...(stream
-            ? { responseTransferMode: apigateway.ResponseTransferMode.STREAM, timeout: Duration.minutes(5) }
+            ? {
+                responseTransferMode: apigateway.ResponseTransferMode.STREAM,
+                timeout: Duration.seconds(STREAMING.integrationTimeoutSeconds),
+              }
             : {}),
         });
         integrations.set(key, integration);
       }
       return integration;
     };
-    for (const route of props.routes ?? ROUTES) {
+    for (const route of routes) {
       this.restApi.root.resourceForPath(route.path).addMethod(route.method, integrationFor(route));
     }
   }

@@ -15,7 +15,7 @@ import { STREAM_RELAY } from '../../shared/adapters/dynamodb/stream.ts';
 import { TASK_TABLE } from '../../shared/adapters/dynamodb/table.ts';
 import { EXECUTOR_QUEUE, QUEUES } from '../../shared/adapters/sqs/queues.ts';
 import { METRICS_NAMESPACE, MetricName } from '../../shared/observability/names.ts';
-import { ROUTES } from '../../shared/routes.ts';
+import { JSONRPC_PATH, ROUTES, STREAMING } from '../../shared/routes.ts';
 import {
   actionsOf,
   asArray,
@@ -252,6 +252,40 @@ describe('stateless stack: functions and triggers', () => {
       const integration = method.Properties?.Integration as { Type: string; Uri: unknown };
       assert.equal(integration.Type, 'AWS_PROXY');
       assert.ok(JSON.stringify(integration.Uri).includes(`"${ids[route.function].fn}"`), route.path);
+    }
+  });
+
+  it('streams the JSON-RPC route (STREAM mode, response-streaming invocations, 5 minutes); the card is buffered', () => {
+    const ids = functionIds(hub);
+    const resources = resourcesOf(hub.statelessTemplate, 'AWS::ApiGateway::Resource');
+    const methods = Object.values(resourcesOf(hub.statelessTemplate, 'AWS::ApiGateway::Method'));
+    const integrationOf = (path: string) =>
+      methods.find((m) => resourcePath(resources, (m.Properties.ResourceId as { Ref: string }).Ref) === path)
+        ?.Properties.Integration as { ResponseTransferMode?: string; TimeoutInMillis?: number; Uri: unknown };
+    const rpc = integrationOf(JSONRPC_PATH);
+    assert.equal(rpc.ResponseTransferMode, 'STREAM');
+    assert.equal(rpc.TimeoutInMillis, STREAMING.integrationTimeoutSeconds * 1000);
+    assert.equal(STREAMING.integrationTimeoutSeconds, 300);
+    const uri = JSON.stringify(rpc.Uri);
+    assert.match(uri, /\/2021-11-15\/functions\/.*\/response-streaming-invocations/);
+    assert.ok(uri.includes(`"${ids.jsonrpc.fn}"`));
+    for (const path of ['/.well-known/agent-card.json', '/.well-known/agent.json']) {
+      const card = integrationOf(path);
+      assert.notEqual(card.ResponseTransferMode, 'STREAM', path);
+      assert.doesNotMatch(JSON.stringify(card.Uri), /response-streaming-invocations/, path);
+    }
+    // the function outlives no stream and no stream outlives the function: both are 5 minutes
+    const fns = resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Function');
+    assert.equal(fns[ids.jsonrpc.fn]?.Properties.Timeout, STREAMING.functionTimeoutSeconds);
+    assert.equal(fns[ids['agent-card'].fn]?.Properties.Timeout, 10);
+    // API Gateway may invoke it (lambda:InvokeFunction also covers InvokeWithResponseStream)
+    const permissions = Object.values(resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Permission')).filter(
+      (p) => JSON.stringify(p.Properties.FunctionName).includes(`"${ids.jsonrpc.fn}"`),
+    );
+    assert.ok(permissions.length > 0);
+    for (const p of permissions) {
+      assert.equal(p.Properties.Action, 'lambda:InvokeFunction');
+      assert.equal(p.Properties.Principal, 'apigateway.amazonaws.com');
     }
   });
 
