@@ -8,6 +8,9 @@
  *   fail         failed
  *   reject       rejected at validation
  *   ping         answered with a message, "pong": no task is made
+ *   chunks N     an artifact in N chunks (1-100), one every 500 ms: the first makes it, each next one is
+ *                appended (`append: true`), the last one has `lastChunk: true`; then completed (honours
+ *                cancel). Streamed, each chunk arrives as an artifact update when it is recorded
  *   parts        a status update without text, then completed with a data part in its message and an
  *                artifact of text, file (inline bytes and URL) and data parts, with metadata on the
  *                artifact, the message and the task
@@ -32,6 +35,8 @@ import {
 } from '../../shared/agent/api.ts';
 
 const MAX_SLOW_SECONDS = 600;
+const MAX_CHUNKS = 100;
+const CHUNK_INTERVAL_MS = 500;
 
 const command = (text: string): { name: string; arg: string } => {
   const [name = '', ...rest] = text.trim().split(/\s+/);
@@ -59,6 +64,26 @@ const slow = async (ctx: ExecutionContext, total: number): Promise<Outcome> => {
     await ctx.progress(Math.round((s / total) * 100), `${s}/${total} s`);
   }
   return complete(`Done after ${total} s`);
+};
+
+const chunkCount = (arg: string): number | undefined => {
+  const n = Number(arg);
+  return Number.isInteger(n) && n >= 1 && n <= MAX_CHUNKS ? n : undefined;
+};
+
+const chunks = async (ctx: ExecutionContext, total: number): Promise<Outcome> => {
+  let artifactId: string | undefined;
+  for (let i = 1; i <= total; i++) {
+    if (i > 1) await sleep(CHUNK_INTERVAL_MS, ctx.signal);
+    // artifact() throws once the task is canceled, which ends the run
+    artifactId = await ctx.artifact({
+      ...(artifactId ? { artifactId } : { name: 'chunks' }),
+      parts: [textPart(`chunk ${i}/${total}\n`)],
+      append: i > 1,
+      lastChunk: i === total,
+    });
+  }
+  return complete(`Sent ${total} chunk${total === 1 ? '' : 's'}`);
 };
 
 export const demoAgent: AgentHandler = {
@@ -98,6 +123,13 @@ export const demoAgent: AgentHandler = {
         examples: ['approve'],
       },
       {
+        id: 'chunks',
+        name: 'Chunked artifact',
+        description: 'Sends an artifact in N appended chunks, one every 500 ms, then completes.',
+        tags: ['demo', 'artifact', 'streaming'],
+        examples: ['chunks 5'],
+      },
+      {
         id: 'ping',
         name: 'Ping',
         description: 'Answers `ping` with the message `pong`, without making a task.',
@@ -129,6 +161,13 @@ export const demoAgent: AgentHandler = {
     const { name, arg } = command(task.text);
     if (name === 'reject')
       return { decision: 'reject', code: 'capability_lacking', message: 'Rejected on request' };
+    if (name === 'chunks' && chunkCount(arg) === undefined) {
+      return {
+        decision: 'reject',
+        code: 'invalid_request',
+        message: `chunks needs a number of chunks (1-${MAX_CHUNKS}), e.g. "chunks 5"`,
+      };
+    }
     if (name === 'slow' && seconds(arg) === undefined) {
       return {
         decision: 'need_info',
@@ -149,6 +188,8 @@ export const demoAgent: AgentHandler = {
           return askForInput(`Please answer with a number of seconds (1-${MAX_SLOW_SECONDS}).`);
         return slow(ctx, total);
       }
+      case 'chunks':
+        return chunks(ctx, chunkCount(arg) ?? 1);
       case 'ask':
         if (resumption?.kind === 'info') return complete(`You answered: ${resumption.text}`);
         return askForInput('What is your answer?');
