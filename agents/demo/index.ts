@@ -8,7 +8,7 @@
  *   fail         failed
  *   reject       rejected at validation
  *   ping         answered with a message, "pong": no task is made
- *   chunks N     an artifact in N chunks (1-100), one every 500 ms: the first makes it, each next one is
+ *   chunks N     an artifact in N chunks (1-100), one every 500 ms from the start: the first makes it, each next one is
  *                appended (`append: true`), the last one has `lastChunk: true`; then completed (honours
  *                cancel). Streamed, each chunk arrives as an artifact update when it is recorded
  *   parts        a status update without text, then completed with a data part in its message and an
@@ -74,7 +74,7 @@ const chunkCount = (arg: string): number | undefined => {
 const chunks = async (ctx: ExecutionContext, total: number): Promise<Outcome> => {
   let artifactId: string | undefined;
   for (let i = 1; i <= total; i++) {
-    if (i > 1) await sleep(CHUNK_INTERVAL_MS, ctx.signal);
+    await sleep(CHUNK_INTERVAL_MS, ctx.signal);
     // artifact() throws once the task is canceled, which ends the run
     artifactId = await ctx.artifact({
       ...(artifactId ? { artifactId } : { name: 'chunks' }),

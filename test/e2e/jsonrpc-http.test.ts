@@ -570,7 +570,6 @@ describe('agent card', () => {
           [rpcUrl, 'JSONRPC', '0.3'],
         ],
       );
-      assert.equal(card.capabilities.streaming, false);
       assert.equal(card.capabilities.pushNotifications, false);
     }
   });
