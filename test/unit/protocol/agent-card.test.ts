@@ -196,7 +196,7 @@ describe('buildAgentCard', () => {
       description: 'Task hub, with the internal skills',
       skills: [{ id: 'audit', name: 'Audit', description: 'Internal audit', tags: ['internal'] }],
     };
-    const publicV1 = buildAgentCard(input('1.0', { extendedCard }));
+    const publicV1 = buildAgentCard({ ...input('1.0', { extendedCard }), version: '1.0' });
     assert.equal(publicV1.capabilities.extendedAgentCard, true);
     assert.equal(publicV1.description, 'Task hub', 'the public card keeps the public description');
     assert.deepEqual(
@@ -204,7 +204,10 @@ describe('buildAgentCard', () => {
       ['echo'],
       'the public card shows no extended skill',
     );
-    assert.equal(buildAgentCard(input('0.3', { extendedCard })).supportsAuthenticatedExtendedCard, true);
+    assert.equal(
+      buildAgentCard({ ...input('0.3', { extendedCard }), version: '0.3' }).supportsAuthenticatedExtendedCard,
+      true,
+    );
 
     const extended = parseStrict(
       V1AgentCardSchema,
@@ -221,7 +224,7 @@ describe('buildAgentCard', () => {
       extended: true,
     });
     assert.equal(skillsOnly.description, 'Task hub');
-    assert.equal(buildAgentCard(input('1.0')).capabilities.extendedAgentCard, false);
+    assert.equal(buildAgentCard({ ...input('1.0'), version: '1.0' }).capabilities.extendedAgentCard, false);
   });
 
   it('the a2a-js client accepts the v1.0 card and picks the 1.0 JSON-RPC interface', async () => {
