@@ -8,22 +8,18 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { AgentHandler } from '../shared/agent/api.ts';
 import { loadAgent } from '../shared/agent/load.ts';
+import { hubCard } from '../shared/app/a2a/card.ts';
 import { lowerCaseHeaders, publicUrlOf, queryParameter } from '../shared/http.ts';
 import { withObservability } from '../shared/observability/index.ts';
 import {
   A2A_VERSION_HEADER,
   type A2AVersion,
-  buildAgentCard,
   cardETag,
   cardVersionFor,
 } from '../shared/protocol/a2a/index.ts';
-import { JSONRPC_PATH } from '../shared/routes.ts';
 
 /** The card only changes with a deployment, i.e. with a new container. */
 const LAST_MODIFIED = new Date().toUTCString();
-
-/** What the hub can do today, whatever the agent: declared in every card. */
-const CAPABILITIES = { streaming: false, pushNotifications: false } as const;
 
 /** A card handler for the agent `agent()` resolves to (the configured one in Lambda). */
 export const createAgentCardHandler = (agent: () => Promise<AgentHandler> = loadAgent) => {
@@ -34,12 +30,7 @@ export const createAgentCardHandler = (agent: () => Promise<AgentHandler> = load
     let entry = cards.get(key);
     if (!entry) {
       entry = agent().then((handler) => {
-        const card = buildAgentCard({
-          agent: handler.describe(),
-          jsonRpcUrl: `${publicUrl}${JSONRPC_PATH}`,
-          capabilities: CAPABILITIES,
-          version,
-        });
+        const card = hubCard({ agent: handler.describe(), publicUrl, version });
         return { body: JSON.stringify(card), etag: cardETag(card) };
       });
       entry.catch(() => cards.delete(key));

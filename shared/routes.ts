@@ -2,10 +2,11 @@
  * The HTTP routes and the function serving each, in one place: the CDK API
  * and the local runtime's gateway are both built from this list.
  */
-export type FunctionName = 'agent-card' | 'jsonrpc';
+export type FunctionName = 'agent-card' | 'jsonrpc' | 'rest';
 
 export interface RouteDefinition {
-  method: 'GET' | 'POST';
+  /** `ANY`: every method (the function answers 405 for those its route does not take). */
+  method: 'GET' | 'POST' | 'ANY';
   /** API Gateway resource path. */
   path: string;
   function: FunctionName;
@@ -20,6 +21,9 @@ export interface RouteDefinition {
 
 /** Path of the JSON-RPC interface, relative to the deployment's public URL. */
 export const JSONRPC_PATH = '/a2a/jsonrpc';
+
+/** Base path of the HTTP+JSON (REST) interface: its routes (`/message:send`, `/tasks/{id}`…) are below it. */
+export const REST_PATH = '/a2a/rest';
 
 /**
  * Time limits of streamed routes (docs/streaming.md). API Gateway REST APIs allow a streamed response up
@@ -39,4 +43,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'GET', path: '/.well-known/agent.json', function: 'agent-card' },
   // SendStreamingMessage and SubscribeToTask answer text/event-stream on the JSON-RPC route
   { method: 'POST', path: JSONRPC_PATH, function: 'jsonrpc', stream: true },
+  // the HTTP+JSON routes (`/message:send`, `/tasks/{id}:subscribe`, `/{tenant}/…`) are the REST
+  // binding's to match: API Gateway resource paths cannot hold `:verb` suffixes or an optional prefix
+  { method: 'ANY', path: `${REST_PATH}/{proxy+}`, function: 'rest', stream: true },
 ];

@@ -151,6 +151,23 @@ export const demoAgent: AgentHandler = {
         examples: ['fail', 'reject'],
       },
     ],
+    // the extended card (GetExtendedAgentCard, GET /a2a/rest/extendedAgentCard): what the public card
+    // leaves out, for authenticated callers once authentication lands
+    extendedCard: {
+      description:
+        'Echoes text and demonstrates progress, questions, human decisions, failure and rejection ' +
+        '(extended card: with the operator notes).',
+      skills: [
+        {
+          id: 'operator-notes',
+          name: 'Operator notes',
+          description:
+            'Every command runs in the hub itself: nothing leaves the deployment. `slow` and `chunks` are ' +
+            `bounded (${MAX_SLOW_SECONDS} s, ${MAX_CHUNKS} chunks).`,
+          tags: ['demo', 'operator'],
+        },
+      ],
+    },
   }),
 
   respond(message: IncomingMessage): Reply | undefined {

@@ -567,11 +567,28 @@ describe('agent card', () => {
         card.supportedInterfaces.map((i) => [i.url, i.protocolBinding, i.protocolVersion]),
         [
           [rpcUrl, 'JSONRPC', '1.0'],
+          [`${hub.url}/a2a/rest`, 'HTTP+JSON', '1.0'],
           [rpcUrl, 'JSONRPC', '0.3'],
         ],
       );
       assert.equal(card.capabilities.pushNotifications, false);
+      assert.equal(card.capabilities.streaming, true);
+      assert.equal(card.capabilities.extendedAgentCard, true);
     }
+  });
+
+  it('GetExtendedAgentCard (params omitted) is the v1.0 extended card; agent/getAuthenticatedExtendedCard the v0.3 one', async () => {
+    const v1 = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'GetExtendedAgentCard' }));
+    assert.equal(v1.status, 200);
+    const card = parseStrict(V1AgentCardSchema, v1.body.result);
+    assert.ok(card.skills.some((s) => s.id === 'operator-notes'));
+    assert.equal(card.capabilities.extendedAgentCard, true);
+    const v03 = await call('agent/getAuthenticatedExtendedCard', {}, {});
+    assert.equal(v03.status, 200);
+    const legacy = parseStrict(V03AgentCardSchema, v03.body.result);
+    assert.equal(legacy.url, rpcUrl);
+    assert.equal(legacy.supportsAuthenticatedExtendedCard, true);
+    assert.ok(legacy.skills.some((s) => s.id === 'operator-notes'));
   });
 
   it('serves the v1.0 card with caching headers and 304 on If-None-Match', async () => {

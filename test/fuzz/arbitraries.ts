@@ -1650,15 +1650,15 @@ const NOT_OFFERED_V1 = [
   'GetTaskPushNotificationConfig',
   'ListTaskPushNotificationConfigs',
   'DeleteTaskPushNotificationConfig',
-  'GetExtendedAgentCard',
 ];
 const NOT_OFFERED_V03 = [
   'tasks/pushNotificationConfig/set',
   'tasks/pushNotificationConfig/get',
   'tasks/pushNotificationConfig/list',
   'tasks/pushNotificationConfig/delete',
-  'agent/getAuthenticatedExtendedCard',
 ];
+/** The demo agent has an extended card: any object params (unknown fields ignored) get it. */
+const EXTENDED_CARD = { v1: 'GetExtendedAgentCard', v03: 'agent/getAuthenticatedExtendedCard' } as const;
 const V03_METHODS = ['message/send', 'tasks/get', 'tasks/cancel'];
 const V1_METHODS = ['SendMessage', 'GetTask', 'ListTasks', 'CancelTask'];
 
@@ -1738,6 +1738,16 @@ const methods: fc.Arbitrary<FuzzCase> = fc.oneof(
       ...headersOf(v1 ? 'v1' : 'v03'),
       body: request(method, obj([['id', 'x']])),
       expect: forbidden(C.UNSUPPORTED_OPERATION, C.PUSH_NOT_SUPPORTED, C.METHOD_NOT_FOUND),
+    };
+  }),
+  fc.record({ v1: fc.boolean(), withId: fc.boolean() }).map(({ v1, withId }) => {
+    const method = v1 ? EXTENDED_CARD.v1 : EXTENDED_CARD.v03;
+    return {
+      family: 'method.extended-card',
+      note: method,
+      ...headersOf(v1 ? 'v1' : 'v03'),
+      body: request(method, withId ? obj([['id', 'x']]) : obj([])),
+      expect: required,
     };
   }),
   // streaming methods with params that are no request of theirs: plain JSON-RPC errors, never a stream

@@ -385,6 +385,15 @@ function v1ResultProblem(method: string, params: Record<string, unknown>, result
       }
       return undefined;
     }
+    case 'GetExtendedAgentCard': {
+      const caps = result.capabilities;
+      if (typeof result.name !== 'string' || !Array.isArray(result.supportedInterfaces))
+        return 'an AgentCard has a name and supportedInterfaces';
+      if (!isObject(caps) || caps.extendedAgentCard !== true)
+        return 'capabilities.extendedAgentCard is not true';
+      if ('url' in result || 'protocolVersion' in result) return 'a v1.0 card has no v0.3 top-level fields';
+      return undefined;
+    }
   }
   return undefined;
 }
@@ -429,6 +438,13 @@ function v03ResultProblem(method: string, params: Record<string, unknown>, resul
   if (!isObject(result)) return 'result is not an object';
   const limit = historyLimit(params);
   if (method === 'message/send' && result.kind === 'message') return v03MessageProblem(result);
+  if (method === 'agent/getAuthenticatedExtendedCard') {
+    return result.protocolVersion === '0.3.0' &&
+      typeof result.url === 'string' &&
+      result.supportsAuthenticatedExtendedCard === true
+      ? undefined
+      : 'a v0.3 AgentCard has protocolVersion "0.3.0", url and supportsAuthenticatedExtendedCard';
+  }
   const p = v03TaskProblem(result, method === 'tasks/cancel' ? undefined : limit);
   if (p) return p;
   if (method !== 'message/send' && taskId !== undefined && result.id !== taskId)

@@ -6,6 +6,7 @@
  * envelopes, content types, size limits and status codes, and a codec turns
  * these results into the requested version's shapes.
  */
+import type { AgentDescription } from '../../agent/api.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import {
   isInterrupted,
@@ -15,7 +16,10 @@ import {
   toA2AState,
 } from '../../domain/states.ts';
 import type { Message, TaskView } from '../../domain/task.ts';
+import type { AgentCard } from '../../protocol/a2a/agent-card.ts';
+import type { A2AVersion } from '../../protocol/a2a/codec.ts';
 import { A2AProtocolError } from '../../protocol/a2a/errors.ts';
+import { activateExtensions } from '../../protocol/a2a/extensions.ts';
 import type {
   CancelTaskCommand,
   GetTaskCommand,
@@ -28,6 +32,7 @@ import type {
 import type { TaskRecord, TaskStore } from '../ports.ts';
 import { derivedTaskId } from '../task-engine.ts';
 import type { Caller, TaskService } from '../task-service.ts';
+import { hubCard } from './card.ts';
 import { endsStream, finalStatusOf, snapshotOf } from './events.ts';
 import {
   type FollowOptions,
@@ -87,6 +92,11 @@ export interface TaskStream extends AsyncIterable<StreamItem> {
 }
 
 export interface A2AHandlerOptions {
+  /**
+   * The agent's description: the extensions requests must activate, and the extended card. Without
+   * one no extension is declared and there is no extended card.
+   */
+  agent?: AgentDescription;
   /** Where streams read tasks; without one (or a reader) the streaming operations are refused. */
   store?: TaskStore;
   reader?: TaskReader;
@@ -373,6 +383,29 @@ export class A2AHandler {
       // the consumer left early: close what it was reading too
       if (!done) await items.return('aborted');
     }
+  }
+
+  /**
+   * The extensions a request activates with its `A2A-Extensions` header (lower-cased headers), for the
+   * binding to echo; -32008 when it leaves out one the agent requires (digest §4.12).
+   */
+  activateExtensions(headers: Record<string, string | undefined>): string[] {
+    return activateExtensions(this.options.agent?.extensions, headers);
+  }
+
+  /**
+   * GetExtendedAgentCard (digest §4.10): the card with the agent's `extendedCard` additions. An agent
+   * without one declares no extended card: UnsupportedOperationError. Until authentication lands every
+   * caller is the anonymous one and gets the same card.
+   */
+  getExtendedAgentCard(_caller: Caller, where: { publicUrl: string; version: A2AVersion }): AgentCard {
+    const agent = this.options.agent;
+    if (!agent?.extendedCard) {
+      throw A2AProtocolError.unsupportedOperation(
+        'this agent has no extended agent card (capabilities.extendedAgentCard is false)',
+      );
+    }
+    return hubCard({ agent, publicUrl: where.publicUrl, version: where.version, extended: true });
   }
 
   async getTask(caller: Caller, cmd: GetTaskCommand): Promise<TaskResult> {

@@ -16,6 +16,7 @@
 
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { logger } from '../../observability/index.ts';
+import { activatedExtensionsHeader } from '../../protocol/a2a/extensions.ts';
 import {
   type A2ACodec,
   A2AProtocolError,
@@ -34,12 +35,16 @@ import {
   success,
   toProtocolError,
 } from '../../protocol/a2a/index.ts';
-import { isStreamingOperation } from '../../protocol/a2a/operations.ts';
 import type { TaskStore } from '../ports.ts';
 import type { Caller, TaskService } from '../task-service.ts';
-import { A2AHandler, type A2AHandlerOptions, type TaskStream } from './handler.ts';
-import { lastEventIdOf, MAX_SSE_DATA_BYTES, SSE_HEADERS, sseComment, sseEvent } from './sse.ts';
-import type { StreamItem } from './stream.ts';
+import { A2AHandler, type A2AHandlerOptions } from './handler.ts';
+import {
+  answerWithSse,
+  isStreamRequest,
+  keysOfStreamItem,
+  type SseStream,
+  type StreamRequest,
+} from './sse-answer.ts';
 
 export const MAX_REQUEST_BYTES = 1024 * 1024;
 
@@ -53,9 +58,6 @@ export const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 /** Method names are clipped to this many characters in logs and metadata. */
 const MAX_LOGGED_METHOD_LENGTH = 100;
 
-/** How long a stream stays open when the request does not say (streamBudgetMs). */
-export const DEFAULT_STREAM_BUDGET_MS = 60_000;
-
 export interface RpcRequest {
   body: string | undefined | null;
   /** Lower-cased header names. */
@@ -65,15 +67,8 @@ export interface RpcRequest {
   blockingBudgetMs: number;
   /** How long a stream may stay open (ms); default DEFAULT_STREAM_BUDGET_MS. */
   streamBudgetMs?: number;
-}
-
-/**
- * A streamed answer: its chunks (SSE text), written as they come. Iterating it does the work; it ends
- * once what the request started has ended (see `settled`). `close()` is for a consumer that goes
- * away early: the stream stops reading the task (an inline run goes on to its end).
- */
-export interface RpcStream extends AsyncIterable<string> {
-  close(): void;
+  /** The deployment's public URL (the extended card's interfaces), without a trailing slash. */
+  publicUrl?: string;
 }
 
 export interface RpcResponse {
@@ -82,7 +77,7 @@ export interface RpcResponse {
   /** The answer; '' for a stream. */
   body: string;
   /** A text/event-stream answer: the chunks to write after the headers. */
-  stream?: RpcStream;
+  stream?: SseStream;
   /**
    * Work the request started that goes on after this answer (a streamed send whose stream failed
    * before its first event while its agent still runs): the invocation must not end before it.
@@ -198,11 +193,17 @@ export class JsonRpcBinding {
     };
     try {
       const parsed = parseRequest(codec, envelope.method, envelope.params);
-      if (isStreamingOperation(parsed.operation)) {
-        return await this.stream(codec, parsed, envelope.id, request, meta);
+      const echoed = activatedExtensionsHeader(
+        codec.version,
+        this.handler.activateExtensions(request.headers),
+      );
+      if (isStreamRequest(parsed)) {
+        const streamed = await this.stream(codec, parsed, envelope.id, request, meta);
+        return { ...streamed, headers: { ...streamed.headers, ...echoed } };
       }
       const result = await this.run(codec, parsed, request, meta);
-      const response = reply(envelope.id, { result });
+      const answered = reply(envelope.id, { result });
+      const response = { ...answered, headers: { ...answered.headers, ...echoed } };
       // measured as the proxy result will carry it: a JSON string, escaped
       const carried = Buffer.byteLength(JSON.stringify(response.body), 'utf8');
       if (carried > MAX_RESPONSE_BYTES) {
@@ -221,110 +222,42 @@ export class JsonRpcBinding {
 
   /**
    * A streaming method: the first event decides the answer (a plain error when there is none), then the
-   * rest follows as SSE, errors included.
+   * rest follows as SSE, errors included; each `data:` a JSON-RPC response with the request id.
    */
   private async stream(
     codec: A2ACodec,
-    parsed: ReturnType<typeof parseRequest>,
+    parsed: StreamRequest,
     id: JsonRpcId,
     request: RpcRequest,
     meta: NonNullable<RpcResponse['meta']>,
   ): Promise<RpcResponse> {
-    const abort = new AbortController();
-    const context = {
-      budgetMs: Math.max(0, request.streamBudgetMs ?? DEFAULT_STREAM_BUDGET_MS),
-      signal: abort.signal,
-    };
-    let stream: TaskStream;
-    if (parsed.operation === 'SendStreamingMessage') {
-      // Last-Event-ID is for resuming a stream: SubscribeToTask's (a send is not repeated to resume)
-      stream = this.handler.sendStreamingMessage(request.caller, parsed.command, context);
-    } else if (parsed.operation === 'SubscribeToTask') {
-      const after = lastEventIdOf(request.headers['last-event-id']);
-      if (after === 'invalid') {
-        throw A2AProtocolError.invalidParams([
-          {
-            field: 'Last-Event-ID',
-            description: 'must be the id of an event of this stream: a task version, a non-negative integer',
-          },
-        ]);
-      }
-      stream = this.handler.subscribeToTask(request.caller, parsed.command, {
-        ...context,
-        ...(after !== undefined ? { afterVersion: after } : {}),
-      });
-    } else {
-      throw A2AProtocolError.internalError(`${parsed.operation} is not a streaming operation`);
-    }
-    const iterator = stream[Symbol.asyncIterator]();
-    const encode = (item: StreamItem): string => {
-      if (item.type === 'heartbeat') return sseComment();
-      const data = JSON.stringify(success(id, codec.encodeStreamEvent(item.event)));
-      const size = Buffer.byteLength(data, 'utf8');
-      if (size > MAX_SSE_DATA_BYTES) {
-        throw A2AProtocolError.internalError(
-          `Internal error: a stream event is too large to send (${size} bytes, the limit is ` +
-            `${MAX_SSE_DATA_BYTES}); ask for less of the task (configuration.historyLength)`,
-        );
-      }
-      return sseEvent({ ...(item.id !== undefined ? { id: item.id } : {}), data });
-    };
-    let first: string | undefined;
-    try {
-      const next = await iterator.next();
-      if (!next.done) {
-        noteStreamItem(next.value, meta);
-        first = encode(next.value);
-      }
-    } catch (e) {
-      abort.abort();
-      await iterator.return?.(undefined);
-      const error = toProtocolError(e);
+    const answer = await answerWithSse(
+      this.handler,
+      parsed,
+      {
+        caller: request.caller,
+        ...(request.streamBudgetMs !== undefined ? { budgetMs: request.streamBudgetMs } : {}),
+        ...(request.headers['last-event-id'] !== undefined
+          ? { lastEventId: request.headers['last-event-id'] }
+          : {}),
+      },
+      {
+        event: (event) => JSON.stringify(success(id, codec.encodeStreamEvent(event))),
+        error: (error) => JSON.stringify(failure(id, jsonRpcError(codec, error))),
+        internal: (error) => this.logInternal(error.cause ?? error, meta.method),
+      },
+    );
+    if (answer.kind === 'error') {
+      const { error } = answer;
       if (error.code === ERROR_CODES.INTERNAL_ERROR) this.logInternal(error.cause ?? error, meta.method);
       return {
         ...reply(id, { error, codec }),
         meta: { ...meta, errorCode: error.code },
-        settled: stream.settled,
+        settled: answer.settled,
       };
     }
-    const chunks = async function* (binding: JsonRpcBinding): AsyncGenerator<string, void> {
-      let finished = first === undefined;
-      try {
-        if (first === undefined) return;
-        yield first;
-        for (;;) {
-          const next = await iterator.next();
-          if (next.done) {
-            finished = true;
-            return;
-          }
-          yield encode(next.value);
-        }
-      } catch (e) {
-        finished = true;
-        const error = toProtocolError(e);
-        if (error.code === ERROR_CODES.INTERNAL_ERROR) binding.logInternal(error.cause ?? error, meta.method);
-        yield sseEvent({
-          event: 'error',
-          data: JSON.stringify(failure(id, jsonRpcError(codec, error))),
-        });
-      } finally {
-        if (!finished) {
-          abort.abort();
-          await iterator.return?.(undefined);
-        }
-        // the invocation lasts as long as what the stream started (an inline run)
-        await stream.settled;
-      }
-    };
-    const body = chunks(this);
-    return {
-      statusCode: 200,
-      headers: { ...SSE_HEADERS },
-      body: '',
-      stream: { [Symbol.asyncIterator]: () => body, close: () => abort.abort() },
-      meta,
-    };
+    Object.assign(meta, keysOfStreamItem(answer.first));
+    return { statusCode: 200, headers: answer.headers, body: '', stream: answer.stream, meta };
   }
 
   private async run(
@@ -365,6 +298,14 @@ export class JsonRpcBinding {
         note(canceled.view);
         return codec.encodeCancelResult(canceled.view, canceled.show);
       }
+      case 'GetExtendedAgentCard':
+        return this.handler.getExtendedAgentCard(caller, {
+          publicUrl: request.publicUrl ?? '',
+          version: codec.version,
+        });
+      case 'SendStreamingMessage':
+      case 'SubscribeToTask':
+        throw A2AProtocolError.internalError(`${parsed.operation} is answered as a stream`);
     }
   }
 }
@@ -389,21 +330,6 @@ const peekId = (body: string | null | undefined, size: number): JsonRpcId => {
   );
   const id = match?.[1] ? (JSON.parse(match[1]) as JsonRpcId) : null;
   return isValidId(id) ? id : null;
-};
-
-/** What a stream's first event says about its task, for the logs. */
-const noteStreamItem = (item: StreamItem, meta: NonNullable<RpcResponse['meta']>) => {
-  if (item.type !== 'event') return;
-  const { event } = item;
-  if (event.kind === 'task') {
-    meta.taskId = event.view.head.taskId;
-    meta.contextId = event.view.head.contextId;
-  } else if (event.kind === 'message') {
-    if (event.message.contextId) meta.contextId = event.message.contextId;
-  } else {
-    meta.taskId = event.taskId;
-    meta.contextId = event.contextId;
-  }
 };
 
 /**

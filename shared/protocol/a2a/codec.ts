@@ -9,6 +9,7 @@ import type { Message, TaskView } from '../../domain/task.ts';
 import type { A2AProtocolError } from './errors.ts';
 import type {
   CancelTaskCommand,
+  GetExtendedAgentCardCommand,
   GetTaskCommand,
   ListTasksCommand,
   ListTasksResult,
@@ -34,6 +35,8 @@ export interface A2ACodec {
   parseCancelTask(params: unknown): CancelTaskCommand;
   /** SubscribeToTask (v0.3 `tasks/resubscribe`). SendStreamingMessage takes parseSendMessage's params. */
   parseSubscribeToTask(params: unknown): SubscribeToTaskCommand;
+  /** GetExtendedAgentCard (v0.3 `agent/getAuthenticatedExtendedCard`): params may be omitted. */
+  parseGetExtendedAgentCard(params: unknown): GetExtendedAgentCardCommand;
 
   encodeTask(view: TaskView, opts: TaskEncodeOptions): WireObject;
   /** v1.0 `{task}` wrapper; v0.3 bare Task. */

@@ -149,5 +149,7 @@ export function parseRequest(
       return { operation, command: codec.parseListTasks(params) };
     case 'CancelTask':
       return { operation, command: codec.parseCancelTask(params) };
+    case 'GetExtendedAgentCard':
+      return { operation, command: codec.parseGetExtendedAgentCard(params) };
   }
 }

@@ -26,7 +26,7 @@ export const PROTOCOL_OPERATIONS = [
 ] as const;
 export type ProtocolOperation = (typeof PROTOCOL_OPERATIONS)[number];
 
-/** The operations this server implements (push notifications and the extended card come later). */
+/** The operations this server implements (push notifications come later). */
 export const SUPPORTED_OPERATIONS = [
   'SendMessage',
   'SendStreamingMessage',
@@ -34,6 +34,7 @@ export const SUPPORTED_OPERATIONS = [
   'ListTasks',
   'CancelTask',
   'SubscribeToTask',
+  'GetExtendedAgentCard',
 ] as const;
 export type Operation = (typeof SUPPORTED_OPERATIONS)[number];
 
@@ -107,6 +108,11 @@ export interface SubscribeToTaskCommand {
   id: string;
 }
 
+/** GetExtendedAgentCard's params may be omitted (sharp edge 22). */
+export interface GetExtendedAgentCardCommand {
+  tenant?: string;
+}
+
 export interface CommandMap {
   SendMessage: SendMessageCommand;
   /** The same request as SendMessage; `returnImmediately` is irrelevant for a stream (digest §4.3). */
@@ -115,6 +121,7 @@ export interface CommandMap {
   ListTasks: ListTasksCommand;
   CancelTask: CancelTaskCommand;
   SubscribeToTask: SubscribeToTaskCommand;
+  GetExtendedAgentCard: GetExtendedAgentCardCommand;
 }
 
 /** A parsed request: the operation and its command, discriminated on `operation`. */

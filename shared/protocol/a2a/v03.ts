@@ -19,6 +19,7 @@ import {
   finishGetTask,
   finishSendMessage,
   finishSubscribeToTask,
+  type GetExtendedAgentCardCommand,
   type GetTaskCommand,
   type ListTasksCommand,
   type ListTasksResult,
@@ -251,6 +252,8 @@ const getTaskSchema = wireObject({
 });
 
 /** TaskIdParams (tasks/cancel, tasks/resubscribe). */
+const noParamsSchema = wireObject({});
+
 const cancelTaskSchema = wireObject({
   id: z.string().check(z.minLength(1)),
   metadata: z.optional(metadataSchema),
@@ -449,6 +452,12 @@ export const v03Codec = {
   parseSubscribeToTask(params: unknown): SubscribeToTaskCommand {
     const p = parseWire(cancelTaskSchema, params);
     return finishSubscribeToTask({ id: p.id });
+  },
+
+  /** `agent/getAuthenticatedExtendedCard` takes no params (omitted, null or `{}`). */
+  parseGetExtendedAgentCard(params: unknown): GetExtendedAgentCardCommand {
+    parseWire(noParamsSchema, params);
+    return {};
   },
 
   encodeTask,

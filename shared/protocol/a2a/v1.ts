@@ -20,6 +20,7 @@ import {
   finishListTasks,
   finishSendMessage,
   finishSubscribeToTask,
+  type GetExtendedAgentCardCommand,
   type GetTaskCommand,
   LIST_PAGE_SIZE,
   type ListTasksCommand,
@@ -321,6 +322,8 @@ const subscribeToTaskSchema = wireObject({
   id: z.string().check(z.minLength(1)),
 });
 
+const getExtendedAgentCardSchema = wireObject({ tenant: z.optional(z.string()) });
+
 const cancelTaskSchema = wireObject({
   tenant: z.optional(z.string()),
   id: z.string().check(z.minLength(1)),
@@ -502,6 +505,11 @@ export const v1Codec = {
   parseSubscribeToTask(params: unknown): SubscribeToTaskCommand {
     const p = parseWire(subscribeToTaskSchema, params);
     return finishSubscribeToTask({ ...(nonEmpty(p.tenant) ? { tenant: p.tenant } : {}), id: p.id });
+  },
+
+  parseGetExtendedAgentCard(params: unknown): GetExtendedAgentCardCommand {
+    const p = parseWire(getExtendedAgentCardSchema, params);
+    return nonEmpty(p.tenant) ? { tenant: p.tenant } : {};
   },
 
   encodeTask,

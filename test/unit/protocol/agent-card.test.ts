@@ -294,7 +294,7 @@ describe('the agent-card handler (functions/agent-card.ts)', () => {
     assert.equal(card.documentationUrl, RICH.documentationUrl);
     assert.equal(card.iconUrl, RICH.iconUrl);
     assert.deepEqual(card.capabilities, {
-      streaming: false,
+      streaming: true,
       pushNotifications: false,
       extensions: RICH.extensions,
       extendedAgentCard: false,
@@ -303,6 +303,7 @@ describe('the agent-card handler (functions/agent-card.ts)', () => {
       card.supportedInterfaces.map((i) => [i.url, i.protocolBinding, i.protocolVersion]),
       [
         ['https://agent.example.com/a2a/jsonrpc', 'JSONRPC', '1.0'],
+        ['https://agent.example.com/a2a/rest', 'HTTP+JSON', '1.0'],
         ['https://agent.example.com/a2a/jsonrpc', 'JSONRPC', '0.3'],
       ],
     );

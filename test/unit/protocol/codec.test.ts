@@ -160,10 +160,22 @@ describe('resolveOperation', () => {
     }
   });
 
-  it('extended card → -32004 (capabilities.extendedAgentCard is false)', () => {
-    const err = expectProtocolError(() => resolveOperation(v1Codec, 'GetExtendedAgentCard'), -32004);
-    assert.match(err.message, /extended agent card/);
-    expectProtocolError(() => resolveOperation(v03Codec, 'agent/getAuthenticatedExtendedCard'), -32004);
+  it('the extended card is an operation of both versions; its params may be omitted', () => {
+    assert.equal(resolveOperation(v1Codec, 'GetExtendedAgentCard'), 'GetExtendedAgentCard');
+    assert.equal(resolveOperation(v03Codec, 'agent/getAuthenticatedExtendedCard'), 'GetExtendedAgentCard');
+    for (const params of [undefined, null, {}]) {
+      assert.deepEqual(parseRequest(v1Codec, 'GetExtendedAgentCard', params).command, {});
+      assert.deepEqual(parseRequest(v03Codec, 'agent/getAuthenticatedExtendedCard', params).command, {});
+    }
+    assert.deepEqual(parseRequest(v1Codec, 'GetExtendedAgentCard', { tenant: 'acme' }).command, {
+      tenant: 'acme',
+    });
+    // unknown fields are ignored (digest: SHOULD), anything but an object is refused
+    assert.deepEqual(parseRequest(v1Codec, 'GetExtendedAgentCard', { nope: 1 }).command, {});
+    for (const params of [[1], 'x', 3]) {
+      expectProtocolError(() => parseRequest(v1Codec, 'GetExtendedAgentCard', params), -32602);
+      expectProtocolError(() => parseRequest(v03Codec, 'agent/getAuthenticatedExtendedCard', params), -32602);
+    }
   });
 });
 

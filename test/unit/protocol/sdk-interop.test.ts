@@ -223,6 +223,8 @@ function fakeServer() {
           );
           break;
         }
+        case 'GetExtendedAgentCard':
+          throw A2AProtocolError.unsupportedOperation('no extended agent card in this fake');
       }
       return json(result);
     } catch (e) {
