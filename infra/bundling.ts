@@ -18,14 +18,22 @@ import { fileURLToPath } from 'node:url';
 /** Repository root (the folder holding package.json). */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-export type FunctionId = 'agent-card' | 'jsonrpc' | 'executor' | 'sweeper' | 'relay';
+export type FunctionId = 'agent-card' | 'jsonrpc' | 'rest' | 'executor' | 'sweeper' | 'relay';
 
-export const FUNCTION_IDS: readonly FunctionId[] = ['agent-card', 'jsonrpc', 'executor', 'sweeper', 'relay'];
+export const FUNCTION_IDS: readonly FunctionId[] = [
+  'agent-card',
+  'jsonrpc',
+  'rest',
+  'executor',
+  'sweeper',
+  'relay',
+];
 
 /** Memory of each function (MB): the CDK stack deploys these, the benchmark prices them. */
 export const FUNCTION_MEMORY_MB: Readonly<Record<FunctionId, number>> = {
   'agent-card': 256,
   jsonrpc: 512,
+  rest: 512,
   executor: 1024,
   sweeper: 256,
   relay: 256,

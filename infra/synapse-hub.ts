@@ -23,7 +23,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { EXECUTOR_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE } from '../shared/observability/names.ts';
-import { JSONRPC_PATH, type RouteDefinition } from '../shared/routes.ts';
+import { JSONRPC_PATH, REST_PATH, type RouteDefinition } from '../shared/routes.ts';
 import { type FunctionId, resolveAgentModule } from './bundling.ts';
 import { Api } from './constructs/api.ts';
 import { Data } from './constructs/data.ts';
@@ -199,6 +199,11 @@ export class SynapseServices extends Construct {
         key: 'JsonRpcUrl',
         value: this.api.urlFor(JSONRPC_PATH),
         description: 'A2A JSON-RPC endpoint',
+      });
+      new CfnOutput(this, 'RestUrl', {
+        key: 'RestUrl',
+        value: this.api.urlFor(REST_PATH),
+        description: 'A2A HTTP+JSON (REST) base URL: its routes (/message:send, /tasks/{id}…) are below it',
       });
       new CfnOutput(this, 'AgentCardUrl', {
         key: 'AgentCardUrl',

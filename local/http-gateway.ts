@@ -373,7 +373,7 @@ export const startHttpGateway = async <F extends string>(
       req.resume();
       return json(res, 404, { message: 'Not Found' });
     }
-    const match = onPath.find((r) => r.route.method === method);
+    const match = onPath.find((r) => r.route.method === method || r.route.method === 'ANY');
     if (!match) {
       req.resume();
       const allow = [...new Set(onPath.map((r) => r.route.method))].join(', ');

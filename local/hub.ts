@@ -44,6 +44,8 @@ export interface HubHandlers {
   'agent-card': ApiHandler;
   /** A buffered handler, or (as functions/jsonrpc.ts is) a response-streaming one. */
   jsonrpc: ApiHandler;
+  /** Response-streaming, as jsonrpc. */
+  rest: ApiHandler;
   executor: SqsHandler;
   sweeper: ScheduledHandler;
   relay: StreamHandler;
@@ -130,7 +132,7 @@ const QUIET_DEFAULTS: Record<string, string> = {
 };
 
 const loadHandler = async <N extends HubFunctionName>(name: N): Promise<HubHandlers[N]> => {
-  // the Lambda runtime's response streaming (jsonrpc streams), before the module wraps its handler
+  // the Lambda runtime's response streaming (jsonrpc and rest stream), before the module wraps its handler
   installLambdaStreaming();
   const file = new URL(`../functions/${name}.ts`, import.meta.url);
   let mod: { handler?: unknown };
@@ -288,12 +290,14 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
     const handlers: HubHandlers = {
       'agent-card': given['agent-card'] ?? (await loadHandler('agent-card')),
       jsonrpc: given.jsonrpc ?? (await loadHandler('jsonrpc')),
+      rest: given.rest ?? (await loadHandler('rest')),
       executor: given.executor ?? (await loadHandler('executor')),
       sweeper: given.sweeper ?? (await loadHandler('sweeper')),
       relay: given.relay ?? (await loadHandler('relay')),
     };
     apiHandlers['agent-card'] = handlers['agent-card'];
     apiHandlers.jsonrpc = handlers.jsonrpc;
+    apiHandlers.rest = handlers.rest;
 
     const executor: EventSource = startEventSource({
       client: sqs.client,

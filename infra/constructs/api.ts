@@ -1,16 +1,16 @@
 /**
  * The HTTP edge: an API Gateway REST API whose resources and methods come
  * from `ROUTES`, each a Lambda proxy integration to the function serving it
- * (agent-card, jsonrpc). Stage `prod` with JSON access logs, error-level
+ * (agent-card, jsonrpc, rest). Stage `prod` with JSON access logs, error-level
  * execution logs, X-Ray tracing and default throttling.
  *
  * Response streaming (SSE, docs/streaming.md): a route marked `stream: true` in
- * ROUTES (the JSON-RPC route), or one for which the `streaming(route)` prop is
+ * ROUTES (the JSON-RPC and REST routes), or one for which the `streaming(route)` prop is
  * true, gets `responseTransferMode: STREAM` (API Gateway invokes the function
  * through `.../response-streaming-invocations`) and the 5-minute integration
  * timeout of STREAMING, and its function the same timeout; its handler must be
  * a response-streaming one (`awslambda.streamifyResponse`, middy:
- * `streamifyResponse: true`), as functions/jsonrpc.ts is. A route marked
+ * `streamifyResponse: true`), as functions/jsonrpc.ts and rest.ts are. A route marked
  * `stream: true` always streams (its function answers only that way).
  */
 import { Aws, Duration, Fn, RemovalPolicy } from 'aws-cdk-lib';
@@ -172,11 +172,20 @@ export class Api extends Construct {
       description: 'Synapse: A2A JSON-RPC endpoint (SSE streams for the streaming methods)',
       logRetention: retention,
     });
-    this.functions = { 'agent-card': agentCard, jsonrpc };
+    const rest = new HubFunction(this, 'Rest', {
+      fn: 'rest',
+      agentModule: props.agentModule,
+      environment,
+      timeout: timeoutOf('rest', Duration.seconds(29)),
+      description: 'Synapse: A2A HTTP+JSON (REST) endpoint (SSE streams for message:stream and :subscribe)',
+      logRetention: retention,
+    });
+    this.functions = { 'agent-card': agentCard, jsonrpc, rest };
 
-    // Least privilege: the agent card needs nothing; jsonrpc reads and writes tasks (runs blocking sends inline;
-    // the stream relay, not jsonrpc, hands work to the executor queue).
-    grantTableReadWrite(props.table, jsonrpc.function, { indexes: JSONRPC_INDEXES });
+    // Least privilege: the agent card needs nothing; jsonrpc and rest read and write tasks (they run blocking
+    // and streamed sends inline; the stream relay, not they, hands work to the executor queue).
+    for (const fn of [jsonrpc, rest])
+      grantTableReadWrite(props.table, fn.function, { indexes: JSONRPC_INDEXES });
 
     const integrations = new Map<string, apigateway.LambdaIntegration>();
     const integrationFor = (route: RouteDefinition): apigateway.LambdaIntegration => {

@@ -48,7 +48,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 describe('SynapseHub in a user stack', () => {
   it('puts state and services in the one stack, nag-clean', () => {
     template.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
-    template.resourceCountIs('AWS::Lambda::Function', 5);
+    template.resourceCountIs('AWS::Lambda::Function', 6);
     const report = new AwsSolutionsChecks(app).validateScope(app);
     assert.deepEqual(
       report.violations.map((v) => v.ruleName),
@@ -109,6 +109,7 @@ describe('SynapseHub in a user stack', () => {
       (m) =>
         (m.Properties.Integration as { ResponseTransferMode?: string }).ResponseTransferMode === 'STREAM',
     );
-    assert.equal(streamed.length, 1);
+    // the JSON-RPC route and the HTTP+JSON proxy route
+    assert.equal(streamed.length, 2);
   });
 });

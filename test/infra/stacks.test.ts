@@ -15,7 +15,7 @@ import { STREAM_RELAY } from '../../shared/adapters/dynamodb/stream.ts';
 import { TASK_TABLE } from '../../shared/adapters/dynamodb/table.ts';
 import { EXECUTOR_QUEUE, QUEUES } from '../../shared/adapters/sqs/queues.ts';
 import { METRICS_NAMESPACE, MetricName } from '../../shared/observability/names.ts';
-import { JSONRPC_PATH, ROUTES, STREAMING } from '../../shared/routes.ts';
+import { JSONRPC_PATH, REST_PATH, ROUTES, STREAMING } from '../../shared/routes.ts';
 import {
   actionsOf,
   asArray,
@@ -58,6 +58,7 @@ const EXPECTED_ACTIONS: Record<string, string[]> = {
   'agent-card': sorted(LOGS, XRAY),
   // blocking sends run the agent inline; the relay, not jsonrpc, hands work to the executor queue
   jsonrpc: sorted(LOGS, XRAY, TABLE_RW),
+  rest: sorted(LOGS, XRAY, TABLE_RW),
   // sends to its own queue: a lease still running is looked at again later
   executor: sorted(LOGS, XRAY, TABLE_RW, SQS_CONSUME, SQS_SEND),
   sweeper: sorted(LOGS, XRAY, TABLE_RW),
@@ -203,9 +204,16 @@ describe('stateful stack', () => {
 describe('stateless stack: functions and triggers', () => {
   it('has one Node 22 ARM64 ESM function per handler, traced, with its own log group and environment', () => {
     const ids = functionIds(hub);
-    assert.deepEqual(Object.keys(ids).sort(), ['agent-card', 'executor', 'jsonrpc', 'relay', 'sweeper']);
+    assert.deepEqual(Object.keys(ids).sort(), [
+      'agent-card',
+      'executor',
+      'jsonrpc',
+      'relay',
+      'rest',
+      'sweeper',
+    ]);
     const fns = resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Function');
-    assert.equal(Object.keys(fns).length, 5);
+    assert.equal(Object.keys(fns).length, 6);
     for (const [name, { fn }] of Object.entries(ids)) {
       const p = fns[fn]?.Properties ?? {};
       assert.equal(p.Runtime, 'nodejs22.x', name);
@@ -255,7 +263,7 @@ describe('stateless stack: functions and triggers', () => {
     }
   });
 
-  it('streams the JSON-RPC route (STREAM mode, response-streaming invocations, 5 minutes); the card is buffered', () => {
+  it('streams the JSON-RPC and HTTP+JSON routes (STREAM mode, response-streaming invocations, 5 minutes); the card is buffered', () => {
     const ids = functionIds(hub);
     const resources = resourcesOf(hub.statelessTemplate, 'AWS::ApiGateway::Resource');
     const methods = Object.values(resourcesOf(hub.statelessTemplate, 'AWS::ApiGateway::Method'));
@@ -269,6 +277,21 @@ describe('stateless stack: functions and triggers', () => {
     const uri = JSON.stringify(rpc.Uri);
     assert.match(uri, /\/2021-11-15\/functions\/.*\/response-streaming-invocations/);
     assert.ok(uri.includes(`"${ids.jsonrpc.fn}"`));
+    // every HTTP+JSON route is below one greedy resource, any method, to the rest function
+    const restResource = `${REST_PATH}/{proxy+}`;
+    const restMethod = methods.find(
+      (m) => resourcePath(resources, (m.Properties.ResourceId as { Ref: string }).Ref) === restResource,
+    );
+    assert.equal(restMethod?.Properties.HttpMethod, 'ANY');
+    const rest = restMethod?.Properties.Integration as {
+      ResponseTransferMode?: string;
+      TimeoutInMillis?: number;
+      Uri: unknown;
+    };
+    assert.equal(rest.ResponseTransferMode, 'STREAM');
+    assert.equal(rest.TimeoutInMillis, STREAMING.integrationTimeoutSeconds * 1000);
+    assert.match(JSON.stringify(rest.Uri), /response-streaming-invocations/);
+    assert.ok(JSON.stringify(rest.Uri).includes(`"${ids.rest.fn}"`));
     for (const path of ['/.well-known/agent-card.json', '/.well-known/agent.json']) {
       const card = integrationOf(path);
       assert.notEqual(card.ResponseTransferMode, 'STREAM', path);
@@ -277,6 +300,7 @@ describe('stateless stack: functions and triggers', () => {
     // the function outlives no stream and no stream outlives the function: both are 5 minutes
     const fns = resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Function');
     assert.equal(fns[ids.jsonrpc.fn]?.Properties.Timeout, STREAMING.functionTimeoutSeconds);
+    assert.equal(fns[ids.rest.fn]?.Properties.Timeout, STREAMING.functionTimeoutSeconds);
     assert.equal(fns[ids['agent-card'].fn]?.Properties.Timeout, 10);
     // API Gateway may invoke it (lambda:InvokeFunction also covers InvokeWithResponseStream)
     const permissions = Object.values(resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Permission')).filter(
@@ -385,7 +409,9 @@ describe('stateless stack: functions and triggers', () => {
 
   it('outputs the endpoint, agent card URL and dashboard', () => {
     const outputs = hub.statelessTemplate.toJSON().Outputs as Record<string, { Value: unknown }>;
-    for (const key of ['ApiUrl', 'JsonRpcUrl', 'AgentCardUrl', 'DashboardName']) assert.ok(outputs[key], key);
+    for (const key of ['ApiUrl', 'JsonRpcUrl', 'RestUrl', 'AgentCardUrl', 'DashboardName'])
+      assert.ok(outputs[key], key);
+    assert.match(JSON.stringify(outputs.RestUrl?.Value), /\/a2a\/rest/);
     assert.match(JSON.stringify(outputs.AgentCardUrl?.Value), /\/\.well-known\/agent-card\.json/);
     assert.match(JSON.stringify(outputs.JsonRpcUrl?.Value), /\/a2a\/jsonrpc/);
   });
@@ -420,6 +446,7 @@ describe('stateless stack: least privilege', () => {
     assert.equal(sweeper.length, 2);
     assert.ok(sweeper.some((r) => r.includes('/index/byDeadline')));
     const jsonrpc = queryResources(ids.jsonrpc.role);
+    assert.deepEqual(queryResources(ids.rest.role), jsonrpc, 'rest lists tasks as jsonrpc does');
     const jsonrpcIndexes = ['byContext', 'byOwner'];
     assert.equal(jsonrpc.length, 1 + jsonrpcIndexes.length);
     for (const index of jsonrpcIndexes)
@@ -463,9 +490,9 @@ describe('stateless stack: monitoring', () => {
     const alarms = Object.values(resourcesOf(hub.statelessTemplate, 'AWS::CloudWatch::Alarm')).map(
       (a) => a.Properties as Record<string, unknown>,
     );
-    assert.equal(alarms.length, 1 + 5 + QUEUES.length * 2 + 2);
+    assert.equal(alarms.length, 1 + 6 + QUEUES.length * 2 + 2);
     assert.ok(alarms.some((a) => a.MetricName === '5XXError' && a.Statistic === 'Average'));
-    assert.equal(alarms.filter((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda').length, 5);
+    assert.equal(alarms.filter((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda').length, 6);
     assert.ok(alarms.some((a) => a.MetricName === 'IteratorAge' && a.Namespace === 'AWS/Lambda'));
     assert.ok(
       alarms.some(

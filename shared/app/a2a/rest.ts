@@ -12,6 +12,7 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { logger } from '../../observability/index.ts';
+import { activatedExtensionsHeader } from '../../protocol/a2a/extensions.ts';
 import {
   A2AProtocolError,
   ERROR_CODES,
@@ -28,8 +29,9 @@ import {
   unsupportedMediaType,
 } from '../../protocol/a2a/rest.ts';
 import type { Caller, TaskService } from '../task-service.ts';
-import { A2AHandler } from './handler.ts';
+import { A2AHandler, type A2AHandlerOptions } from './handler.ts';
 import { MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES } from './jsonrpc.ts';
+import { answerWithSse, keysOfStreamItem, type SseStream, type StreamRequest } from './sse-answer.ts';
 
 export interface RestRequest {
   method: string;
@@ -42,14 +44,23 @@ export interface RestRequest {
   caller: Caller;
   /** How long a blocking send may wait for its task to settle. */
   blockingBudgetMs: number;
+  /** How long a stream may stay open (ms); default DEFAULT_STREAM_BUDGET_MS. */
+  streamBudgetMs?: number;
+  /** The deployment's public URL (the extended card's interfaces), without a trailing slash. */
+  publicUrl?: string;
 }
 
 export interface RestResponse {
   statusCode: number;
   headers: Record<string, string>;
+  /** The answer; '' for a stream. */
   body: string;
+  /** A text/event-stream answer: the chunks to write after the headers. */
+  stream?: SseStream;
+  /** Work the request started that goes on after this answer: the invocation must not end before it. */
+  settled?: Promise<void>;
   /** For logs: what the request was about. */
-  meta?: { route?: string; taskId?: string; contextId?: string; errorCode?: number };
+  meta?: { route?: string; taskId?: string; contextId?: string; errorCode?: number; streamed?: boolean };
 }
 
 interface Matched {
@@ -61,13 +72,16 @@ interface Matched {
   meta: NonNullable<RestResponse['meta']>;
 }
 
-interface Route {
+type Route = {
   methods: readonly string[];
   /** Matched against the path without its tenant prefix; named groups are path parameters. */
   pattern: RegExp;
   name: string;
-  run(m: Matched): Promise<unknown>;
-}
+} & (
+  | { run(m: Matched): Promise<unknown> }
+  /** A streaming route: the operation to answer with server-sent events. */
+  | { stream(m: Matched): StreamRequest }
+);
 
 const ROOTS = /^\/(?:message:(?:send|stream)|tasks(?:\/|$)|extendedAgentCard$)/;
 
@@ -119,11 +133,7 @@ export class RestBinding {
         name: 'SendStreamingMessage',
         methods: ['POST'],
         pattern: /^\/message:stream$/,
-        run: async () => {
-          throw A2AProtocolError.unsupportedOperation(
-            'message:stream: streaming over HTTP+JSON is not offered yet; use POST /message:send',
-          );
-        },
+        stream: (m) => ({ operation: 'SendStreamingMessage', command: v1Codec.parseSendMessage(m.json()) }),
       },
       {
         name: 'CancelTask',
@@ -144,10 +154,13 @@ export class RestBinding {
         name: 'SubscribeToTask',
         methods: ['GET', 'POST'],
         pattern: /^\/tasks\/(?<id>[^/]+?):subscribe$/,
-        run: async () => {
-          throw A2AProtocolError.unsupportedOperation(
-            'tasks/{id}:subscribe: streaming over HTTP+JSON is not offered yet; poll GET /tasks/{id}',
-          );
+        stream: (m) => {
+          const body = m.json();
+          const extra = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
+          return {
+            operation: 'SubscribeToTask',
+            command: v1Codec.parseSubscribeToTask({ ...extra, id: m.params.id }),
+          };
         },
       },
       {
@@ -198,10 +211,12 @@ export class RestBinding {
         name: 'GetExtendedAgentCard',
         methods: ['GET'],
         pattern: /^\/extendedAgentCard$/,
-        run: async () => {
-          throw A2AProtocolError.unsupportedOperation(
-            'this agent has no extended agent card (capabilities.extendedAgentCard is false)',
-          );
+        run: async (m) => {
+          v1Codec.parseGetExtendedAgentCard({});
+          return h.getExtendedAgentCard(m.request.caller, {
+            publicUrl: m.request.publicUrl ?? '',
+            version: '1.0',
+          });
         },
       },
     ];
@@ -214,12 +229,7 @@ export class RestBinding {
       return await this.answer(request, meta);
     } catch (e) {
       const error = toProtocolError(e);
-      if (error.code === ERROR_CODES.INTERNAL_ERROR) {
-        this.log.error('HTTP+JSON request failed with an internal error', {
-          ...(meta.route ? { route: meta.route } : {}),
-          error: error.cause instanceof Error ? error.cause : error,
-        });
-      }
+      if (error.code === ERROR_CODES.INTERNAL_ERROR) this.logInternal(error, meta);
       return this.error(error, { ...meta, errorCode: error.code });
     }
   }
@@ -299,8 +309,15 @@ export class RestBinding {
         throw A2AProtocolError.parseError();
       }
     };
-    const result = await route.run({ request, params, json, meta });
-    const response = ok(result, meta);
+    const echoed = activatedExtensionsHeader('1.0', this.handler.activateExtensions(request.headers));
+    const matched: Matched = { request, params, json, meta };
+    if ('stream' in route) {
+      const streamed = await this.streamed(route.stream(matched), request, meta);
+      return { ...streamed, headers: { ...streamed.headers, ...echoed } };
+    }
+    const result = await route.run(matched);
+    const answered = ok(result, meta);
+    const response = { ...answered, headers: { ...answered.headers, ...echoed } };
     const carried = Buffer.byteLength(JSON.stringify(response.body), 'utf8');
     if (carried > MAX_RESPONSE_BYTES) {
       throw A2AProtocolError.internalError(
@@ -309,6 +326,50 @@ export class RestBinding {
       );
     }
     return response;
+  }
+
+  /**
+   * A streaming route's answer: every `data:` a bare StreamResponse (v1.0 ProtoJSON), an error after the
+   * first event an `event: error` whose data is the `{"error": google.rpc.Status}` body; an error before
+   * it is a plain error answer.
+   */
+  private async streamed(
+    request: StreamRequest,
+    http: RestRequest,
+    meta: NonNullable<RestResponse['meta']>,
+  ): Promise<RestResponse> {
+    const answer = await answerWithSse(
+      this.handler,
+      request,
+      {
+        caller: http.caller,
+        ...(http.streamBudgetMs !== undefined ? { budgetMs: http.streamBudgetMs } : {}),
+        ...(http.headers['last-event-id'] !== undefined
+          ? { lastEventId: http.headers['last-event-id'] }
+          : {}),
+      },
+      {
+        event: (event) => JSON.stringify(v1Codec.encodeStreamEvent(event)),
+        error: (error) => JSON.stringify(restErrorBody(error)),
+        internal: (error) => this.logInternal(error, meta),
+      },
+    );
+    if (answer.kind === 'error') {
+      if (answer.error.code === ERROR_CODES.INTERNAL_ERROR) this.logInternal(answer.error, meta);
+      return {
+        ...this.error(answer.error, { ...meta, errorCode: answer.error.code }),
+        settled: answer.settled,
+      };
+    }
+    Object.assign(meta, keysOfStreamItem(answer.first), { streamed: true });
+    return { statusCode: 200, headers: answer.headers, body: '', stream: answer.stream, meta };
+  }
+
+  private logInternal(error: A2AProtocolError, meta: RestResponse['meta']): void {
+    this.log.error('HTTP+JSON request failed with an internal error', {
+      ...(meta?.route ? { route: meta.route } : {}),
+      error: error.cause instanceof Error ? error.cause : error,
+    });
   }
 
   /** The path without its `/{tenant}` prefix (and without a trailing slash). */
@@ -320,6 +381,9 @@ export class RestBinding {
   }
 }
 
+/** restOver's options: the binding's, and the handler's (the store streams read, the agent…). */
+export interface RestOverOptions extends RestBindingOptions, A2AHandlerOptions {}
+
 /** The HTTP+JSON binding over a handler of these tasks. */
-export const restOver = (tasks: TaskService, options: RestBindingOptions = {}): RestBinding =>
-  new RestBinding(new A2AHandler(tasks), options);
+export const restOver = (tasks: TaskService, options: RestOverOptions = {}): RestBinding =>
+  new RestBinding(new A2AHandler(tasks, options), options);

@@ -7,10 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { A2AHandler } from '../../../shared/app/a2a/handler.ts';
+import type { A2AHandler, TaskStream } from '../../../shared/app/a2a/handler.ts';
 import { RestBinding, type RestRequest } from '../../../shared/app/a2a/rest.ts';
+import type { StreamItem } from '../../../shared/app/a2a/stream.ts';
 import { TaskNotFoundError } from '../../../shared/domain/errors.ts';
 import type { TaskView } from '../../../shared/domain/task.ts';
+import { A2AProtocolError } from '../../../shared/protocol/a2a/index.ts';
 
 const CALLER = { tenant: 't', owner: 'o' };
 
@@ -28,9 +30,65 @@ const taskView = (taskId = 'task-1'): TaskView => ({
   artifacts: [],
 });
 
+/** A stream of these items (a function throws in its place: a failure at that point). */
+const fakeStream = (items: Array<StreamItem | (() => never)>): TaskStream => ({
+  settled: Promise.resolve(),
+  async *[Symbol.asyncIterator]() {
+    for (const item of items) yield typeof item === 'function' ? item() : item;
+  },
+});
+
+/** A working task's snapshot (version 2), a comment, then its completion (version 3). */
+const defaultItems = (): StreamItem[] => [
+  {
+    type: 'event',
+    id: 2,
+    event: {
+      kind: 'task',
+      view: { ...taskView(), head: { ...taskView().head, state: 'executing' } },
+      show: { includeArtifacts: true },
+    },
+  },
+  { type: 'heartbeat' },
+  {
+    type: 'event',
+    id: 3,
+    event: {
+      kind: 'status-update',
+      taskId: 'task-1',
+      contextId: 'ctx-1',
+      status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-01-01T00:00:02.000Z' },
+      final: true,
+    },
+  },
+];
+
+/** The chunks of a streamed answer, joined. */
+const drain = async (stream: AsyncIterable<string> | undefined): Promise<string> => {
+  assert.ok(stream, 'a streamed answer');
+  let out = '';
+  for await (const chunk of stream) out += chunk;
+  return out;
+};
+
+/** SSE events of a stream's text: their id, event name and parsed data. */
+const sseEvents = (text: string) =>
+  text
+    .split('\n\n')
+    .filter((block) => block.trim() && !block.startsWith(':'))
+    .map((block) => {
+      const lines = block.split('\n');
+      const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2);
+      return {
+        id: field('id'),
+        event: field('event'),
+        data: JSON.parse(field('data') ?? 'null') as Record<string, unknown>,
+      };
+    });
+
 /** A handler that records each call's command and answers with a finished task. */
 const recording = (overrides: Partial<Record<keyof A2AHandler, (...a: unknown[]) => unknown>> = {}) => {
-  const calls: Array<{ op: string; command: unknown }> = [];
+  const calls: Array<{ op: string; command: unknown; context?: unknown }> = [];
   const answer = (op: string) => async (_caller: unknown, command: unknown) => {
     calls.push({ op, command });
     const override = overrides[op as keyof A2AHandler];
@@ -43,11 +101,29 @@ const recording = (overrides: Partial<Record<keyof A2AHandler, (...a: unknown[])
       };
     return { view: taskView(String((command as { id?: string }).id)), show: { includeArtifacts: true } };
   };
+  const streamOf =
+    (op: string) =>
+    (_caller: unknown, command: unknown, context: unknown): TaskStream => {
+      calls.push({ op, command, context });
+      const override = overrides[op as keyof A2AHandler];
+      if (override) return override(_caller, command, context) as TaskStream;
+      return fakeStream(defaultItems());
+    };
   const handler = {
     sendMessage: answer('sendMessage'),
     getTask: answer('getTask'),
     listTasks: answer('listTasks'),
     cancelTask: answer('cancelTask'),
+    sendStreamingMessage: streamOf('sendStreamingMessage'),
+    subscribeToTask: streamOf('subscribeToTask'),
+    activateExtensions: (headers: Record<string, string | undefined>) =>
+      (overrides.activateExtensions as ((h: unknown) => string[]) | undefined)?.(headers) ?? [],
+    getExtendedAgentCard: (caller: unknown, where: unknown) => {
+      calls.push({ op: 'getExtendedAgentCard', command: where });
+      const override = overrides.getExtendedAgentCard;
+      if (override) return override(caller, where);
+      throw A2AProtocolError.unsupportedOperation('no extended agent card');
+    },
   } as unknown as A2AHandler;
   return { binding: new RestBinding(handler, { logger: { error: () => {} } }), calls };
 };
@@ -234,7 +310,7 @@ describe('HTTP+JSON binding: refusals', () => {
     assert.doesNotMatch(broken.body, /disk on fire/);
   });
 
-  it('push-config routes say push is not supported (400), streaming routes say they are not offered yet', async () => {
+  it('push-config routes say push is not supported (400); no extended card is UnsupportedOperation (400)', async () => {
     const { binding } = recording();
     const push = await binding.handle(request('POST', '/tasks/x/pushNotificationConfigs', { body: '{}' }));
     assert.equal(push.statusCode, 400);
@@ -242,5 +318,129 @@ describe('HTTP+JSON binding: refusals', () => {
     const card = await binding.handle(request('GET', '/extendedAgentCard'));
     assert.equal(card.statusCode, 400);
     assert.equal(json(card.body).error.details[0]?.reason, 'UNSUPPORTED_OPERATION');
+  });
+});
+
+describe('HTTP+JSON binding: streams, extensions, the extended card', () => {
+  it('message:stream answers text/event-stream: each data a bare StreamResponse with the task version as id', async () => {
+    const { binding, calls } = recording();
+    const res = await binding.handle(
+      request('POST', '/acme/message:stream', { body: send, streamBudgetMs: 5000 }),
+    );
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-type'], 'text/event-stream');
+    const text = await drain(res.stream);
+    assert.match(text, /^: keepalive$/m, 'the heartbeat is an SSE comment');
+    const events = sseEvents(text);
+    assert.deepEqual(
+      events.map((e) => [e.id, Object.keys(e.data)]),
+      [
+        ['2', ['task']],
+        ['3', ['statusUpdate']],
+      ],
+    );
+    assert.equal((events[0]!.data.task as { id: string }).id, 'task-1');
+    assert.ok(!('jsonrpc' in events[0]!.data), 'no JSON-RPC envelope over REST');
+    assert.equal(calls[0]?.op, 'sendStreamingMessage');
+    assert.equal((calls[0]?.context as { budgetMs?: number } | undefined)?.budgetMs, 5000);
+    assert.equal(res.meta?.taskId, 'task-1');
+  });
+
+  it(':subscribe by GET or POST (no body, {} or null), resuming after Last-Event-ID', async () => {
+    const { binding, calls } = recording();
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['POST', undefined],
+      ['POST', '{}'],
+      ['POST', 'null'],
+    ] as const) {
+      const res = await binding.handle(
+        request(method, '/tasks/task%201:subscribe', { body, headers: { 'last-event-id': '7' } }),
+      );
+      assert.equal(res.statusCode, 200, `${method} ${body}`);
+      await drain(res.stream);
+    }
+    assert.equal(calls.length, 4);
+    for (const call of calls) {
+      assert.equal(call.op, 'subscribeToTask');
+      assert.deepEqual(call.command, { id: 'task 1' });
+      assert.equal((call.context as { afterVersion?: number }).afterVersion, 7);
+    }
+    const bad = await binding.handle(
+      request('GET', '/tasks/t:subscribe', { headers: { 'last-event-id': 'x' } }),
+    );
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.body, /Last-Event-ID/);
+  });
+
+  it('an error before the first event is a plain error answer; one after it ends the stream with event: error', async () => {
+    const missing = recording({
+      subscribeToTask: () =>
+        fakeStream([
+          () => {
+            throw new TaskNotFoundError('nope');
+          },
+        ]),
+    });
+    const notFound = await missing.binding.handle(request('POST', '/tasks/nope:subscribe'));
+    assert.equal(notFound.statusCode, 404);
+    assert.equal(notFound.stream, undefined);
+    assert.equal(json(notFound.body).error.details[0]?.reason, 'TASK_NOT_FOUND');
+
+    const midway = recording({
+      subscribeToTask: () =>
+        fakeStream([
+          defaultItems()[0]!,
+          () => {
+            throw A2AProtocolError.unsupportedOperation('went away');
+          },
+        ]),
+    });
+    const res = await midway.binding.handle(request('GET', '/tasks/task-1:subscribe'));
+    assert.equal(res.statusCode, 200);
+    const events = sseEvents(await drain(res.stream));
+    assert.equal(events.length, 2);
+    assert.equal(events[1]!.event, 'error');
+    const error = events[1]!.data.error as {
+      code: number;
+      status: string;
+      details: Array<{ reason?: string }>;
+    };
+    assert.equal(error.code, 400);
+    assert.equal(error.status, 'FAILED_PRECONDITION');
+    assert.equal(error.details[0]?.reason, 'UNSUPPORTED_OPERATION');
+  });
+
+  it('A2A-Extensions: a required extension left out is 400 EXTENSION_SUPPORT_REQUIRED and runs nothing; activated ones are echoed', async () => {
+    const required = 'https://ext.example/billing/v2';
+    const refusing = recording({
+      activateExtensions: () => {
+        throw A2AProtocolError.extensionSupportRequired([required]);
+      },
+    });
+    const refused = await refusing.binding.handle(request('POST', '/message:send', { body: send }));
+    assert.equal(refused.statusCode, 400);
+    assert.equal(json(refused.body).error.details[0]?.reason, 'EXTENSION_SUPPORT_REQUIRED');
+    assert.match(json(refused.body).error.message, /billing\/v2/);
+    assert.equal(refusing.calls.length, 0, 'nothing ran');
+
+    const echoing = recording({ activateExtensions: () => [required] });
+    const sent = await echoing.binding.handle(request('POST', '/message:send', { body: send }));
+    assert.equal(sent.statusCode, 200);
+    assert.equal(sent.headers['a2a-extensions'], required);
+    const streamed = await echoing.binding.handle(request('POST', '/message:stream', { body: send }));
+    assert.equal(streamed.headers['a2a-extensions'], required);
+    await drain(streamed.stream);
+  });
+
+  it("GET /extendedAgentCard serves the handler's card, with the public URL it was given", async () => {
+    const card = { name: 'extended', skills: [{ id: 'audit' }] };
+    const { binding, calls } = recording({ getExtendedAgentCard: () => card });
+    const res = await binding.handle(
+      request('GET', '/acme/extendedAgentCard', { publicUrl: 'https://hub.example' }),
+    );
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(JSON.parse(res.body), card);
+    assert.deepEqual(calls.at(-1)?.command, { publicUrl: 'https://hub.example', version: '1.0' });
   });
 });

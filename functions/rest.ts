@@ -1,0 +1,70 @@
+/**
+ * A2A HTTP+JSON (REST) endpoint (ANY /a2a/rest/{proxy+}): hands the request to
+ * the REST binding over the same A2A handler as JSON-RPC; this file only
+ * adapts API Gateway's event (the path below /a2a/rest, the query, the body).
+ *
+ * A response-streaming handler, like functions/jsonrpc.ts: `message:stream`
+ * and `tasks/{id}:subscribe` are written event by event, every other answer
+ * is a short body through the same stream.
+ */
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { a2aHandler, MAX_BLOCKING_MS } from '../shared/a2a-wiring.ts';
+import {
+  type StreamedResult,
+  streamBudgetMs,
+  streamedResult,
+} from '../shared/adapters/aws/streamed-response.ts';
+import { RestBinding } from '../shared/app/a2a/rest.ts';
+import { lowerCaseHeaders, publicUrlOf } from '../shared/http.ts';
+import { appendTaskKeys, logger, withObservability } from '../shared/observability/index.ts';
+import { REST_PATH } from '../shared/routes.ts';
+import { callerOf } from '../shared/wiring.ts';
+
+let restInstance: Promise<RestBinding> | undefined;
+const rest = () => {
+  restInstance ??= a2aHandler().then((handler) => new RestBinding(handler));
+  return restInstance;
+};
+
+/**
+ * The path below the interface's base, still percent-encoded where the client encoded it (the binding
+ * decodes path parameters once): API Gateway's `path` is the resource path as requested.
+ */
+const routePathOf = (event: APIGatewayProxyEvent): string => {
+  const path = event.path ?? '';
+  const at = path.indexOf(REST_PATH);
+  return at >= 0 ? path.slice(at + REST_PATH.length) || '/' : `/${event.pathParameters?.proxy ?? ''}`;
+};
+
+export const restHandler = async (event: APIGatewayProxyEvent, context: Context): Promise<StreamedResult> => {
+  const body =
+    event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  const query = Object.fromEntries(
+    Object.entries(event.queryStringParameters ?? {}).map(([k, v]) => [k, v ?? undefined]),
+  );
+  const { meta, ...response } = await (await rest()).handle({
+    method: event.httpMethod,
+    path: routePathOf(event),
+    query,
+    headers: lowerCaseHeaders(event.headers),
+    body,
+    caller: callerOf(event),
+    blockingBudgetMs: Math.max(0, Math.min(MAX_BLOCKING_MS, context.getRemainingTimeInMillis() - 2_000)),
+    streamBudgetMs: streamBudgetMs(context),
+    publicUrl: publicUrlOf(event),
+  });
+  appendTaskKeys({
+    taskId: meta?.taskId,
+    contextId: meta?.contextId,
+    requestId: event.requestContext?.requestId,
+  });
+  logger.info('rest request', {
+    route: meta?.route,
+    errorCode: meta?.errorCode,
+    statusCode: response.statusCode,
+    ...(response.stream ? { streamed: true } : {}),
+  });
+  return streamedResult(response);
+};
+
+export const handler = withObservability(restHandler, { functionName: 'rest', streamifyResponse: true });
