@@ -18,7 +18,13 @@ import {
   TaskState,
   type TaskStatusUpdateEvent,
 } from '@a2a-js/sdk';
-import { type Client, ClientFactory } from '@a2a-js/sdk/client';
+import {
+  type Client,
+  ClientFactory,
+  ClientFactoryOptions,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+} from '@a2a-js/sdk/client';
 import { TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 
@@ -26,8 +32,10 @@ import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 const HEARTBEAT_MS = 300;
 
 let hub: LocalHub;
+/** The client of the transport whose tests run now (each transport's suite sets it before its tests). */
 let client: Client;
 let rpcUrl: string;
+const clients: Partial<Record<'JSONRPC' | 'HTTP+JSON', Client>> = {};
 
 before(async () => {
   hub = await startLocalHub({
@@ -37,10 +45,17 @@ before(async () => {
   });
   rpcUrl = `${hub.url}/a2a/jsonrpc`;
   const card = await new ClientFactory().createFromUrl(hub.url).then((c) => c.getAgentCard());
-  client = await new ClientFactory().createFromAgentCard({
-    ...card,
-    capabilities: { ...card.capabilities, streaming: true, pushNotifications: false, extensions: [] },
-  } as typeof card);
+  assert.equal(card.capabilities?.streaming, true, 'the card declares streaming');
+  // a factory that knows one transport picks that transport's interface from the card
+  for (const [name, transport] of [
+    ['JSONRPC', new JsonRpcTransportFactory()],
+    ['HTTP+JSON', new RestTransportFactory()],
+  ] as const) {
+    const factory = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [transport] }),
+    );
+    clients[name] = await factory.createFromAgentCard(card);
+  }
 });
 after(async () => hub?.stop());
 
@@ -189,147 +204,152 @@ const reference = async (taskId: string): Promise<Frame[]> => {
 
 // ---- the tests --------------------------------------------------------------------------------
 
-describe('streaming with the @a2a-js/sdk client', () => {
-  it('slow 5: the snapshot, then each progress report as it happens, then the completion', async () => {
-    const seen = await collect(streamOf('slow 5'), 2);
-    assert.equal(kinds(seen)[0], 'task', 'the first event is the Task snapshot');
-    const updates = statusUpdates(seen);
-    assert.deepEqual(progressOf(updates), [1, 2, 3, 4, 5], 'every report, in order, none twice');
-    const last = updates.at(-1);
-    assert.equal(last?.status?.state, TaskState.TASK_STATE_COMPLETED);
-    assert.equal(textOf(last?.status?.message), 'Done after 5 s');
-    assert.equal(kinds(seen).at(-1), 'statusUpdate', 'the stream ends on the final status update');
-    // no buffering: the events arrived over the run, the first while it was still going on
-    assert.ok(seen[1]?.state !== undefined && !TERMINAL.includes(seen[1].state), `state ${seen[1]?.state}`);
-    assert.ok(seen.at(-1)!.at - seen[0]!.at >= 3000, 'spread over the task’s five seconds');
-    const task = await getTask(taskIdOf(seen[0]!.event)!);
-    assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED);
-  });
-
-  it('a stream cut midway: the task goes on, and a resubscription continues with no duplicate', async () => {
-    const first: Seen[] = [];
-    for await (const event of streamOf('slow 5')) {
-      first.push({ event, at: Date.now() });
-      if (progressOf(statusUpdates(first)).includes(2)) break; // the client goes away
-    }
-    const taskId = taskIdOf(first[0]!.event)!;
-    const before = progressOf(statusUpdates(first));
-    assert.deepEqual(before, [1, 2]);
-    const second = await collect(client.resubscribeTask({ tenant: '', id: taskId }));
-    assert.equal(kinds(second)[0], 'task', 'a resubscription starts with a fresh snapshot');
-    const snapshot = second[0]!.event.payload?.value as Task;
-    const atSnapshot = Number(/^(\d+)\//.exec(textOf(snapshot.status?.message))?.[1] ?? 0);
-    assert.ok(atSnapshot >= 2, 'the snapshot covers what happened in between');
-    const after = progressOf(statusUpdates(second));
-    assert.ok(
-      after.every((n) => n > atSnapshot),
-      `after the snapshot only: ${after} (snapshot at ${atSnapshot})`,
-    );
-    assert.deepEqual(
-      [...before, ...after].filter((n) => n > 2),
-      [...new Set([...before, ...after])].filter((n) => n > 2),
-    );
-    assert.equal(statusUpdates(second).at(-1)?.status?.state, TaskState.TASK_STATE_COMPLETED);
-    // the cut stream did not stop the agent, which ran inline in the function serving it
-    const task = await getTask(taskId);
-    assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED);
-    assert.equal(textOf(task.status?.message), 'Done after 5 s');
-  });
-
-  it('ask: streamed to input-required (the stream ends), then answered and streamed on to completion', async () => {
-    const asked = await collect(streamOf('ask'));
-    const askedUpdates = statusUpdates(asked);
-    const interrupted = askedUpdates.at(-1);
-    assert.equal(interrupted?.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
-    assert.equal(textOf(interrupted?.status?.message), 'What is your answer?');
-    assert.equal(kinds(asked).at(-1), 'statusUpdate');
-    const task = asked[0]!.event.payload?.value as Task;
-    const answered = await collect(streamOf('forty-two', { taskId: task.id, contextId: task.contextId }));
-    assert.equal(kinds(answered)[0], 'task');
-    const snapshot = answered[0]!.event.payload?.value as Task;
-    assert.equal(snapshot.id, task.id);
-    assert.notEqual(snapshot.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED, 'taken after the answer');
-    const done = statusUpdates(answered).at(-1);
-    assert.equal(done?.status?.state, TaskState.TASK_STATE_COMPLETED);
-    assert.equal(textOf(done?.status?.message), 'You answered: forty-two');
-  });
-
-  it('chunks 4: each artifact chunk arrives as it is recorded, and they add up to the stored artifact', async () => {
-    const seen = await collect(streamOf('chunks 4'), 3);
-    const chunks = artifactUpdates(seen);
-    assert.equal(chunks.length, 4);
-    assert.deepEqual(
-      chunks.map((c) => [c.append, c.lastChunk]),
-      [
-        [false, false],
-        [true, false],
-        [true, false],
-        [true, true],
-      ],
-    );
-    assert.equal(new Set(chunks.map((c) => c.artifact?.artifactId)).size, 1, 'one artifact');
-    const firstChunk = seen.find((s) => s.event.payload?.$case === 'artifactUpdate');
-    const lastEvent = seen.at(-1)!;
-    assert.ok(lastEvent.at - firstChunk!.at >= 1000, 'the chunks came over time, not at the end');
-    const text = chunks
-      .flatMap((c: TaskArtifactUpdateEvent) => c.artifact?.parts ?? [])
-      .map((p) => (p.content?.$case === 'text' ? p.content.value : ''));
-    assert.deepEqual(text, ['chunk 1/4\n', 'chunk 2/4\n', 'chunk 3/4\n', 'chunk 4/4\n']);
-    const stored = await getTask(taskIdOf(seen[0]!.event)!);
-    assert.deepEqual(
-      stored.artifacts[0]?.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')),
-      text,
-    );
-    assert.equal(statusUpdates(seen).at(-1)?.status?.state, TaskState.TASK_STATE_COMPLETED);
-  });
-
-  it('ping: a message-only reply is the stream’s single event, the Message', async () => {
-    const seen = await collect(streamOf('ping'));
-    assert.deepEqual(kinds(seen), ['message']);
-    const reply = seen[0]!.event.payload?.value as Message;
-    assert.equal(reply.role, Role.ROLE_AGENT);
-    assert.equal(textOf(reply), 'pong');
-  });
-
-  it('two subscribers of one task receive the same events', async () => {
-    const submitted = await client.sendMessage({
-      tenant: '',
-      message: message('slow 3'),
-      configuration: {
-        acceptedOutputModes: [],
-        taskPushNotificationConfig: undefined,
-        historyLength: undefined,
-        returnImmediately: true,
-      },
-      metadata: undefined,
+for (const transport of ['JSONRPC', 'HTTP+JSON'] as const)
+  describe(`streaming with the @a2a-js/sdk client over ${transport}`, () => {
+    before(() => {
+      client = clients[transport]!;
     });
-    const id = (submitted as Task).id;
-    const [a, b] = await Promise.all([
-      collect(client.resubscribeTask({ tenant: '', id })),
-      collect(client.resubscribeTask({ tenant: '', id })),
-    ]);
-    for (const s of [a, b])
-      assert.equal(statusUpdates(s).at(-1)?.status?.state, TaskState.TASK_STATE_COMPLETED);
-    // what both saw after the later of their snapshots is the same, event for event
-    const times = (s: Seen[]) =>
-      statusUpdates(s).map((u) => `${u.status?.state} ${textOf(u.status?.message)} ${u.status?.timestamp}`);
-    const common = Math.min(times(a).length, times(b).length);
-    assert.ok(common >= 2);
-    assert.deepEqual(times(a).slice(-common), times(b).slice(-common));
-  });
 
-  it('SubscribeToTask: a finished task is UnsupportedOperationError, an unknown one TaskNotFoundError', async () => {
-    const done = statusUpdates(await collect(streamOf('hello')));
-    assert.equal(done.at(-1)?.status?.state, TaskState.TASK_STATE_COMPLETED);
-    const drain = async (id: string) => {
-      for await (const _ of client.resubscribeTask({ tenant: '', id })) {
-        // an error is expected before any event
+    it('slow 5: the snapshot, then each progress report as it happens, then the completion', async () => {
+      const seen = await collect(streamOf('slow 5'), 2);
+      assert.equal(kinds(seen)[0], 'task', 'the first event is the Task snapshot');
+      const updates = statusUpdates(seen);
+      assert.deepEqual(progressOf(updates), [1, 2, 3, 4, 5], 'every report, in order, none twice');
+      const last = updates.at(-1);
+      assert.equal(last?.status?.state, TaskState.TASK_STATE_COMPLETED);
+      assert.equal(textOf(last?.status?.message), 'Done after 5 s');
+      assert.equal(kinds(seen).at(-1), 'statusUpdate', 'the stream ends on the final status update');
+      // no buffering: the events arrived over the run, the first while it was still going on
+      assert.ok(seen[1]?.state !== undefined && !TERMINAL.includes(seen[1].state), `state ${seen[1]?.state}`);
+      assert.ok(seen.at(-1)!.at - seen[0]!.at >= 3000, 'spread over the task’s five seconds');
+      const task = await getTask(taskIdOf(seen[0]!.event)!);
+      assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED);
+    });
+
+    it('a stream cut midway: the task goes on, and a resubscription continues with no duplicate', async () => {
+      const first: Seen[] = [];
+      for await (const event of streamOf('slow 5')) {
+        first.push({ event, at: Date.now() });
+        if (progressOf(statusUpdates(first)).includes(2)) break; // the client goes away
       }
-    };
-    await assert.rejects(drain(done.at(-1)!.taskId), UnsupportedOperationError);
-    await assert.rejects(drain(crypto.randomUUID()), TaskNotFoundError);
+      const taskId = taskIdOf(first[0]!.event)!;
+      const before = progressOf(statusUpdates(first));
+      assert.deepEqual(before, [1, 2]);
+      const second = await collect(client.resubscribeTask({ tenant: '', id: taskId }));
+      assert.equal(kinds(second)[0], 'task', 'a resubscription starts with a fresh snapshot');
+      const snapshot = second[0]!.event.payload?.value as Task;
+      const atSnapshot = Number(/^(\d+)\//.exec(textOf(snapshot.status?.message))?.[1] ?? 0);
+      assert.ok(atSnapshot >= 2, 'the snapshot covers what happened in between');
+      const after = progressOf(statusUpdates(second));
+      assert.ok(
+        after.every((n) => n > atSnapshot),
+        `after the snapshot only: ${after} (snapshot at ${atSnapshot})`,
+      );
+      assert.deepEqual(
+        [...before, ...after].filter((n) => n > 2),
+        [...new Set([...before, ...after])].filter((n) => n > 2),
+      );
+      assert.equal(statusUpdates(second).at(-1)?.status?.state, TaskState.TASK_STATE_COMPLETED);
+      // the cut stream did not stop the agent, which ran inline in the function serving it
+      const task = await getTask(taskId);
+      assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED);
+      assert.equal(textOf(task.status?.message), 'Done after 5 s');
+    });
+
+    it('ask: streamed to input-required (the stream ends), then answered and streamed on to completion', async () => {
+      const asked = await collect(streamOf('ask'));
+      const askedUpdates = statusUpdates(asked);
+      const interrupted = askedUpdates.at(-1);
+      assert.equal(interrupted?.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+      assert.equal(textOf(interrupted?.status?.message), 'What is your answer?');
+      assert.equal(kinds(asked).at(-1), 'statusUpdate');
+      const task = asked[0]!.event.payload?.value as Task;
+      const answered = await collect(streamOf('forty-two', { taskId: task.id, contextId: task.contextId }));
+      assert.equal(kinds(answered)[0], 'task');
+      const snapshot = answered[0]!.event.payload?.value as Task;
+      assert.equal(snapshot.id, task.id);
+      assert.notEqual(snapshot.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED, 'taken after the answer');
+      const done = statusUpdates(answered).at(-1);
+      assert.equal(done?.status?.state, TaskState.TASK_STATE_COMPLETED);
+      assert.equal(textOf(done?.status?.message), 'You answered: forty-two');
+    });
+
+    it('chunks 4: each artifact chunk arrives as it is recorded, and they add up to the stored artifact', async () => {
+      const seen = await collect(streamOf('chunks 4'), 3);
+      const chunks = artifactUpdates(seen);
+      assert.equal(chunks.length, 4);
+      assert.deepEqual(
+        chunks.map((c) => [c.append, c.lastChunk]),
+        [
+          [false, false],
+          [true, false],
+          [true, false],
+          [true, true],
+        ],
+      );
+      assert.equal(new Set(chunks.map((c) => c.artifact?.artifactId)).size, 1, 'one artifact');
+      const firstChunk = seen.find((s) => s.event.payload?.$case === 'artifactUpdate');
+      const lastEvent = seen.at(-1)!;
+      assert.ok(lastEvent.at - firstChunk!.at >= 1000, 'the chunks came over time, not at the end');
+      const text = chunks
+        .flatMap((c: TaskArtifactUpdateEvent) => c.artifact?.parts ?? [])
+        .map((p) => (p.content?.$case === 'text' ? p.content.value : ''));
+      assert.deepEqual(text, ['chunk 1/4\n', 'chunk 2/4\n', 'chunk 3/4\n', 'chunk 4/4\n']);
+      const stored = await getTask(taskIdOf(seen[0]!.event)!);
+      assert.deepEqual(
+        stored.artifacts[0]?.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')),
+        text,
+      );
+      assert.equal(statusUpdates(seen).at(-1)?.status?.state, TaskState.TASK_STATE_COMPLETED);
+    });
+
+    it('ping: a message-only reply is the stream’s single event, the Message', async () => {
+      const seen = await collect(streamOf('ping'));
+      assert.deepEqual(kinds(seen), ['message']);
+      const reply = seen[0]!.event.payload?.value as Message;
+      assert.equal(reply.role, Role.ROLE_AGENT);
+      assert.equal(textOf(reply), 'pong');
+    });
+
+    it('two subscribers of one task receive the same events', async () => {
+      const submitted = await client.sendMessage({
+        tenant: '',
+        message: message('slow 3'),
+        configuration: {
+          acceptedOutputModes: [],
+          taskPushNotificationConfig: undefined,
+          historyLength: undefined,
+          returnImmediately: true,
+        },
+        metadata: undefined,
+      });
+      const id = (submitted as Task).id;
+      const [a, b] = await Promise.all([
+        collect(client.resubscribeTask({ tenant: '', id })),
+        collect(client.resubscribeTask({ tenant: '', id })),
+      ]);
+      for (const s of [a, b])
+        assert.equal(statusUpdates(s).at(-1)?.status?.state, TaskState.TASK_STATE_COMPLETED);
+      // what both saw after the later of their snapshots is the same, event for event
+      const times = (s: Seen[]) =>
+        statusUpdates(s).map((u) => `${u.status?.state} ${textOf(u.status?.message)} ${u.status?.timestamp}`);
+      const common = Math.min(times(a).length, times(b).length);
+      assert.ok(common >= 2);
+      assert.deepEqual(times(a).slice(-common), times(b).slice(-common));
+    });
+
+    it('SubscribeToTask: a finished task is UnsupportedOperationError, an unknown one TaskNotFoundError', async () => {
+      const done = statusUpdates(await collect(streamOf('hello')));
+      assert.equal(done.at(-1)?.status?.state, TaskState.TASK_STATE_COMPLETED);
+      const drain = async (id: string) => {
+        for await (const _ of client.resubscribeTask({ tenant: '', id })) {
+          // an error is expected before any event
+        }
+      };
+      await assert.rejects(drain(done.at(-1)!.taskId), UnsupportedOperationError);
+      await assert.rejects(drain(crypto.randomUUID()), TaskNotFoundError);
+    });
   });
-});
 
 describe('streaming over raw HTTP', () => {
   it('SSE framing: text/event-stream, ids, JSON-RPC data with the id, comments, and no buffering', async () => {
