@@ -315,8 +315,13 @@ function v1DataProblem(data: unknown): string | undefined {
 
 // ---- results ------------------------------------------------------------------------------------
 
-const V1_METHODS = new Set(['SendMessage', 'GetTask', 'ListTasks', 'CancelTask']);
-const V03_METHODS = new Set(['message/send', 'tasks/get', 'tasks/cancel']);
+const V1_METHODS = new Set(['SendMessage', 'GetTask', 'ListTasks', 'CancelTask', 'GetExtendedAgentCard']);
+const V03_METHODS = new Set([
+  'message/send',
+  'tasks/get',
+  'tasks/cancel',
+  'agent/getAuthenticatedExtendedCard',
+]);
 
 function checkResult(
   request: unknown,
