@@ -27,7 +27,7 @@ const TRANSPORTS = {
 
 const message = (
   text: string,
-  extra: { taskId?: string; contextId?: string; messageId?: string } = {},
+  extra: { taskId?: string; contextId?: string; messageId?: string; referenceTaskIds?: string[] } = {},
 ): Message => ({
   messageId: extra.messageId ?? crypto.randomUUID(),
   contextId: extra.contextId ?? '',
@@ -36,7 +36,7 @@ const message = (
   parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
   metadata: undefined,
   extensions: [],
-  referenceTaskIds: [],
+  referenceTaskIds: extra.referenceTaskIds ?? [],
 });
 
 const send = async (
@@ -126,6 +126,21 @@ for (const [transport, { factory, path }] of Object.entries(TRANSPORTS))
       const got = await client.getTask({ tenant: '', id: task.id, historyLength: 1 });
       assert.equal(got.history.length, 1, 'historyLength is honoured');
       assert.equal(got.history[0]?.role, Role.ROLE_AGENT);
+    });
+
+    it('a message refers to earlier tasks: referenceTaskIds come back in the task history as sent', async () => {
+      const first = await send('the first');
+      const second = await send('the follow-up', {
+        contextId: first.contextId,
+        referenceTaskIds: [first.id],
+      });
+      assert.notEqual(second.id, first.id, 'a reference makes a new task, not an answer to the old one');
+      assert.equal(second.contextId, first.contextId);
+      const got = await client.getTask({ tenant: '', id: second.id, historyLength: undefined });
+      const asked = got.history.find((m) => m.role === Role.ROLE_USER);
+      assert.deepEqual(asked?.referenceTaskIds, [first.id]);
+      const earlier = await client.getTask({ tenant: '', id: first.id, historyLength: undefined });
+      assert.deepEqual(earlier.history.find((m) => m.role === Role.ROLE_USER)?.referenceTaskIds, []);
     });
 
     it('keeps a client-chosen contextId and lists tasks by context and status, page by page', async () => {
