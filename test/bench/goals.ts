@@ -187,6 +187,47 @@ export const goalsOf = (r: BenchResults): Goal[] => {
       r.crash.restartToAllStartedMs <= 10_000,
     );
   }
+  if (r.streaming) {
+    const { idle, perEvent: e } = r.streaming;
+    const onlyGetItem = Object.keys(idle.byOperation).join() === 'GetItem';
+    // docs/streaming.md: polls at 100, 300, 700, 1,500 ms after the snapshot, then one a second
+    add(
+      `an idle stream, the ${fmt(idle.seconds, 0)} s after its snapshot`,
+      '≤ 62 RRU, GetItems of the task item only (docs/streaming.md)',
+      `${fmt(idle.rru)} RRU, ${fmt(idle.readsPerMinute, 1)} reads/min (${Object.keys(idle.byOperation).join(', ') || 'none'})`,
+      idle.rru <= 62 && onlyGetItem,
+    );
+    add(
+      'an idle stream keeps its connection alive',
+      'a comment after every 15 s without a write (≥ 3 a minute)',
+      `${idle.heartbeats} in ${fmt(idle.seconds, 0)} s`,
+      idle.heartbeats >= 3,
+    );
+    add(
+      `${e.events} events to ${e.subscribers} subscribers (JSON-RPC and REST)`,
+      'every event to each, in order, none twice',
+      e.transports
+        .map(
+          (t) =>
+            `${t.transport.split(' ')[0]}: ${t.received}/${e.events}${t.complete ? ' in order' : ''}, ${t.duplicates} repeated, ${t.missing} missing`,
+        )
+        .join('; '),
+      e.transports.length === e.subscribers && e.transports.every((t) => t.complete && t.duplicates === 0),
+    );
+    add(
+      'a streamed event, write to frame read, p99',
+      '≤ 1,000 ms (docs/streaming.md: at most a second after it was recorded)',
+      e.transports.map((t) => `${t.transport.split(' ')[0]} ${fmt(t.p99Ms, 0)} ms`).join(', '),
+      e.transports.every((t) => t.p99Ms !== null && t.p99Ms <= 1000),
+    );
+    // docs/streaming.md: a busy stream (an event a second) polls 3 to 4 times between events
+    add(
+      'reads per streamed event per subscriber',
+      '≤ 4 RRU',
+      `${fmt(e.rruPerEventPerSubscriber)} RRU (gaps 0–${fmt(e.maxGapMs / 1000, 1)} s)`,
+      e.rruPerEventPerSubscriber <= 4,
+    );
+  }
   if (r.latency) {
     const hub = (c: number) => r.latency!.results.find((x) => x.target === 'hub' && x.concurrency === c);
     const c1 = hub(1);

@@ -213,6 +213,52 @@ ${n(x.restartToAllStartedMs / 1000, 1)} s after it (the restart re-derives the r
 resumes the stream after its checkpoint).`);
   }
 
+  if (r.streaming) {
+    const { idle, perEvent: e } = r.streaming;
+    const ops = (byOperation: Record<string, number>) =>
+      Object.entries(byOperation)
+        .map(([op, k]) => `${k} ${op}`)
+        .join(', ') || 'none';
+    out.push(`## Streaming (\`test/bench/streaming.ts\`)
+
+The hub of \`npm start\` (its jsonrpc and rest handlers streaming through the local gateway, DynamoDB Local)
+with a no-op executor, so a task moves only when the bench moves it; reads metered on the handlers' DynamoDB
+client, the one every stream's poller reads through. Times are from the bench's write returning to the
+subscriber reading the frame, both in the bench's process.
+
+An idle \`SubscribeToTask\` (JSON-RPC) of a SUBMITTED task, the ${n(idle.seconds, 0)} s after its snapshot:
+**${n(idle.rru)} RRU**, ${n(idle.readsPerMinute, 1)} reads and ${n(idle.roundTripsPerMinute, 1)} round trips a
+minute (${ops(idle.byOperation)}), ${idle.heartbeats} keep-alive comments.
+
+${e.events} events (start, ${e.statusUpdates} status updates each with an agent message at gaps of
+0–${e.maxGapMs} ms from a fixed seed, complete) written by an engine of the bench's own (not metered) to one
+task followed by a JSON-RPC and a REST subscriber, over ${n(e.driveSeconds, 1)} s: ${n(e.rru)} RRU in ${e.reads}
+reads (${ops(e.byOperation)}), **${n(e.rruPerEventPerSubscriber)} RRU per event per subscriber**.${
+      e.byOperation.Query
+        ? '\nThe queries read history chunks: a poll that finds two or more new events after the' +
+          " item's log spilled into chunks reads the older ones there (one query per chunk kind)."
+        : ''
+    }
+
+${table(
+  ['subscriber', 'events received', 'all, in order, none twice', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms'],
+  e.transports.map((t) => [
+    t.transport,
+    `${t.received} of ${e.events}`,
+    t.complete && t.duplicates === 0
+      ? 'yes'
+      : `**no** (${t.duplicates} repeated, ${t.missing} missing, ${t.wrongContent} wrong)`,
+    n(t.p50Ms, 0),
+    n(t.p95Ms, 0),
+    n(t.p99Ms, 0),
+    n(t.maxMs, 0),
+  ]),
+)}
+
+The poller reads the task item 100 ms after news, doubling the pause to once a second (docs/streaming.md): an
+event's delay is where it falls in that backoff.`);
+  }
+
   if (r.latency) {
     const l = r.latency;
     out.push(`## Latency and throughput (\`test/bench/latency.ts\`)

@@ -8,6 +8,7 @@ import type { RaceResult } from './races.ts';
 import type { ScaleResult } from './scale.ts';
 import type { StartupResult } from './startup.ts';
 import type { StoreBenchResult } from './store.ts';
+import type { StreamingResult } from './streaming.ts';
 
 export interface BenchResults {
   date: string;
@@ -26,6 +27,7 @@ export interface BenchResults {
   scale?: ScaleResult;
   races?: RaceResult;
   crash?: CrashResult;
+  streaming?: StreamingResult;
   latency?: LatencyResult;
   coldStart?: ColdStartResult;
   startup?: StartupResult;

@@ -5,9 +5,10 @@
  * asserts a time. `npm run bench -- cost store` runs some sections only
  * (results.json then holds just those, and the docs are left alone).
  *
- * Sections: cost, store, races, crash, latency, coldstart, startup. The
- * timing sections run last and alone, so nothing of the bench's own competes
- * with them for the two cores.
+ * Sections: cost, store, scale, races, crash, streaming, latency, coldstart,
+ * startup. The timing sections run last and alone, so nothing of the bench's
+ * own competes with them for the two cores (streaming times deliveries too,
+ * but they are bounded by its poll interval, not by the cores).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -24,8 +25,19 @@ import type { BenchResults } from './results.ts';
 import { benchScale } from './scale.ts';
 import { benchStartup } from './startup.ts';
 import { benchStore } from './store.ts';
+import { benchStreaming, printStreaming } from './streaming.ts';
 
-const SECTIONS = ['cost', 'store', 'scale', 'races', 'crash', 'latency', 'coldstart', 'startup'] as const;
+const SECTIONS = [
+  'cost',
+  'store',
+  'scale',
+  'races',
+  'crash',
+  'streaming',
+  'latency',
+  'coldstart',
+  'startup',
+] as const;
 const root = join(import.meta.dirname, '..', '..');
 const asked = process.argv.slice(2);
 for (const s of asked) {
@@ -117,6 +129,12 @@ if (want('crash')) {
   results.crash = await benchCrash();
   console.log('\nCrash and restart');
   console.table([results.crash]);
+}
+
+if (want('streaming')) {
+  step('SSE streaming (an idle minute, then 100 events to two subscribers)');
+  results.streaming = await benchStreaming();
+  printStreaming(results.streaming);
 }
 
 if (want('latency')) {
