@@ -9,11 +9,15 @@ import type { Message, TaskView } from '../../domain/task.ts';
 import type { A2AProtocolError } from './errors.ts';
 import type {
   CancelTaskCommand,
+  CreatePushConfigCommand,
   GetExtendedAgentCardCommand,
   GetTaskCommand,
+  ListPushConfigsCommand,
   ListTasksCommand,
   ListTasksResult,
   ParseOptions,
+  PushConfigCommand,
+  PushConfigView,
   SendMessageCommand,
   StreamEvent,
   SubscribeToTaskCommand,
@@ -37,6 +41,16 @@ export interface A2ACodec {
   parseSubscribeToTask(params: unknown): SubscribeToTaskCommand;
   /** GetExtendedAgentCard (v0.3 `agent/getAuthenticatedExtendedCard`): params may be omitted. */
   parseGetExtendedAgentCard(params: unknown): GetExtendedAgentCardCommand;
+
+  /** CreateTaskPushNotificationConfig (v0.3 `tasks/pushNotificationConfig/set`). */
+  parseCreatePushConfig(params: unknown): CreatePushConfigCommand;
+  /** Get/DeleteTaskPushNotificationConfig; a v0.3 get may omit the config id (the task's first config). */
+  parsePushConfigRef(params: unknown, purpose: 'get' | 'delete'): PushConfigCommand;
+  parseListPushConfigs(params: unknown): ListPushConfigsCommand;
+  /** A stored config as reads show it: v1.0 flat, v0.3 `{taskId, pushNotificationConfig}`. */
+  encodePushConfig(config: PushConfigView): WireObject;
+  /** v1.0 `{configs, nextPageToken}`; v0.3 a bare array (it has no paging). */
+  encodePushConfigList(configs: readonly PushConfigView[], nextPageToken: string): WireObject;
 
   encodeTask(view: TaskView, opts: TaskEncodeOptions): WireObject;
   /** v1.0 `{task}` wrapper; v0.3 bare Task. */

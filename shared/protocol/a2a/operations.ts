@@ -108,6 +108,48 @@ export interface SubscribeToTaskCommand {
   id: string;
 }
 
+/** CreateTaskPushNotificationConfig (v0.3 `tasks/pushNotificationConfig/set`): a webhook for a task. */
+export interface CreatePushConfigCommand {
+  tenant?: string;
+  taskId: string;
+  config: PushNotificationConfig;
+}
+
+/** Get/DeleteTaskPushNotificationConfig: one config of a task. */
+export interface PushConfigCommand {
+  tenant?: string;
+  taskId: string;
+  /** The config id; absent only in a v0.3 get, which then names the task's first config. */
+  id?: string;
+}
+
+/** ListTaskPushNotificationConfigs (v0.3 `tasks/pushNotificationConfig/list`). */
+export interface ListPushConfigsCommand {
+  tenant?: string;
+  taskId: string;
+  pageSize?: number;
+  pageToken?: string;
+}
+
+/**
+ * A stored push config as reads show it: what it was registered with but its secrets. The token and the
+ * credentials are never returned (digest sharp edge 13); the scheme is, so a client sees what is sent.
+ */
+export interface PushConfigView {
+  taskId: string;
+  id: string;
+  url: string;
+  authentication?: { scheme: string };
+}
+
+/** Bounds of a push config: a URL a receiver can be reached at, secrets of a sensible size. */
+export const PUSH_CONFIG_LIMITS = {
+  urlLength: 2048,
+  idLength: 128,
+  tokenLength: 1024,
+  credentialsLength: 4096,
+} as const;
+
 /** GetExtendedAgentCard's params may be omitted (sharp edge 22). */
 export interface GetExtendedAgentCardCommand {
   tenant?: string;

@@ -15,17 +15,22 @@ import { A2AProtocolError } from './errors.ts';
 import {
   artifactFields,
   type CancelTaskCommand,
+  type CreatePushConfigCommand,
   finishCancelTask,
   finishGetTask,
   finishSendMessage,
   finishSubscribeToTask,
   type GetExtendedAgentCardCommand,
   type GetTaskCommand,
+  type ListPushConfigsCommand,
   type ListTasksCommand,
   type ListTasksResult,
   listResultWith,
   messageFields,
   type ParseOptions,
+  PUSH_CONFIG_LIMITS,
+  type PushConfigCommand,
+  type PushConfigView,
   type PushNotificationConfig,
   projectTask,
   type SendMessageCommand,
@@ -131,6 +136,12 @@ export interface V03TaskArtifactUpdateEvent {
 export type V03StreamEvent = V03Task | V03Message | V03TaskStatusUpdateEvent | V03TaskArtifactUpdateEvent;
 
 /** v0.3 error `data`: free-form. */
+/** TaskPushNotificationConfig as reads return it (no token, no credentials). */
+export interface V03PushConfig {
+  taskId: string;
+  pushNotificationConfig: { id: string; url: string; authentication?: { schemes: string[] } };
+}
+
 export type V03ErrorData = Record<string, unknown> & { reason: string };
 
 export const V03_STATE_OF: Readonly<Record<A2AState, V03State>> = {
@@ -223,12 +234,30 @@ const messageSchema = wireObject({
 });
 
 const pushConfigSchema = wireObject({
-  id: z.optional(z.string()),
-  url: z.string().check(z.minLength(1)),
-  token: z.optional(z.string()),
+  id: z.optional(z.string().check(z.maxLength(PUSH_CONFIG_LIMITS.idLength))),
+  url: z.string().check(z.minLength(1), z.maxLength(PUSH_CONFIG_LIMITS.urlLength)),
+  token: z.optional(z.string().check(z.maxLength(PUSH_CONFIG_LIMITS.tokenLength))),
   authentication: z.optional(
-    wireObject({ schemes: boundedArray(z.string()), credentials: z.optional(z.string()) }),
+    wireObject({
+      schemes: boundedArray(z.string().check(z.maxLength(64))),
+      credentials: z.optional(z.string().check(z.maxLength(PUSH_CONFIG_LIMITS.credentialsLength))),
+    }),
   ),
+});
+
+/** TaskPushNotificationConfig (tasks/pushNotificationConfig/set): the task and its config, nested. */
+const setPushConfigSchema = wireObject({
+  taskId: z.string().check(z.minLength(1)),
+  pushNotificationConfig: pushConfigSchema,
+});
+
+/** Get/DeleteTaskPushNotificationConfigParams: `id` is the task's; the config's is optional for a get. */
+const pushConfigRefSchema = wireObject({
+  id: z.string().check(z.minLength(1)),
+  pushNotificationConfigId: z.optional(
+    z.string().check(z.minLength(1), z.maxLength(PUSH_CONFIG_LIMITS.idLength)),
+  ),
+  metadata: z.optional(metadataSchema),
 });
 
 const configurationSchema = wireObject({
@@ -458,6 +487,42 @@ export const v03Codec = {
   parseGetExtendedAgentCard(params: unknown): GetExtendedAgentCardCommand {
     parseWire(noParamsSchema, params);
     return {};
+  },
+
+  parseCreatePushConfig(params: unknown): CreatePushConfigCommand {
+    const p = parseWire(setPushConfigSchema, params);
+    return { taskId: p.taskId, config: toPushConfig(p.pushNotificationConfig) };
+  },
+
+  parsePushConfigRef(params: unknown, purpose: 'get' | 'delete'): PushConfigCommand {
+    const p = parseWire(pushConfigRefSchema, params);
+    if (purpose === 'delete' && p.pushNotificationConfigId === undefined) {
+      throw A2AProtocolError.invalidParams([
+        { field: 'pushNotificationConfigId', description: 'is required to delete a config' },
+      ]);
+    }
+    return { taskId: p.id, ...(p.pushNotificationConfigId ? { id: p.pushNotificationConfigId } : {}) };
+  },
+
+  /** ListTaskPushNotificationConfigParams: `{id}`, the task's; v0.3 has no paging. */
+  parseListPushConfigs(params: unknown): ListPushConfigsCommand {
+    const p = parseWire(cancelTaskSchema, params);
+    return { taskId: p.id };
+  },
+
+  encodePushConfig(config: PushConfigView): V03PushConfig {
+    return {
+      taskId: config.taskId,
+      pushNotificationConfig: {
+        id: config.id,
+        url: config.url,
+        ...(config.authentication ? { authentication: { schemes: [config.authentication.scheme] } } : {}),
+      },
+    };
+  },
+
+  encodePushConfigList(configs: readonly PushConfigView[], _nextPageToken?: string): V03PushConfig[] {
+    return configs.map((c) => v03Codec.encodePushConfig(c));
   },
 
   encodeTask,

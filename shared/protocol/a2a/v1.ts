@@ -15,6 +15,7 @@ import { type A2AProtocolError, badRequestOf, type ErrorInfoDetail, errorInfoOf 
 import {
   artifactFields,
   type CancelTaskCommand,
+  type CreatePushConfigCommand,
   finishCancelTask,
   finishGetTask,
   finishListTasks,
@@ -23,11 +24,15 @@ import {
   type GetExtendedAgentCardCommand,
   type GetTaskCommand,
   LIST_PAGE_SIZE,
+  type ListPushConfigsCommand,
   type ListTasksCommand,
   type ListTasksResult,
   listResultWith,
   messageFields,
   type ParseOptions,
+  PUSH_CONFIG_LIMITS,
+  type PushConfigCommand,
+  type PushConfigView,
   type PushNotificationConfig,
   projectTask,
   type SendMessageCommand,
@@ -137,6 +142,19 @@ export type V1StreamResponse =
   | { artifactUpdate: V1TaskArtifactUpdateEvent };
 
 /** v1.0 error details: an ErrorInfo, then (for field violations) a BadRequest. */
+/** TaskPushNotificationConfig as reads return it (no token, no credentials). */
+export interface V1PushConfig {
+  id: string;
+  taskId: string;
+  url: string;
+  authentication?: { scheme: string };
+}
+
+export interface V1ListPushConfigsResponse {
+  configs: V1PushConfig[];
+  nextPageToken: string;
+}
+
 export type V1ErrorDetails = [ErrorInfoDetail, ...Record<string, unknown>[]];
 
 // ---- parsing ------------------------------------------------------------------------------------
@@ -243,20 +261,53 @@ const messageSchema = wireObject(
 );
 
 const authenticationSchema = wireObject({
-  scheme: z.string().check(z.minLength(1)),
-  credentials: z.optional(z.string()),
+  scheme: z.string().check(z.minLength(1), z.maxLength(64)),
+  credentials: z.optional(z.string().check(z.maxLength(PUSH_CONFIG_LIMITS.credentialsLength))),
 });
 
 const pushConfigSchema = wireObject(
   {
     tenant: z.optional(z.string()),
-    id: z.optional(z.string()),
+    id: z.optional(z.string().check(z.maxLength(PUSH_CONFIG_LIMITS.idLength))),
     taskId: z.optional(z.string()),
-    url: z.string().check(z.minLength(1)),
-    token: z.optional(z.string()),
+    url: z.string().check(z.minLength(1), z.maxLength(PUSH_CONFIG_LIMITS.urlLength)),
+    token: z.optional(z.string().check(z.maxLength(PUSH_CONFIG_LIMITS.tokenLength))),
     authentication: z.optional(authenticationSchema),
   },
   { task_id: 'taskId' },
+);
+
+/** CreateTaskPushNotificationConfig: the config itself, its taskId required (REST: from the path). */
+const createPushConfigSchema = wireObject(
+  {
+    tenant: z.optional(z.string()),
+    id: z.optional(z.string().check(z.maxLength(PUSH_CONFIG_LIMITS.idLength))),
+    taskId: z.string().check(z.minLength(1)),
+    url: z.string().check(z.minLength(1), z.maxLength(PUSH_CONFIG_LIMITS.urlLength)),
+    token: z.optional(z.string().check(z.maxLength(PUSH_CONFIG_LIMITS.tokenLength))),
+    authentication: z.optional(authenticationSchema),
+  },
+  { task_id: 'taskId' },
+);
+
+/** Get/DeleteTaskPushNotificationConfig: `{taskId, id}`. */
+const pushConfigRefSchema = wireObject(
+  {
+    tenant: z.optional(z.string()),
+    taskId: z.string().check(z.minLength(1)),
+    id: z.string().check(z.minLength(1), z.maxLength(PUSH_CONFIG_LIMITS.idLength)),
+  },
+  { task_id: 'taskId' },
+);
+
+const listPushConfigsSchema = wireObject(
+  {
+    tenant: z.optional(z.string()),
+    taskId: z.string().check(z.minLength(1)),
+    pageSize: z.optional(int32(true, { min: LIST_PAGE_SIZE.min, max: LIST_PAGE_SIZE.max })),
+    pageToken: z.optional(z.string()),
+  },
+  { task_id: 'taskId', page_size: 'pageSize', page_token: 'pageToken' },
 );
 
 const configurationSchema = wireObject(
@@ -510,6 +561,44 @@ export const v1Codec = {
   parseGetExtendedAgentCard(params: unknown): GetExtendedAgentCardCommand {
     const p = parseWire(getExtendedAgentCardSchema, params);
     return nonEmpty(p.tenant) ? { tenant: p.tenant } : {};
+  },
+
+  parseCreatePushConfig(params: unknown): CreatePushConfigCommand {
+    const p = parseWire(createPushConfigSchema, params);
+    return {
+      ...(nonEmpty(p.tenant) ? { tenant: p.tenant } : {}),
+      taskId: p.taskId,
+      config: toPushConfig(p),
+    };
+  },
+
+  parsePushConfigRef(params: unknown, _purpose: 'get' | 'delete'): PushConfigCommand {
+    const p = parseWire(pushConfigRefSchema, params);
+    return { ...(nonEmpty(p.tenant) ? { tenant: p.tenant } : {}), taskId: p.taskId, id: p.id };
+  },
+
+  parseListPushConfigs(params: unknown): ListPushConfigsCommand {
+    const p = parseWire(listPushConfigsSchema, params);
+    return {
+      ...(nonEmpty(p.tenant) ? { tenant: p.tenant } : {}),
+      taskId: p.taskId,
+      ...(p.pageSize !== undefined ? { pageSize: p.pageSize } : {}),
+      ...(nonEmpty(p.pageToken) ? { pageToken: p.pageToken } : {}),
+    };
+  },
+
+  /** The flat v1.0 TaskPushNotificationConfig, its secrets left out. */
+  encodePushConfig(config: PushConfigView): V1PushConfig {
+    return {
+      id: config.id,
+      taskId: config.taskId,
+      url: config.url,
+      ...(config.authentication ? { authentication: { scheme: config.authentication.scheme } } : {}),
+    };
+  },
+
+  encodePushConfigList(configs: readonly PushConfigView[], nextPageToken: string): V1ListPushConfigsResponse {
+    return { configs: configs.map((c) => v1Codec.encodePushConfig(c)), nextPageToken };
   },
 
   encodeTask,
