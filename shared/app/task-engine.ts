@@ -345,7 +345,16 @@ const nextHead = (head: TaskHead, event: TaskEvent, leaseSeconds: number): TaskH
   if (event.type === 'start' || event.type === 'resume') {
     next.leaseUntil = new Date(Date.parse(event.at) + leaseSeconds * 1000).toISOString();
   } else if (event.to !== 'executing') delete next.leaseUntil;
+  if (event.type === 'push_config') next.pushConfigIds = pushConfigIdsAfter(head.pushConfigIds, event.data);
   return next;
+};
+
+/** A push_config event's data: `{set: id}` registers (or replaces) a config, `{deleted: id}` removes one. */
+export const pushConfigIdsAfter = (ids: readonly string[] = [], data: TaskEvent['data']): string[] => {
+  const set = typeof data?.set === 'string' ? data.set : undefined;
+  const deleted = typeof data?.deleted === 'string' ? data.deleted : undefined;
+  const kept = ids.filter((id) => id !== set && id !== deleted);
+  return set ? [...kept, set] : kept;
 };
 
 const withMessageKey = (head: TaskHead, key: string): TaskHead => ({

@@ -339,7 +339,8 @@ export class TaskService {
     return undefined;
   }
 
-  private async owned(caller: Caller, taskId: string): Promise<TaskRecord> {
+  /** The caller's task: another caller's, a missing one and an impossible id are all "not found". */
+  async owned(caller: Caller, taskId: string): Promise<TaskRecord> {
     if (!isTaskId(taskId)) throw new TaskNotFoundError(taskId);
     const record = await this.engine.store.get({ tenant: caller.tenant, taskId });
     if (!record || record.head.owner !== caller.owner) throw new TaskNotFoundError(taskId);

@@ -160,9 +160,18 @@ export interface TaskHead {
   deadlineAt: string;
   /** While executing: when the claiming run must have finished (a run that outlives it was lost). */
   leaseUntil?: string;
+  /**
+   * While executing: the run's last liveness write, made when the agent has been silent for a heartbeat
+   * interval (its events are signs of life too: see domain/heartbeat.ts). Not a version: it records no event.
+   */
+  heartbeatAt?: string;
+  /** How many times the task was run again after a run was lost (idempotent agents only; capped). */
+  reruns?: number;
   metadata?: Record<string, unknown>;
   /** Keys of the latest messages the requester applied to this task: a retried one is recognised. */
   recentMessageKeys?: string[];
+  /** Ids of the task's push-notification configs (the configs themselves are stored apart), oldest first. */
+  pushConfigIds?: string[];
 }
 
 /** What a task list shows of each task. */

@@ -25,6 +25,7 @@ export const TRANSITION_EVENTS = [
   'timeout',
   'heartbeat_lost',
   'release',
+  'push_config',
 ] as const;
 
 export type TransitionEvent = (typeof TRANSITION_EVENTS)[number];
@@ -65,6 +66,9 @@ export const TRANSITION_RULES: Readonly<Record<TransitionEvent, Rule>> = {
   heartbeat_lost: { from: NON_TERMINAL.filter((s) => s !== 'idle'), to: 'failed' },
   // a run that ran out of its time budget gives the task back, to be run again by the executor
   release: { from: ['executing'], to: 'confirmed' },
+  // a push-notification config registered or removed: recorded on the task (its head lists the configs),
+  // so the stream relay knows from the task's own change whom to notify; a finished task sends nothing more
+  push_config: { from: NON_TERMINAL, to: 'same' },
 };
 
 /** Source states from which `event` is allowed (used in the store's write condition). */

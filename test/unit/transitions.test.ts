@@ -66,6 +66,7 @@ const EXPECTED: Array<[SynapseState, TransitionEvent, SynapseState]> = [
     'heartbeat_lost',
     'failed',
   ]),
+  ...LIVE.map((s): [SynapseState, TransitionEvent, SynapseState] => [s, 'push_config', s]),
 ];
 const expected = new Map(EXPECTED.map(([s, e, to]) => [`${s}/${e}`, to]));
 

@@ -81,6 +81,7 @@ const EVENT_CODES: Readonly<Record<EventType, string>> = {
   timeout: 'to',
   heartbeat_lost: 'hl',
   release: 're',
+  push_config: 'pn',
 };
 const STATE_CODES: Readonly<Record<SynapseState, string>> = {
   idle: 'id',
@@ -289,6 +290,7 @@ const encodeTask = (
   if (head.leaseUntil) item.lu = head.leaseUntil;
   if (head.metadata) item.md = toText(head.metadata);
   if (head.recentMessageKeys?.length) item.rk = head.recentMessageKeys;
+  if (head.pushConfigIds?.length) item.pn = head.pushConfigIds;
   if (notes.chunks) item.ck = notes.chunks;
   // sparse: only live tasks are in the sweep index; TTL only collects finished ones, never enforces a deadline
   if (!isTerminal(head.state)) item.dp = deadlinePartition(deadlineShard(head.taskId));
@@ -359,6 +361,7 @@ export const decodeTask = (item: Item): TaskRecord => {
   };
   if (item.lu) head.leaseUntil = String(item.lu);
   if (item.rk) head.recentMessageKeys = [...(item.rk as string[])];
+  if (item.pn) head.pushConfigIds = [...(item.pn as string[])];
   const recent = decodeLog(fromText(item.lg), head);
   if (!head.statusMessage && head.statusVersion !== undefined) {
     const source = recent.find((e) => e.version === head.statusVersion);

@@ -1,0 +1,70 @@
+/**
+ * PushConfigStore on the task table: each config is an item in its task's partition,
+ * `sk = P#<configId>`, so a task's configs are one Query away and a config of another tenant's task
+ * cannot be reached (the tenant is checked on every item read). The relay's stream filter passes task
+ * items only: config writes cost no relay invocation.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { PushConfigStore, StoredPushConfig } from '../../app/push-configs.ts';
+import { taskPk } from './keys.ts';
+
+export const PUSH_CONFIG_PREFIX = 'P#';
+export const pushConfigSk = (id: string): string => `${PUSH_CONFIG_PREFIX}${id}`;
+
+export class DynamoPushConfigStore implements PushConfigStore {
+  private readonly doc: DynamoDBDocumentClient;
+
+  constructor(
+    client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {
+    this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  }
+
+  async put(config: StoredPushConfig, keepUntil: string): Promise<void> {
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          pk: taskPk(config.taskId),
+          sk: pushConfigSk(config.id),
+          tn: config.tenant,
+          // the config as JSON text: its fields are read back whole, never queried
+          cf: JSON.stringify(config),
+          ttl: Math.ceil(Date.parse(keepUntil) / 1000),
+        },
+      }),
+    );
+  }
+
+  async get(tenant: string, taskId: string, ids: readonly string[]): Promise<StoredPushConfig[]> {
+    if (ids.length === 0) return [];
+    const out = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': taskPk(taskId), ':p': PUSH_CONFIG_PREFIX },
+        ConsistentRead: true,
+      }),
+    );
+    const byId = new Map<string, StoredPushConfig>();
+    for (const item of out.Items ?? []) {
+      if (item.tn !== tenant || typeof item.cf !== 'string') continue;
+      const config = JSON.parse(item.cf) as StoredPushConfig;
+      byId.set(config.id, config);
+    }
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  async remove(tenant: string, taskId: string, id: string): Promise<void> {
+    await this.doc.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: { pk: taskPk(taskId), sk: pushConfigSk(id) },
+        ConditionExpression: 'attribute_not_exists(pk) OR tn = :tn',
+        ExpressionAttributeValues: { ':tn': tenant },
+      }),
+    );
+  }
+}

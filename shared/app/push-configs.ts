@@ -1,0 +1,189 @@
+/**
+ * Push-notification configs of a task (A2A §4.9): register, read, list and remove the webhooks a task's
+ * events are delivered to. A config is stored apart from its task (its own item: secrets stay out of
+ * the task item every transition rewrites), and its registration is recorded on the task with a
+ * `push_config` event in the same conditional write as any transition: the task's head then lists its
+ * configs, so the stream relay learns from the task's own change whom to notify, and a config can never
+ * be registered on a task that has just finished.
+ */
+import { InvalidTransitionError, TaskNotFoundError, ValidationError } from '../domain/errors.ts';
+import { isTerminal } from '../domain/states.ts';
+import type { TaskRecord } from './ports.ts';
+import type { TaskEngine } from './task-engine.ts';
+import type { Caller, TaskService } from './task-service.ts';
+
+/** A task keeps at most this many configs (its head lists them). */
+export const MAX_PUSH_CONFIGS_PER_TASK = 10;
+
+/** A config outlives its task's deadline by this much (its deliveries' retries, the task's reads). */
+const KEEP_AFTER_DEADLINE_MS = 7 * 86_400_000;
+
+/** A webhook as registered: its secrets are kept to be sent, never to be read back. */
+export interface StoredPushConfig {
+  tenant: string;
+  taskId: string;
+  id: string;
+  url: string;
+  token?: string;
+  authentication?: { scheme: string; credentials?: string };
+  /** The A2A version the config was registered over: deliveries use its shapes (digest §6.2). */
+  version: '1.0' | '0.3';
+  createdAt: string;
+}
+
+/** A config as reads show it: no token, no credentials. */
+export interface PushConfigSummary {
+  taskId: string;
+  id: string;
+  url: string;
+  authentication?: { scheme: string };
+}
+
+/** Where configs are kept (one item each, beside their task). */
+export interface PushConfigStore {
+  /**
+   * Writes (or replaces) a config; unconditional: it counts once the task's event lists it. `keepUntil`
+   * (ISO 8601): when the store may forget it (the task delivers nothing after its deadline).
+   */
+  put(config: StoredPushConfig, keepUntil: string): Promise<void>;
+  /** The task's configs among `ids`, in the order of `ids`. */
+  get(tenant: string, taskId: string, ids: readonly string[]): Promise<StoredPushConfig[]>;
+  remove(tenant: string, taskId: string, id: string): Promise<void>;
+}
+
+/** Checks a webhook URL before it is stored (the send-time check happens again after DNS resolution). */
+export type PushUrlCheck = (url: string) => { ok: true } | { ok: false; reason: string };
+
+export interface NewPushConfig {
+  id?: string;
+  url: string;
+  token?: string;
+  authentication?: { scheme: string; credentials?: string };
+}
+
+export const summaryOf = (c: StoredPushConfig): PushConfigSummary => ({
+  taskId: c.taskId,
+  id: c.id,
+  url: c.url,
+  ...(c.authentication ? { authentication: { scheme: c.authentication.scheme } } : {}),
+});
+
+export class PushConfigService {
+  constructor(
+    private readonly engine: TaskEngine,
+    private readonly tasks: TaskService,
+    private readonly configs: PushConfigStore,
+    private readonly checkUrl: PushUrlCheck,
+    private readonly newId: () => string = () => crypto.randomUUID(),
+  ) {}
+
+  /** Registers a config on a live task; a config with the id of an existing one replaces it. */
+  async create(
+    caller: Caller,
+    taskId: string,
+    input: NewPushConfig,
+    version: StoredPushConfig['version'],
+  ): Promise<PushConfigSummary> {
+    const checked = this.checkUrl(input.url);
+    if (!checked.ok) throw new ValidationError(`push notification url refused: ${checked.reason}`, 'url');
+    const record = await this.tasks.owned(caller, taskId);
+    if (isTerminal(record.head.state)) throw finished(record);
+    const id = input.id ?? this.newId();
+    const ids = record.head.pushConfigIds ?? [];
+    if (!ids.includes(id) && ids.length >= MAX_PUSH_CONFIGS_PER_TASK) {
+      throw new ValidationError(
+        `a task has at most ${MAX_PUSH_CONFIGS_PER_TASK} push notification configs; delete one first`,
+        'id',
+      );
+    }
+    const config: StoredPushConfig = {
+      tenant: caller.tenant,
+      taskId: record.head.taskId,
+      id,
+      url: input.url,
+      ...(input.token ? { token: input.token } : {}),
+      ...(input.authentication ? { authentication: input.authentication } : {}),
+      version,
+      createdAt: new Date().toISOString(),
+    };
+    // the config first, then the event that lists it: a config nobody lists is never delivered to
+    const keepUntil = new Date(Date.parse(record.head.deadlineAt) + KEEP_AFTER_DEADLINE_MS).toISOString();
+    await this.configs.put(config, keepUntil);
+    try {
+      await this.engine.apply(
+        { tenant: caller.tenant, taskId: record.head.taskId },
+        { type: 'push_config', data: { set: id } },
+        { seen: record },
+      );
+    } catch (e) {
+      if (e instanceof InvalidTransitionError) throw finished(record);
+      throw e;
+    }
+    return summaryOf(config);
+  }
+
+  /** One config; `id` absent (a v0.3 get) names the task's first. A config not listed is not found. */
+  async get(caller: Caller, taskId: string, id: string | undefined): Promise<PushConfigSummary> {
+    const record = await this.tasks.owned(caller, taskId);
+    const ids = record.head.pushConfigIds ?? [];
+    const wanted = id ?? ids[0];
+    if (wanted === undefined || !ids.includes(wanted)) throw new PushConfigNotFoundError(taskId, id);
+    const [config] = await this.configs.get(caller.tenant, record.head.taskId, [wanted]);
+    if (!config) throw new PushConfigNotFoundError(taskId, id);
+    return summaryOf(config);
+  }
+
+  /** Every config of the task (at most MAX_PUSH_CONFIGS_PER_TASK: one page), oldest first. */
+  async list(caller: Caller, taskId: string): Promise<PushConfigSummary[]> {
+    const record = await this.tasks.owned(caller, taskId);
+    const ids = record.head.pushConfigIds ?? [];
+    if (ids.length === 0) return [];
+    return (await this.configs.get(caller.tenant, record.head.taskId, ids)).map(summaryOf);
+  }
+
+  /** Removes a config; idempotent (removing one that is not there succeeds). */
+  async delete(caller: Caller, taskId: string, id: string): Promise<void> {
+    const record = await this.tasks.owned(caller, taskId);
+    if (!(record.head.pushConfigIds ?? []).includes(id)) return;
+    // a finished task delivers nothing more: its list needs no event (and can take none)
+    if (!isTerminal(record.head.state)) {
+      try {
+        await this.engine.apply(
+          { tenant: caller.tenant, taskId: record.head.taskId },
+          { type: 'push_config', data: { deleted: id } },
+          { seen: record },
+        );
+      } catch (e) {
+        if (!(e instanceof InvalidTransitionError)) throw e;
+      }
+    }
+    await this.configs.remove(caller.tenant, record.head.taskId, id);
+  }
+
+  /** The configs a delivery goes to (the relay's view: every listed config, secrets included). */
+  forDelivery(record: TaskRecord): Promise<StoredPushConfig[]> {
+    const ids = record.head.pushConfigIds ?? [];
+    return ids.length ? this.configs.get(record.head.tenant, record.head.taskId, ids) : Promise.resolve([]);
+  }
+}
+
+/** A config that is not (or no longer) registered: A2A answers TaskNotFoundError (digest §4.9). */
+export class PushConfigNotFoundError extends TaskNotFoundError {
+  constructor(
+    taskId: string,
+    readonly configId: string | undefined,
+  ) {
+    super(taskId);
+    this.message = configId
+      ? `Push notification config ${configId} not found for task ${taskId}`
+      : `Task ${taskId} has no push notification config`;
+  }
+}
+
+const finished = (record: TaskRecord) =>
+  new InvalidTransitionError(
+    record.head.taskId,
+    record.head.state,
+    'push_config',
+    `task ${record.head.taskId} is ${record.head.state}: it sends no more notifications`,
+  );

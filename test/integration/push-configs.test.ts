@@ -1,0 +1,161 @@
+/**
+ * Push-notification configs on DynamoDB Local: registered with a `push_config` event in the task's own
+ * conditional write (the head lists them), kept as items beside the task, read without secrets,
+ * removed idempotently; refused on finished tasks, over the limit, for a refused URL and for another
+ * caller's task, each refusal writing nothing.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DynamoPushConfigStore } from '../../shared/adapters/dynamodb/push-config-store.ts';
+import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
+import {
+  MAX_PUSH_CONFIGS_PER_TASK,
+  PushConfigNotFoundError,
+  PushConfigService,
+} from '../../shared/app/push-configs.ts';
+import { TaskEngine } from '../../shared/app/task-engine.ts';
+import { TaskService } from '../../shared/app/task-service.ts';
+import { InvalidTransitionError, TaskNotFoundError, ValidationError } from '../../shared/domain/errors.ts';
+import { createTestTable, type TestTable } from '../support/dynamo.ts';
+
+let table: TestTable;
+let engine: TaskEngine;
+let configs: DynamoPushConfigStore;
+let service: PushConfigService;
+const caller = { tenant: 'acme', owner: 'bob' };
+const other = { tenant: 'acme', owner: 'eve' };
+const url = 'https://hooks.example.com/a2a';
+
+const newTask = async () =>
+  (
+    await new TaskService(engine).submit(caller, {
+      messageId: crypto.randomUUID(),
+      role: 'user',
+      parts: [{ text: 'hello' }],
+    })
+  ).head;
+
+/** Every item of the task's partition: what a refusal must leave as it was. */
+const itemsOf = async (taskId: string) => {
+  const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
+  const out = await DynamoDBDocumentClient.from(table.client).send(
+    new QueryCommand({
+      TableName: table.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `T#${taskId}` },
+    }),
+  );
+  return out.Items ?? [];
+};
+
+before(async () => {
+  table = await createTestTable();
+  engine = new TaskEngine(new DynamoTaskStore(table.client, { tableName: table.tableName }));
+  configs = new DynamoPushConfigStore(table.client, table.tableName);
+  service = new PushConfigService(engine, new TaskService(engine), configs, (u) =>
+    u.startsWith('https://') ? { ok: true } : { ok: false, reason: 'not https' },
+  );
+});
+after(async () => table?.drop());
+
+describe('push configs', () => {
+  it('a config is registered by an event on the task and read back without its secrets', async () => {
+    const task = await newTask();
+    const made = await service.create(
+      caller,
+      task.taskId,
+      { url, token: 'tok', authentication: { scheme: 'Bearer', credentials: 'secret' } },
+      '1.0',
+    );
+    assert.deepEqual(made, { taskId: task.taskId, id: made.id, url, authentication: { scheme: 'Bearer' } });
+    const record = await engine.store.get({ tenant: caller.tenant, taskId: task.taskId });
+    assert.deepEqual(record?.head.pushConfigIds, [made.id]);
+    assert.equal(record?.head.version, task.version + 1, 'one event, one write');
+    const events = await engine.store.events(record!, task.version);
+    assert.deepEqual(
+      events.map((e) => [e.type, e.from, e.to, e.data]),
+      [['push_config', 'pending', 'pending', { set: made.id }]],
+    );
+    assert.deepEqual(await service.get(caller, task.taskId, made.id), made);
+    assert.deepEqual(await service.get(caller, task.taskId, undefined), made, 'no id: the first config');
+    assert.deepEqual(await service.list(caller, task.taskId), [made]);
+    // the relay's view keeps the secrets to send them
+    const [stored] = await service.forDelivery(record!);
+    assert.equal(stored?.token, 'tok');
+    assert.equal(stored?.authentication?.credentials, 'secret');
+    assert.equal(stored?.version, '1.0');
+  });
+
+  it('the same id replaces a config; delete removes it, and deleting again succeeds', async () => {
+    const task = await newTask();
+    await service.create(caller, task.taskId, { id: 'c1', url }, '0.3');
+    await service.create(caller, task.taskId, { id: 'c1', url: `${url}/v2` }, '0.3');
+    await service.create(caller, task.taskId, { id: 'c2', url }, '0.3');
+    assert.deepEqual(
+      (await service.list(caller, task.taskId)).map((c) => [c.id, c.url]),
+      [
+        ['c1', `${url}/v2`],
+        ['c2', url],
+      ],
+    );
+    await service.delete(caller, task.taskId, 'c1');
+    await service.delete(caller, task.taskId, 'c1');
+    assert.deepEqual(
+      (await service.list(caller, task.taskId)).map((c) => c.id),
+      ['c2'],
+    );
+    await assert.rejects(service.get(caller, task.taskId, 'c1'), PushConfigNotFoundError);
+    assert.ok(!(await itemsOf(task.taskId)).some((i) => i.sk === 'P#c1'), 'the item is gone');
+  });
+
+  it('refusals write nothing: a refused url, another caller, a finished task, one config too many', async () => {
+    const task = await newTask();
+    const before = await itemsOf(task.taskId);
+    await assert.rejects(
+      service.create(caller, task.taskId, { url: 'http://10.0.0.1/' }, '1.0'),
+      ValidationError,
+    );
+    await assert.rejects(service.create(other, task.taskId, { url }, '1.0'), TaskNotFoundError);
+    await assert.rejects(service.list(other, task.taskId), TaskNotFoundError);
+    await assert.rejects(service.create(caller, 'no-such-task', { url }, '1.0'), TaskNotFoundError);
+    assert.deepEqual(await itemsOf(task.taskId), before);
+
+    for (let i = 0; i < MAX_PUSH_CONFIGS_PER_TASK; i++)
+      await service.create(caller, task.taskId, { id: `c${i}`, url }, '1.0');
+    const full = await itemsOf(task.taskId);
+    await assert.rejects(
+      service.create(caller, task.taskId, { id: 'one-more', url }, '1.0'),
+      ValidationError,
+    );
+    assert.deepEqual(await itemsOf(task.taskId), full);
+
+    await engine.apply({ tenant: caller.tenant, taskId: task.taskId }, { type: 'cancel' });
+    const finished = await itemsOf(task.taskId);
+    await assert.rejects(
+      service.create(caller, task.taskId, { id: 'late', url }, '1.0'),
+      InvalidTransitionError,
+    );
+    assert.deepEqual(await itemsOf(task.taskId), finished);
+    // a finished task's configs can still be read and removed
+    assert.equal((await service.list(caller, task.taskId)).length, MAX_PUSH_CONFIGS_PER_TASK);
+    await service.delete(caller, task.taskId, 'c0');
+    assert.ok(!(await itemsOf(task.taskId)).some((i) => i.sk === 'P#c0'));
+  });
+
+  it('a config item of another tenant is never read, even under the same task id', async () => {
+    const task = await newTask();
+    await configs.put(
+      {
+        tenant: 'intruder',
+        taskId: task.taskId,
+        id: 'x',
+        url,
+        version: '1.0',
+        createdAt: new Date().toISOString(),
+      },
+      new Date(Date.now() + 86_400_000).toISOString(),
+    );
+    assert.deepEqual(await configs.get(caller.tenant, task.taskId, ['x']), []);
+  });
+});
