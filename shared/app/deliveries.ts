@@ -1,0 +1,64 @@
+/**
+ * Which committed events are delivered where: the stream relay asks this of each task change, and
+ * enqueues one delivery per (event, push config). Pure: the relay and its tests share it.
+ *
+ * What is delivered is what a stream shows (shared/app/a2a/events.ts: status and artifact updates),
+ * to the configs the task lists after the change, each from the event that follows its registration
+ * on (a config registered mid-change gets only the events after its `push_config` event). Order: a
+ * delivery carries its event's version, the task's own sequence, so a receiver orders by it and drops
+ * what it has seen (deliveries of one task may arrive out of order when one is retried: we do not hold
+ * the later ones back behind it).
+ */
+import type { TaskEvent } from '../domain/task.ts';
+import { streamEventOf } from './a2a/events.ts';
+import type { TaskChange } from './ports.ts';
+
+export interface DeliveryRequest {
+  tenant: string;
+  taskId: string;
+  contextId: string;
+  configId: string;
+  /** The version of the event delivered: the receiver's ordering and de-duplication key. */
+  version: number;
+  /** 1 for the first attempt; the worker re-sends with the next one. */
+  attempt: number;
+}
+
+/** The idempotency key of a delivery, the same for every attempt of it. */
+export const deliveryKey = (d: Pick<DeliveryRequest, 'taskId' | 'configId' | 'version'>): string =>
+  `${d.taskId}:${d.configId}:${d.version}`;
+
+/** The deliveries a committed change asks for. */
+export const deliveriesOf = (change: TaskChange): DeliveryRequest[] => {
+  const head = change.after?.head;
+  const listed = head?.pushConfigIds ?? [];
+  if (!head || listed.length === 0) return [];
+  // the configs listed before the change receive all its events; one registered in it, those after
+  const before = new Set(change.before?.pushConfigIds ?? []);
+  const active = new Set([...before].filter((id) => listed.includes(id)));
+  const out: DeliveryRequest[] = [];
+  for (const event of change.events) {
+    if (event.type === 'push_config') {
+      applyRegistration(active, event);
+      continue;
+    }
+    if (!streamEventOf(head, event)) continue;
+    for (const configId of listed) {
+      if (!active.has(configId)) continue;
+      out.push({
+        tenant: head.tenant,
+        taskId: head.taskId,
+        contextId: head.contextId,
+        configId,
+        version: event.version,
+        attempt: 1,
+      });
+    }
+  }
+  return out;
+};
+
+const applyRegistration = (active: Set<string>, event: TaskEvent): void => {
+  if (typeof event.data?.set === 'string') active.add(event.data.set);
+  if (typeof event.data?.deleted === 'string') active.delete(event.data.deleted);
+};
