@@ -1,0 +1,286 @@
+/**
+ * WebhookSender on node:http(s), behind the SSRF guard (docs/ssrf.md). One attempt:
+ * 1. the URL is checked again without DNS (the policy may have changed since the config was stored);
+ * 2. the host name is resolved (every address) and every address is checked; one refused address
+ *    refuses the delivery;
+ * 3. the connection goes to those vetted addresses only: the request's `lookup` hands them back
+ *    instead of asking DNS again, so a rebinding between check and connect cannot happen; TLS SNI,
+ *    certificate check and Host stay the URL's host name.
+ * Redirects are not followed. One deadline covers DNS, connect and the response; the response body is
+ * read up to a cap and discarded.
+ */
+import { promises as dns, type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { DeliveryResult, WebhookRequest, WebhookSender } from '../../app/delivery-ports.ts';
+import { type Clock, systemClock } from '../../app/ports.ts';
+import type { PushTarget, UrlGuard } from './url-guard.ts';
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+/** SQS's longest DelaySeconds: a longer Retry-After cannot be honoured by one delayed message anyway. */
+export const MAX_RETRY_AFTER_SECONDS = 900;
+
+/** Resolves a host name to all its addresses (dns.lookup, as the system resolver answers). */
+export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+
+export const systemResolver: Resolver = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
+
+export interface WebhookSenderOptions {
+  guard: UrlGuard;
+  /** DNS, connect and response together; default 10 s. */
+  timeoutMs?: number;
+  /** Response bytes read before the connection is dropped; default 64 KiB. */
+  maxResponseBytes?: number;
+  /** Cap on a receiver's Retry-After; default 900 s. */
+  maxRetryAfterSeconds?: number;
+  /** Default: the system resolver. Tests inject one. */
+  resolve?: Resolver;
+  clock?: Clock;
+  userAgent?: string;
+  /** Extra CA certificates to trust for https (a local CA in development); default: Node's bundle. */
+  ca?: https.RequestOptions['ca'];
+}
+
+/** Headers the sender sets itself (or that make no sense on one POST): a caller's are dropped. */
+const OWN_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'proxy-authorization',
+  'proxy-connection',
+]);
+
+export class HttpWebhookSender implements WebhookSender {
+  private readonly guard: UrlGuard;
+  private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
+  private readonly maxRetryAfterSeconds: number;
+  private readonly resolve: Resolver;
+  private readonly clock: Clock;
+  private readonly userAgent: string;
+  private readonly ca: https.RequestOptions['ca'];
+
+  constructor(options: WebhookSenderOptions) {
+    this.guard = options.guard;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+    this.maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? MAX_RETRY_AFTER_SECONDS;
+    this.resolve = options.resolve ?? systemResolver;
+    this.clock = options.clock ?? systemClock;
+    this.userAgent = options.userAgent ?? 'Synapse-A2A-Hub';
+    this.ca = options.ca;
+  }
+
+  async post(request: WebhookRequest): Promise<DeliveryResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const timeoutMs = request.timeoutMs ?? this.timeoutMs;
+    const deadline = started + timeoutMs;
+
+    const checked = this.guard.inspect(request.url);
+    if (!checked.ok) {
+      return { outcome: 'final', latencyMs: elapsed(), error: `URL refused: ${checked.reason}` };
+    }
+    const target = checked.target;
+
+    let addresses: LookupAddress[];
+    if (target.address) {
+      addresses = [{ address: target.address, family: target.address.includes(':') ? 6 : 4 }];
+    } else {
+      try {
+        addresses = await withDeadline(this.resolve(target.host), deadline - performance.now());
+      } catch (err) {
+        const error = err instanceof DeadlineError ? `timed out after ${timeoutMs} ms (DNS)` : dnsError(err);
+        return { outcome: 'retry', latencyMs: elapsed(), error };
+      }
+      const resolved = this.guard.checkResolved(
+        target,
+        addresses.map((a) => a.address),
+      );
+      if (!resolved.ok) {
+        return { outcome: 'final', latencyMs: elapsed(), error: `URL refused: ${resolved.reason}` };
+      }
+    }
+
+    const answer = await this.send(target, addresses, request, Math.max(0, deadline - performance.now()));
+    return { ...answer, latencyMs: elapsed() };
+  }
+
+  private send(
+    target: PushTarget,
+    addresses: readonly LookupAddress[],
+    request: WebhookRequest,
+    budgetMs: number,
+  ): Promise<Omit<DeliveryResult, 'latencyMs'>> {
+    return new Promise((resolve) => {
+      let settled = false;
+      let status: number | undefined;
+      let retryAfter: string | undefined;
+      let location: string | undefined;
+      let address: string | undefined;
+      let req: http.ClientRequest | undefined;
+
+      const settle = (result: Omit<DeliveryResult, 'latencyMs'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        req?.destroy();
+        resolve(address ? { ...result, address } : result);
+      };
+      const answered = () => settle(this.classify(status!, retryAfter, location));
+      const timer = setTimeout(() => {
+        if (status !== undefined) answered();
+        else settle({ outcome: 'retry', error: `timed out after ${request.timeoutMs ?? this.timeoutMs} ms` });
+      }, budgetMs);
+
+      const headers: Record<string, string | number> = {
+        'content-type': 'application/json',
+        'user-agent': this.userAgent,
+      };
+      for (const [name, value] of Object.entries(request.headers ?? {})) {
+        const key = name.toLowerCase();
+        if (!OWN_HEADERS.has(key)) headers[key] = value;
+      }
+      headers['content-length'] = Buffer.byteLength(request.body);
+
+      try {
+        const options: https.RequestOptions = {
+          method: 'POST',
+          host: target.host,
+          port: target.port,
+          path: `${target.url.pathname}${target.url.search}`,
+          headers,
+          // Every connection is new and goes to the vetted addresses; TLS verifies the URL's host name.
+          lookup: pinnedLookup(addresses),
+          agent: false,
+        };
+        req =
+          target.url.protocol === 'https:'
+            ? https.request(this.ca ? { ...options, ca: this.ca } : options)
+            : http.request(options);
+      } catch (err) {
+        settle({ outcome: 'final', error: `invalid request: ${errorMessage(err)}` });
+        return;
+      }
+      req.on('socket', (socket) => {
+        socket.on('connect', () => {
+          address = socket.remoteAddress;
+        });
+      });
+      req.on('response', (res) => {
+        status = res.statusCode ?? 0;
+        retryAfter = header(res.headers['retry-after']);
+        location = header(res.headers.location);
+        address ??= res.socket?.remoteAddress;
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read >= this.maxResponseBytes) answered();
+        });
+        res.on('end', answered);
+        res.on('error', answered);
+        res.on('close', answered);
+      });
+      req.on('error', (err) => {
+        if (status !== undefined) answered();
+        else settle({ outcome: 'retry', error: `connection failed: ${errorMessage(err)}` });
+      });
+      req.end(request.body);
+    });
+  }
+
+  private classify(
+    status: number,
+    retryAfter: string | undefined,
+    location: string | undefined,
+  ): Omit<DeliveryResult, 'latencyMs'> {
+    if (status >= 200 && status < 300) return { outcome: 'delivered', status };
+    if (status === 429 || status >= 500) {
+      const seconds = parseRetryAfter(retryAfter, this.clock.now(), this.maxRetryAfterSeconds);
+      return {
+        outcome: 'retry',
+        status,
+        error: `HTTP ${status}`,
+        ...(seconds === undefined ? {} : { retryAfterSeconds: seconds }),
+      };
+    }
+    if (status >= 300 && status < 400) {
+      const to = location ? ` to ${location.slice(0, 200)}` : '';
+      return { outcome: 'final', status, error: `redirect not followed (HTTP ${status}${to})` };
+    }
+    return { outcome: 'final', status, error: `HTTP ${status}` };
+  }
+}
+
+/**
+ * Retry-After as seconds from `now`: delay-seconds or an HTTP date (RFC 9110 §10.2.3), at most `cap`;
+ * undefined when absent or unreadable. A date in the past means 0.
+ */
+export const parseRetryAfter = (value: string | undefined, now: Date, cap: number): number | undefined => {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Math.min(Number(text), cap);
+  if (!/[a-z]/i.test(text)) return undefined;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  return Math.min(Math.max(0, Math.ceil((at - now.getTime()) / 1000)), cap);
+};
+
+/** A `lookup` for the request that answers with the vetted addresses and never asks DNS. */
+const pinnedLookup = (addresses: readonly LookupAddress[]): LookupFunction => {
+  return (hostname, options, callback) => {
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+    const usable = addresses.filter((a) => !family || a.family === family);
+    const first = usable[0];
+    if (!first) {
+      const err: NodeJS.ErrnoException = new Error(`no vetted address of family ${family} for ${hostname}`);
+      err.code = 'ENOTFOUND';
+      callback(err, '', 0);
+      return;
+    }
+    if (options.all) {
+      callback(
+        null,
+        usable.map((a) => ({ ...a })),
+      );
+    } else {
+      callback(null, first.address, first.family);
+    }
+  };
+};
+
+class DeadlineError extends Error {}
+
+const withDeadline = <T>(promise: Promise<T>, ms: number): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new DeadlineError()), Math.max(0, ms));
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+
+const header = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value[0] : value;
+
+const errorMessage = (err: unknown): string => {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as NodeJS.ErrnoException).code;
+  return code && !err.message.includes(code) ? `${code} ${err.message}` : err.message;
+};
+
+const dnsError = (err: unknown): string => `DNS lookup failed: ${errorMessage(err)}`;
