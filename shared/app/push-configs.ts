@@ -8,6 +8,7 @@
  */
 import { InvalidTransitionError, TaskNotFoundError, ValidationError } from '../domain/errors.ts';
 import { isTerminal } from '../domain/states.ts';
+import type { PushUrlGuard } from './delivery-ports.ts';
 import type { TaskRecord } from './ports.ts';
 import type { TaskEngine } from './task-engine.ts';
 import type { Caller, TaskService } from './task-service.ts';
@@ -51,9 +52,6 @@ export interface PushConfigStore {
   remove(tenant: string, taskId: string, id: string): Promise<void>;
 }
 
-/** Checks a webhook URL before it is stored (the send-time check happens again after DNS resolution). */
-export type PushUrlCheck = (url: string) => { ok: true } | { ok: false; reason: string };
-
 export interface NewPushConfig {
   id?: string;
   url: string;
@@ -73,7 +71,8 @@ export class PushConfigService {
     private readonly engine: TaskEngine,
     private readonly tasks: TaskService,
     private readonly configs: PushConfigStore,
-    private readonly checkUrl: PushUrlCheck,
+    /** Checks a webhook URL before it is stored (the sender checks again after DNS resolution). */
+    private readonly urls: PushUrlGuard,
     private readonly newId: () => string = () => crypto.randomUUID(),
   ) {}
 
@@ -84,7 +83,7 @@ export class PushConfigService {
     input: NewPushConfig,
     version: StoredPushConfig['version'],
   ): Promise<PushConfigSummary> {
-    const checked = this.checkUrl(input.url);
+    const checked = this.urls.check(input.url);
     if (!checked.ok) throw new ValidationError(`push notification url refused: ${checked.reason}`, 'url');
     const record = await this.tasks.owned(caller, taskId);
     if (isTerminal(record.head.state)) throw finished(record);
@@ -100,7 +99,7 @@ export class PushConfigService {
       tenant: caller.tenant,
       taskId: record.head.taskId,
       id,
-      url: input.url,
+      url: checked.url,
       ...(input.token ? { token: input.token } : {}),
       ...(input.authentication ? { authentication: input.authentication } : {}),
       version,

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DynamoPushConfigStore } from '../../shared/adapters/dynamodb/push-config-store.ts';
 import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
+import { UrlGuard } from '../../shared/adapters/http/url-guard.ts';
 import {
   MAX_PUSH_CONFIGS_PER_TASK,
   PushConfigNotFoundError,
@@ -53,9 +54,8 @@ before(async () => {
   table = await createTestTable();
   engine = new TaskEngine(new DynamoTaskStore(table.client, { tableName: table.tableName }));
   configs = new DynamoPushConfigStore(table.client, table.tableName);
-  service = new PushConfigService(engine, new TaskService(engine), configs, (u) =>
-    u.startsWith('https://') ? { ok: true } : { ok: false, reason: 'not https' },
-  );
+  // the real guard: https to public names only (hooks.example.com is a name, checked again at send time)
+  service = new PushConfigService(engine, new TaskService(engine), configs, new UrlGuard());
 });
 after(async () => table?.drop());
 
