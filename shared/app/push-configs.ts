@@ -59,6 +59,32 @@ export interface NewPushConfig {
   authentication?: { scheme: string; credentials?: string };
 }
 
+/** An inline config, checked, for the write that creates or continues its task. */
+export interface InlinePushConfig {
+  config: NewPushConfig;
+  version: StoredPushConfig['version'];
+}
+
+export const storedConfig = (
+  tenant: string,
+  taskId: string,
+  input: NewPushConfig & { id: string },
+  version: StoredPushConfig['version'],
+): StoredPushConfig => ({
+  tenant,
+  taskId,
+  id: input.id,
+  url: input.url,
+  ...(input.token ? { token: input.token } : {}),
+  ...(input.authentication ? { authentication: input.authentication } : {}),
+  version,
+  createdAt: new Date().toISOString(),
+});
+
+/** When the store may forget a config of a task with this deadline. */
+export const keepUntilOf = (deadlineAt: string): string =>
+  new Date(Date.parse(deadlineAt) + KEEP_AFTER_DEADLINE_MS).toISOString();
+
 export const summaryOf = (c: StoredPushConfig): PushConfigSummary => ({
   taskId: c.taskId,
   id: c.id,
@@ -95,19 +121,14 @@ export class PushConfigService {
         'id',
       );
     }
-    const config: StoredPushConfig = {
-      tenant: caller.tenant,
-      taskId: record.head.taskId,
-      id,
-      url: checked.url,
-      ...(input.token ? { token: input.token } : {}),
-      ...(input.authentication ? { authentication: input.authentication } : {}),
+    const config = storedConfig(
+      caller.tenant,
+      record.head.taskId,
+      { ...input, id, url: checked.url },
       version,
-      createdAt: new Date().toISOString(),
-    };
+    );
     // the config first, then the event that lists it: a config nobody lists is never delivered to
-    const keepUntil = new Date(Date.parse(record.head.deadlineAt) + KEEP_AFTER_DEADLINE_MS).toISOString();
-    await this.configs.put(config, keepUntil);
+    await this.configs.put(config, keepUntilOf(record.head.deadlineAt));
     try {
       await this.engine.apply(
         { tenant: caller.tenant, taskId: record.head.taskId },
@@ -119,6 +140,16 @@ export class PushConfigService {
       throw e;
     }
     return summaryOf(config);
+  }
+
+  /**
+   * A config sent inline with a message (SendMessage `configuration.taskPushNotificationConfig`): its URL
+   * checked now; the task service registers it in the write that creates or continues the task.
+   */
+  inline(input: NewPushConfig, version: StoredPushConfig['version']): InlinePushConfig {
+    const checked = this.urls.check(input.url);
+    if (!checked.ok) throw new ValidationError(`push notification url refused: ${checked.reason}`, 'url');
+    return { config: { ...input, url: checked.url }, version };
   }
 
   /** One config; `id` absent (a v0.3 get) names the task's first. A config not listed is not found. */

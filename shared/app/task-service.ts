@@ -35,6 +35,13 @@ import {
   type TaskRecord,
   type TaskRef,
 } from './ports.ts';
+import {
+  type InlinePushConfig,
+  keepUntilOf,
+  MAX_PUSH_CONFIGS_PER_TASK,
+  type PushConfigStore,
+  storedConfig,
+} from './push-configs.ts';
 import { DEFAULT_TASK_TIMEOUT_SECONDS, messageKey, type TaskEngine } from './task-engine.ts';
 
 export interface Caller {
@@ -58,6 +65,8 @@ export interface SendOptions {
    * longer is handed back to the executor. Without it the executor picks the task up.
    */
   runInlineUntil?: number;
+  /** A push config sent with the message: registered in the write that creates or continues the task. */
+  pushConfig?: InlinePushConfig;
 }
 
 /** No task has an id that could not be one: such ids are simply not found. */
@@ -91,6 +100,8 @@ export class TaskService {
     /** Runs the agent for blocking sends; without one, every task goes through the executor queue. */
     private readonly inline?: TaskExecutor,
     private readonly taskTimeoutSeconds = DEFAULT_TASK_TIMEOUT_SECONDS,
+    /** Where inline push configs are kept; without it a message's push config is refused. */
+    private readonly pushConfigs?: PushConfigStore,
   ) {}
 
   /**
@@ -148,9 +159,10 @@ export class TaskService {
       deadlineAt: new Date(Date.now() + this.taskTimeoutSeconds * 1000).toISOString(),
     };
     const runner = options.runInlineUntil !== undefined ? this.inline : undefined;
-    if (!runner) return this.engine.create(base);
-
     const taskId = this.engine.taskIdFor(base);
+    const registered = await this.registerInline(caller, taskId, base.deadlineAt, options.pushConfig);
+    if (!runner) return this.engine.create({ ...base, then: registered }, taskId);
+
     const request = { ...message, taskId, contextId: contextId ?? crypto.randomUUID() };
     const input = {
       taskId,
@@ -159,7 +171,7 @@ export class TaskService {
       history: [request],
       text: textOf(message),
     };
-    const then = await runner.validationDrafts(input);
+    const then = [...registered, ...(await runner.validationDrafts(input))];
     const created = await this.engine.create(
       { ...base, contextId: request.contextId, then, leaseSeconds: leaseFor(options.runInlineUntil!) },
       taskId,
@@ -210,7 +222,18 @@ export class TaskService {
           : `Task ${taskId} is ${head.state} and is not waiting for input`,
       );
     }
-    const drafts: EventDraft[] = runner ? [answer.draft, { type: 'resume' }] : [answer.draft];
+    const registered = await this.registerInline(
+      caller,
+      head.taskId,
+      head.deadlineAt,
+      options.pushConfig,
+      head.pushConfigIds,
+    );
+    const drafts: EventDraft[] = [
+      ...registered,
+      answer.draft,
+      ...(runner ? [{ type: 'resume' as const }] : []),
+    ];
     const applied = await this.engine.apply(this.ref(head), drafts, {
       dedupScope: caller.owner,
       seen: record,
@@ -337,6 +360,34 @@ export class TaskService {
       };
     }
     return undefined;
+  }
+
+  /**
+   * Keeps an inline push config beside its task (before the write that lists it, as a config created
+   * later is) and returns that write's `push_config` event. Its id, unless given, is the task's: a retried
+   * message writes the same config again.
+   */
+  private async registerInline(
+    caller: Caller,
+    taskId: string,
+    deadlineAt: string,
+    inline: InlinePushConfig | undefined,
+    existing: readonly string[] = [],
+  ): Promise<EventDraft[]> {
+    if (!inline) return [];
+    if (!this.pushConfigs) throw new ValidationError('push notifications are not enabled', 'configuration');
+    const id = inline.config.id ?? taskId;
+    if (!existing.includes(id) && existing.length >= MAX_PUSH_CONFIGS_PER_TASK) {
+      throw new ValidationError(
+        `a task has at most ${MAX_PUSH_CONFIGS_PER_TASK} push notification configs; delete one first`,
+        'configuration.taskPushNotificationConfig',
+      );
+    }
+    await this.pushConfigs.put(
+      storedConfig(caller.tenant, taskId, { ...inline.config, id }, inline.version),
+      keepUntilOf(deadlineAt),
+    );
+    return [{ type: 'push_config', data: { set: id } }];
   }
 
   /** The caller's task: another caller's, a missing one and an impossible id are all "not found". */

@@ -9,8 +9,15 @@ import { type AgentCard, buildAgentCard } from '../../protocol/a2a/agent-card.ts
 import type { A2AVersion } from '../../protocol/a2a/codec.ts';
 import { JSONRPC_PATH, REST_PATH } from '../../routes.ts';
 
-/** Only what works is declared: push notifications come with their issue. */
-export const HUB_CAPABILITIES = { streaming: true, pushNotifications: false } as const;
+/** Every task can be streamed; push notifications only where a delivery pipeline is configured. */
+export const HUB_CAPABILITIES = { streaming: true } as const;
+
+/** The environment variable that configures the delivery pipeline (the delivery queue's URL). */
+export const DELIVERY_QUEUE_URL_ENV = 'DELIVERY_QUEUE_URL';
+
+/** Whether this deployment delivers push notifications (its functions know the delivery queue). */
+export const pushNotificationsConfigured = (env: NodeJS.ProcessEnv = process.env): boolean =>
+  Boolean(env[DELIVERY_QUEUE_URL_ENV]);
 
 export interface HubCardInput {
   agent: AgentDescription;
@@ -19,14 +26,25 @@ export interface HubCardInput {
   version: A2AVersion;
   /** The extended card: the public one with the agent's `extendedCard` additions. */
   extended?: boolean;
+  /** capabilities.pushNotifications; default: pushNotificationsConfigured(). */
+  pushNotifications?: boolean;
 }
 
-export const hubCard = ({ agent, publicUrl, version, extended }: HubCardInput): AgentCard =>
+export const hubCard = ({
+  agent,
+  publicUrl,
+  version,
+  extended,
+  pushNotifications,
+}: HubCardInput): AgentCard =>
   buildAgentCard({
     agent,
     jsonRpcUrl: `${publicUrl}${JSONRPC_PATH}`,
     restUrl: `${publicUrl}${REST_PATH}`,
-    capabilities: HUB_CAPABILITIES,
+    capabilities: {
+      ...HUB_CAPABILITIES,
+      pushNotifications: pushNotifications ?? pushNotificationsConfigured(),
+    },
     version,
     ...(extended ? { extended } : {}),
   });

@@ -22,14 +22,18 @@ import { A2AProtocolError } from '../../protocol/a2a/errors.ts';
 import { activateExtensions } from '../../protocol/a2a/extensions.ts';
 import type {
   CancelTaskCommand,
+  CreatePushConfigCommand,
   GetTaskCommand,
+  ListPushConfigsCommand,
   ListTasksCommand,
   ListTasksResult,
+  PushConfigCommand,
   SendMessageCommand,
   SubscribeToTaskCommand,
   TaskEncodeOptions,
 } from '../../protocol/a2a/operations.ts';
 import type { TaskRecord, TaskStore } from '../ports.ts';
+import type { PushConfigService, PushConfigSummary } from '../push-configs.ts';
 import { derivedTaskId } from '../task-engine.ts';
 import type { Caller, TaskService } from '../task-service.ts';
 import { hubCard } from './card.ts';
@@ -61,6 +65,8 @@ export type SendResult = ({ kind: 'task' } & TaskResult) | { kind: 'message'; me
 export interface SendContext {
   /** How long a blocking send may wait for its task to settle (ms). */
   blockingBudgetMs: number;
+  /** The A2A version of the request: an inline push config is delivered in its shapes. Default 1.0. */
+  version?: A2AVersion;
 }
 
 export interface StreamContext {
@@ -71,6 +77,8 @@ export interface StreamContext {
   budgetMs: number;
   /** Aborted when the consumer is gone: the stream stops reading (an inline run goes on). */
   signal?: AbortSignal;
+  /** The A2A version of the request: an inline push config is delivered in its shapes. Default 1.0. */
+  version?: A2AVersion;
 }
 
 export interface SubscribeContext extends StreamContext {
@@ -104,6 +112,11 @@ export interface A2AHandlerOptions {
   timing?: Partial<StreamTiming>;
   /** Called with how each stream ended and what it sent (logs). */
   onStreamEnd?: (summary: StreamSummary) => void;
+  /**
+   * Push-notification configs; without them (no delivery pipeline configured) the card declares no push
+   * notifications and every push operation, an inline config included, is PushNotificationNotSupported.
+   */
+  pushConfigs?: PushConfigService;
 }
 
 export interface StreamSummary {
@@ -156,11 +169,19 @@ export class A2AHandler {
     this.timing = { ...STREAM_TIMING, ...options.timing };
   }
 
+  /** Whether push notifications are offered (capabilities.pushNotifications). */
+  get pushNotifications(): boolean {
+    return this.options.pushConfigs !== undefined;
+  }
+
   async sendMessage(caller: Caller, cmd: SendMessageCommand, context: SendContext): Promise<SendResult> {
     assertUserMessage(cmd.message);
     const started = Date.now();
     // a blocking send runs the agent right here, within the request's time budget
-    const options = cmd.returnImmediately ? {} : { runInlineUntil: started + context.blockingBudgetMs };
+    const options = {
+      ...(cmd.returnImmediately ? {} : { runInlineUntil: started + context.blockingBudgetMs }),
+      ...this.inlinePush(cmd, context.version),
+    };
     const submitted = cmd.taskId
       ? await this.tasks.continueTask(caller, cmd.taskId, cmd.message, cmd.contextId, options)
       : await this.tasks.send(caller, cmd.message, cmd.contextId, options);
@@ -234,7 +255,10 @@ export class A2AHandler {
       assertUserMessage(cmd.message);
       const started = this.clock.now();
       const deadline = started + context.budgetMs;
-      const options = { runInlineUntil: Math.max(started, deadline - HAND_BACK_MARGIN_MS) };
+      const options = {
+        runInlineUntil: Math.max(started, deadline - HAND_BACK_MARGIN_MS),
+        ...this.inlinePush(cmd, context.version),
+      };
       let before = 0;
       // the task a new message makes has the id the engine derives from it (the message is the key)
       let taskId = cmd.taskId ?? derivedTaskId(caller.tenant, caller.owner, cmd.message);
@@ -405,7 +429,50 @@ export class A2AHandler {
         'this agent has no extended agent card (capabilities.extendedAgentCard is false)',
       );
     }
-    return hubCard({ agent, publicUrl: where.publicUrl, version: where.version, extended: true });
+    return hubCard({
+      agent,
+      publicUrl: where.publicUrl,
+      version: where.version,
+      extended: true,
+      pushNotifications: this.pushNotifications,
+    });
+  }
+
+  /** CreateTaskPushNotificationConfig: the config as stored (its secrets not shown). */
+  createPushConfig(
+    caller: Caller,
+    cmd: CreatePushConfigCommand,
+    version: A2AVersion,
+  ): Promise<PushConfigSummary> {
+    return this.requirePush().create(caller, cmd.taskId, cmd.config, version);
+  }
+
+  getPushConfig(caller: Caller, cmd: PushConfigCommand): Promise<PushConfigSummary> {
+    return this.requirePush().get(caller, cmd.taskId, cmd.id);
+  }
+
+  /** Every config of the task: at most MAX_PUSH_CONFIGS_PER_TASK, so always one page. */
+  async listPushConfigs(caller: Caller, cmd: ListPushConfigsCommand): Promise<PushConfigSummary[]> {
+    const all = await this.requirePush().list(caller, cmd.taskId);
+    return cmd.pageSize !== undefined ? all.slice(0, cmd.pageSize) : all;
+  }
+
+  async deletePushConfig(caller: Caller, cmd: PushConfigCommand): Promise<void> {
+    if (cmd.id === undefined) throw new ValidationError('the config id is required to delete one', 'id');
+    await this.requirePush().delete(caller, cmd.taskId, cmd.id);
+  }
+
+  private requirePush(): PushConfigService {
+    if (!this.options.pushConfigs) {
+      throw A2AProtocolError.pushNotificationNotSupported('this hub has no push notifications configured');
+    }
+    return this.options.pushConfigs;
+  }
+
+  /** A message's inline push config, checked, for the write that creates or continues its task. */
+  private inlinePush(cmd: SendMessageCommand, version: A2AVersion = '1.0') {
+    if (!cmd.pushNotificationConfig) return {};
+    return { pushConfig: this.requirePush().inline(cmd.pushNotificationConfig, version) };
   }
 
   async getTask(caller: Caller, cmd: GetTaskCommand): Promise<TaskResult> {

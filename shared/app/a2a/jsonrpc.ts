@@ -192,7 +192,9 @@ export class JsonRpcBinding {
       method: clip(envelope.method, MAX_LOGGED_METHOD_LENGTH),
     };
     try {
-      const parsed = parseRequest(codec, envelope.method, envelope.params);
+      const parsed = parseRequest(codec, envelope.method, envelope.params, {
+        pushNotifications: this.handler.pushNotifications,
+      });
       const echoed = activatedExtensionsHeader(
         codec.version,
         this.handler.activateExtensions(request.headers),
@@ -236,6 +238,7 @@ export class JsonRpcBinding {
       parsed,
       {
         caller: request.caller,
+        version: codec.version,
         ...(request.streamBudgetMs !== undefined ? { budgetMs: request.streamBudgetMs } : {}),
         ...(request.headers['last-event-id'] !== undefined
           ? { lastEventId: request.headers['last-event-id'] }
@@ -275,6 +278,7 @@ export class JsonRpcBinding {
       case 'SendMessage': {
         const sent = await this.handler.sendMessage(caller, parsed.command, {
           blockingBudgetMs: request.blockingBudgetMs,
+          version: codec.version,
         });
         if (sent.kind === 'message') {
           // answered with a message: no task
@@ -298,6 +302,22 @@ export class JsonRpcBinding {
         note(canceled.view);
         return codec.encodeCancelResult(canceled.view, canceled.show);
       }
+      case 'CreateTaskPushNotificationConfig':
+        meta.taskId = parsed.command.taskId;
+        return codec.encodePushConfig(
+          await this.handler.createPushConfig(caller, parsed.command, codec.version),
+        );
+      case 'GetTaskPushNotificationConfig':
+        meta.taskId = parsed.command.taskId;
+        return codec.encodePushConfig(await this.handler.getPushConfig(caller, parsed.command));
+      case 'ListTaskPushNotificationConfigs':
+        meta.taskId = parsed.command.taskId;
+        return codec.encodePushConfigList(await this.handler.listPushConfigs(caller, parsed.command), '');
+      case 'DeleteTaskPushNotificationConfig':
+        meta.taskId = parsed.command.taskId;
+        await this.handler.deletePushConfig(caller, parsed.command);
+        // google.protobuf.Empty (a2a-js answers null; v0.3 defined a null result)
+        return codec.version === '1.0' ? {} : null;
       case 'GetExtendedAgentCard':
         return this.handler.getExtendedAgentCard(caller, {
           publicUrl: request.publicUrl ?? '',

@@ -99,6 +99,12 @@ const queryBoolean = (v: string | undefined): boolean | string | undefined =>
 const defined = (o: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== ''));
 
+/** Push-config routes exist only where push notifications are offered: refused before their body is read. */
+const requirePush = (h: A2AHandler): void => {
+  if (!h.pushNotifications)
+    throw A2AProtocolError.pushNotificationNotSupported('poll GET /tasks/{id} instead');
+};
+
 export interface RestBindingOptions {
   /** Where internal errors are logged, with their cause; default the functions' logger. */
   logger?: Pick<Logger, 'error'>;
@@ -121,8 +127,10 @@ export class RestBinding {
         methods: ['POST'],
         pattern: /^\/message:send$/,
         run: async (m) => {
-          const sent = await h.sendMessage(m.request.caller, v1Codec.parseSendMessage(m.json()), {
+          const command = v1Codec.parseSendMessage(m.json(), { pushNotifications: h.pushNotifications });
+          const sent = await h.sendMessage(m.request.caller, command, {
             blockingBudgetMs: m.request.blockingBudgetMs,
+            version: '1.0',
           });
           if (sent.kind === 'message') return v1Codec.encodeSendReply(sent.message);
           m.meta.taskId = sent.view.head.taskId;
@@ -133,7 +141,10 @@ export class RestBinding {
         name: 'SendStreamingMessage',
         methods: ['POST'],
         pattern: /^\/message:stream$/,
-        stream: (m) => ({ operation: 'SendStreamingMessage', command: v1Codec.parseSendMessage(m.json()) }),
+        stream: (m) => ({
+          operation: 'SendStreamingMessage',
+          command: v1Codec.parseSendMessage(m.json(), { pushNotifications: h.pushNotifications }),
+        }),
       },
       {
         name: 'CancelTask',
@@ -165,10 +176,39 @@ export class RestBinding {
       },
       {
         name: 'TaskPushNotificationConfigs',
-        methods: ['GET', 'POST', 'DELETE'],
-        pattern: /^\/tasks\/(?<id>[^/]+)\/pushNotificationConfigs(?:\/[^/]+)?$/,
-        run: async () => {
-          throw A2AProtocolError.pushNotificationNotSupported('poll GET /tasks/{id} instead');
+        methods: ['GET', 'POST'],
+        pattern: /^\/tasks\/(?<id>[^/]+)\/pushNotificationConfigs$/,
+        run: async (m) => {
+          m.meta.taskId = m.params.id;
+          requirePush(h);
+          if (m.request.method.toUpperCase() === 'POST') {
+            const body = m.json();
+            const extra = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
+            const cmd = v1Codec.parseCreatePushConfig({ ...extra, taskId: m.params.id });
+            return v1Codec.encodePushConfig(await h.createPushConfig(m.request.caller, cmd, '1.0'));
+          }
+          const q = m.request.query;
+          const cmd = v1Codec.parseListPushConfigs(
+            defined({ taskId: m.params.id, pageSize: q.pageSize, pageToken: q.pageToken }),
+          );
+          return v1Codec.encodePushConfigList(await h.listPushConfigs(m.request.caller, cmd), '');
+        },
+      },
+      {
+        name: 'TaskPushNotificationConfig',
+        methods: ['GET', 'DELETE'],
+        pattern: /^\/tasks\/(?<id>[^/]+)\/pushNotificationConfigs\/(?<configId>[^/]+)$/,
+        run: async (m) => {
+          m.meta.taskId = m.params.id;
+          requirePush(h);
+          const del = m.request.method.toUpperCase() === 'DELETE';
+          const cmd = v1Codec.parsePushConfigRef(
+            { taskId: m.params.id, id: m.params.configId },
+            del ? 'delete' : 'get',
+          );
+          if (!del) return v1Codec.encodePushConfig(await h.getPushConfig(m.request.caller, cmd));
+          await h.deletePushConfig(m.request.caller, cmd);
+          return {};
         },
       },
       {
@@ -343,6 +383,7 @@ export class RestBinding {
       request,
       {
         caller: http.caller,
+        version: '1.0',
         ...(http.streamBudgetMs !== undefined ? { budgetMs: http.streamBudgetMs } : {}),
         ...(http.headers['last-event-id'] !== undefined
           ? { lastEventId: http.headers['last-event-id'] }

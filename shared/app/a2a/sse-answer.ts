@@ -10,6 +10,8 @@
  * - A consumer that goes away closes the stream (it stops reading the task);
  *   the chunks end only once what the request started (an inline run) has.
  */
+
+import type { A2AVersion } from '../../protocol/a2a/codec.ts';
 import { A2AProtocolError, ERROR_CODES, toProtocolError } from '../../protocol/a2a/index.ts';
 import type {
   SendMessageCommand,
@@ -57,6 +59,8 @@ export interface StreamOptions {
   budgetMs?: number;
   /** The request's `Last-Event-ID` header: SubscribeToTask resumes after it (a send is not repeated to resume). */
   lastEventId?: string;
+  /** The request's A2A version (a streamed send's inline push config is delivered in its shapes). */
+  version?: A2AVersion;
 }
 
 export type SseAnswer =
@@ -75,7 +79,11 @@ function openTaskStream(
   options: StreamOptions,
   signal: AbortSignal,
 ): TaskStream {
-  const context = { budgetMs: Math.max(0, options.budgetMs ?? DEFAULT_STREAM_BUDGET_MS), signal };
+  const context = {
+    budgetMs: Math.max(0, options.budgetMs ?? DEFAULT_STREAM_BUDGET_MS),
+    signal,
+    ...(options.version ? { version: options.version } : {}),
+  };
   if (request.operation === 'SendStreamingMessage') {
     return handler.sendStreamingMessage(options.caller, request.command, context);
   }

@@ -96,11 +96,14 @@ function notOffered(op: ProtocolOperation, method: string): A2AProtocolError {
  * - -32601 for unknown methods, and for methods of the other A2A version (the
  *   message says which header/version makes them valid);
  * - -32004 / -32003 for protocol operations this agent does not offer (the extended
- *   card / push notifications), as the spec's capability rules require.
+ *   card; push notifications unless `options.pushNotifications`), as the spec's capability
+ *   rules require.
  */
-export function resolveOperation(codec: A2ACodec, method: string): Operation {
+export function resolveOperation(codec: A2ACodec, method: string, options: ParseOptions = {}): Operation {
   const methods = JSONRPC_METHODS[codec.version];
   const op = methods.operationOf(method);
+  // push-config operations exist only where push notifications are offered: refused before their params
+  if (op && PUSH_OPS.includes(op) && !options.pushNotifications) throw notOffered(op, method);
   if (op) return op;
   const known = methods.protocolOperationOf(method);
   if (known) throw notOffered(known, method);
@@ -135,7 +138,7 @@ export function parseRequest(
   params: unknown,
   options?: ParseOptions,
 ): ParsedRequest {
-  const operation = resolveOperation(codec, method);
+  const operation = resolveOperation(codec, method, options);
   switch (operation) {
     case 'SendMessage':
       return { operation, command: codec.parseSendMessage(params, options) };
@@ -151,5 +154,13 @@ export function parseRequest(
       return { operation, command: codec.parseCancelTask(params) };
     case 'GetExtendedAgentCard':
       return { operation, command: codec.parseGetExtendedAgentCard(params) };
+    case 'CreateTaskPushNotificationConfig':
+      return { operation, command: codec.parseCreatePushConfig(params) };
+    case 'GetTaskPushNotificationConfig':
+      return { operation, command: codec.parsePushConfigRef(params, 'get') };
+    case 'ListTaskPushNotificationConfigs':
+      return { operation, command: codec.parseListPushConfigs(params) };
+    case 'DeleteTaskPushNotificationConfig':
+      return { operation, command: codec.parsePushConfigRef(params, 'delete') };
   }
 }

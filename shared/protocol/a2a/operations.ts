@@ -26,16 +26,11 @@ export const PROTOCOL_OPERATIONS = [
 ] as const;
 export type ProtocolOperation = (typeof PROTOCOL_OPERATIONS)[number];
 
-/** The operations this server implements (push notifications come later). */
-export const SUPPORTED_OPERATIONS = [
-  'SendMessage',
-  'SendStreamingMessage',
-  'GetTask',
-  'ListTasks',
-  'CancelTask',
-  'SubscribeToTask',
-  'GetExtendedAgentCard',
-] as const;
+/**
+ * The operations this server implements: all of them. Push-config operations answer
+ * PushNotificationNotSupported where no delivery pipeline is configured (the handler decides).
+ */
+export const SUPPORTED_OPERATIONS = PROTOCOL_OPERATIONS;
 export type Operation = (typeof SUPPORTED_OPERATIONS)[number];
 
 export const isSupportedOperation = (op: string): op is Operation =>
@@ -163,6 +158,10 @@ export interface CommandMap {
   ListTasks: ListTasksCommand;
   CancelTask: CancelTaskCommand;
   SubscribeToTask: SubscribeToTaskCommand;
+  CreateTaskPushNotificationConfig: CreatePushConfigCommand;
+  GetTaskPushNotificationConfig: PushConfigCommand;
+  ListTaskPushNotificationConfigs: ListPushConfigsCommand;
+  DeleteTaskPushNotificationConfig: PushConfigCommand;
   GetExtendedAgentCard: GetExtendedAgentCardCommand;
 }
 

@@ -225,6 +225,8 @@ function fakeServer() {
         }
         case 'GetExtendedAgentCard':
           throw A2AProtocolError.unsupportedOperation('no extended agent card in this fake');
+        default:
+          throw A2AProtocolError.pushNotificationNotSupported('no push notifications in this fake');
       }
       return json(result);
     } catch (e) {
