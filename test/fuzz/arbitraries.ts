@@ -1645,6 +1645,7 @@ const envelope: fc.Arbitrary<FuzzCase> = fc.oneof(
 /** Streaming methods: `{id: "x"}` is no SendMessage request (-32602) and no task of the caller (-32001). */
 const STREAMING_V1 = ['SendStreamingMessage', 'SubscribeToTask'];
 const STREAMING_V03 = ['message/stream', 'tasks/resubscribe'];
+/** Push-config methods (served only where the delivery pipeline is configured). */
 const NOT_OFFERED_V1 = [
   'CreateTaskPushNotificationConfig',
   'GetTaskPushNotificationConfig',
@@ -1728,16 +1729,17 @@ const methods: fc.Arbitrary<FuzzCase> = fc.oneof(
       expect: forbidden(C.METHOD_NOT_FOUND),
     };
   }),
-  // protocol operations this agent does not offer
+  // push-config operations with params that name no config of the caller: -32003 where push is not
+  // configured, else invalid params (v1.0 `{id}` lacks taskId) or an unknown task (v0.3 `{id}` is the task)
   fc.record({ v1: fc.boolean(), i: fc.nat() }).map(({ v1, i }) => {
     const names = v1 ? NOT_OFFERED_V1 : NOT_OFFERED_V03;
     const method = names[i % names.length]!;
     return {
-      family: 'method.not-offered',
+      family: 'method.push-config',
       note: method,
       ...headersOf(v1 ? 'v1' : 'v03'),
       body: request(method, obj([['id', 'x']])),
-      expect: forbidden(C.UNSUPPORTED_OPERATION, C.PUSH_NOT_SUPPORTED, C.METHOD_NOT_FOUND),
+      expect: forbidden(C.PUSH_NOT_SUPPORTED, C.INVALID_PARAMS, C.TASK_NOT_FOUND),
     };
   }),
   fc.record({ v1: fc.boolean(), withId: fc.boolean() }).map(({ v1, withId }) => {
