@@ -18,15 +18,25 @@ import { fileURLToPath } from 'node:url';
 /** Repository root (the folder holding package.json). */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-export type FunctionId = 'agent-card' | 'jsonrpc' | 'rest' | 'executor' | 'sweeper' | 'relay';
+export type FunctionId =
+  | 'agent-card'
+  | 'jsonrpc'
+  | 'rest'
+  | 'jwks'
+  | 'executor'
+  | 'sweeper'
+  | 'relay'
+  | 'signing-key-rotation';
 
 export const FUNCTION_IDS: readonly FunctionId[] = [
   'agent-card',
   'jsonrpc',
   'rest',
+  'jwks',
   'executor',
   'sweeper',
   'relay',
+  'signing-key-rotation',
 ];
 
 /** Memory of each function (MB): the CDK stack deploys these, the benchmark prices them. */
@@ -34,9 +44,11 @@ export const FUNCTION_MEMORY_MB: Readonly<Record<FunctionId, number>> = {
   'agent-card': 256,
   jsonrpc: 512,
   rest: 512,
+  jwks: 256,
   executor: 1024,
   sweeper: 256,
   relay: 256,
+  'signing-key-rotation': 256,
 };
 
 /** The folder holding one Lambda entry per file. */

@@ -1,7 +1,7 @@
 /**
  * The Synapse hub as reusable CDK constructs.
  *
- * - `SynapseState`: what holds data (task table, queues + DLQs, lifecycle event bus).
+ * - `SynapseState`: what holds data (task table, queues + DLQs, lifecycle event bus, push signing keys).
  * - `SynapseServices`: what runs (functions, REST API, schedule, dashboard, alarms),
  *   given the state (possibly from another stack).
  * - `SynapseHub`: both in one scope, for your own CDK app:
@@ -17,18 +17,21 @@
 import { CfnOutput, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { EXECUTOR_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE } from '../shared/observability/names.ts';
-import { JSONRPC_PATH, REST_PATH, type RouteDefinition } from '../shared/routes.ts';
+import { JSONRPC_PATH, JWKS_PATH, REST_PATH, type RouteDefinition } from '../shared/routes.ts';
 import { type FunctionId, resolveAgentModule } from './bundling.ts';
 import { Api } from './constructs/api.ts';
 import { Data } from './constructs/data.ts';
 import { TaskEvents } from './constructs/events.ts';
 import type { HubFunction } from './constructs/function.ts';
+import { PushSigningKeys } from './constructs/keys.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { type QueueRef, Queues } from './constructs/queues.ts';
 import { Schedules } from './constructs/schedules.ts';
@@ -41,6 +44,8 @@ export interface SynapseStateProps {
   tableRemovalPolicy?: RemovalPolicy;
   /** Add CloudFormation outputs (default true). */
   outputs?: boolean;
+  /** Days between push signing key rotations (default 30). */
+  signingKeyRotationDays?: number;
 }
 
 /** The stateful resources the services need (from this stack or another). */
@@ -50,13 +55,23 @@ export interface SynapseStateRefs {
   bus: events.IEventBus;
   /** The stream relay's on-failure destination. */
   relayFailures: sqs.IQueue;
+  /** The secret holding the push signing JWK set (constructs/keys.ts). */
+  signingKeys: secretsmanager.ISecret;
+  /** The function rotating it (alarmed on with the services' functions). */
+  signingKeyRotation?: lambda.IFunction;
 }
+
+/** The functions of the services (the state's key rotation function is not one). */
+export type ServiceFunctionId = Exclude<FunctionId, 'signing-key-rotation'>;
 
 export class SynapseState extends Construct implements SynapseStateRefs {
   readonly table: dynamodb.TableV2;
   readonly queues: readonly QueueRef[];
   readonly bus: events.EventBus;
   readonly relayFailures: sqs.Queue;
+  readonly pushSigningKeys: PushSigningKeys;
+  readonly signingKeys: secretsmanager.Secret;
+  readonly signingKeyRotation: lambda.IFunction;
 
   constructor(scope: Construct, id: string, props: SynapseStateProps = {}) {
     super(scope, id);
@@ -68,9 +83,20 @@ export class SynapseState extends Construct implements SynapseStateRefs {
     this.queues = [...queues.byName.values()];
     this.relayFailures = queues.relayFailures;
     this.bus = new TaskEvents(this, 'Events').bus;
+    this.pushSigningKeys = new PushSigningKeys(this, 'PushSigningKeys', {
+      ...(props.signingKeyRotationDays ? { rotationDays: props.signingKeyRotationDays } : {}),
+    });
+    this.signingKeys = this.pushSigningKeys.secret;
+    this.signingKeyRotation = this.pushSigningKeys.rotation.function;
     if (props.outputs ?? true) {
       new CfnOutput(this, 'TableName', { key: 'TableName', value: this.table.tableName });
       new CfnOutput(this, 'EventBusName', { key: 'EventBusName', value: this.bus.eventBusName });
+      new CfnOutput(this, 'PushSigningSecretArn', {
+        key: 'PushSigningSecretArn',
+        value: this.signingKeys.secretArn,
+        description:
+          'Secret holding the push signing JWK set (private keys; rotated every 30 days by default)',
+      });
       new CfnOutput(this, 'RelayFailuresQueueUrl', {
         key: 'RelayFailuresQueueUrl',
         value: this.relayFailures.queueUrl,
@@ -126,7 +152,12 @@ export class SynapseServices extends Construct {
   readonly workers: Workers;
   readonly schedules: Schedules;
   readonly monitoring: Monitoring;
-  readonly functions: Record<FunctionId, HubFunction>;
+  readonly functions: Record<ServiceFunctionId, HubFunction>;
+  /**
+   * The push signing key secret: `grantPushSigningKeys(signingKeys, fn)` (constructs/keys.ts) lets a
+   * function that signs push notifications read it.
+   */
+  readonly signingKeys: secretsmanager.ISecret;
   /** Absolute path of the bundled agent module. */
   readonly agentModule: string;
 
@@ -136,6 +167,7 @@ export class SynapseServices extends Construct {
     const executorQueue = props.state.queues.find((q) => q.definition.name === EXECUTOR_QUEUE.name);
     if (!executorQueue) throw new Error(`state has no ${EXECUTOR_QUEUE.name} queue`);
     const serviceName = props.serviceName ?? DEFAULT_SERVICE_NAME;
+    this.signingKeys = props.state.signingKeys;
 
     // AGENT_MODULE is deliberately absent: the agent is bundled (`#agent`), see infra/bundling.ts.
     const environment: Record<string, string> = {
@@ -152,6 +184,7 @@ export class SynapseServices extends Construct {
       agentModule: this.agentModule,
       environment,
       table: props.state.table,
+      signingKeys: props.state.signingKeys,
       ...(props.publicUrl ? { publicUrl: props.publicUrl } : {}),
       ...(props.throttlingRateLimit !== undefined ? { throttlingRateLimit: props.throttlingRateLimit } : {}),
       ...(props.throttlingBurstLimit !== undefined
@@ -179,7 +212,10 @@ export class SynapseServices extends Construct {
     };
     this.monitoring = new Monitoring(this, 'Monitoring', {
       restApi: this.api.restApi,
-      functions: Object.fromEntries(Object.entries(this.functions).map(([k, f]) => [k, f.function])),
+      functions: {
+        ...Object.fromEntries(Object.entries(this.functions).map(([k, f]) => [k, f.function])),
+        ...(props.state.signingKeyRotation ? { 'signing-key-rotation': props.state.signingKeyRotation } : {}),
+      },
       table: props.state.table,
       queues: props.state.queues,
       relayFailures: props.state.relayFailures,
@@ -209,6 +245,11 @@ export class SynapseServices extends Construct {
         key: 'AgentCardUrl',
         value: this.api.urlFor('/.well-known/agent-card.json'),
         description: 'Agent card',
+      });
+      new CfnOutput(this, 'JwksUrl', {
+        key: 'JwksUrl',
+        value: this.api.urlFor(JWKS_PATH),
+        description: 'JWKS that verifies the push notification JWTs (docs/push-signing.md)',
       });
       new CfnOutput(this, 'DashboardName', {
         key: 'DashboardName',

@@ -3,6 +3,11 @@
  * gateway, the executor queue's event source and the sweeper's schedule,
  * wired to the same Lambda handlers that are deployed.
  *
+ * Push signing keys: generated at start, kept in `<dataDir>/push-signing-keys.json`
+ * with a data directory (a restart publishes the same JWKS), handed to the handlers
+ * as PUSH_SIGNING_KEYS; unless the environment names keys already
+ * (PUSH_SIGNING_KEYS or PUSH_SIGNING_SECRET_ARN, in process.env or `env`).
+ *
  * The handlers read their configuration from process.env when they first
  * need it, so the environment is set before they are imported; stop() puts
  * the previous values back. Modules stay cached, so a second hub in the same
@@ -21,6 +26,8 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { relayWants, STREAM_RELAY } from '../shared/adapters/dynamodb/stream.ts';
 import { createTableInput } from '../shared/adapters/dynamodb/table.ts';
 import { DynamoTaskStore } from '../shared/adapters/dynamodb/task-store.ts';
+import { SIGNING_KEYS_ENV, SIGNING_SECRET_ENV } from '../shared/adapters/keys/env.ts';
+import { localKeySet } from '../shared/adapters/keys/local.ts';
 import { SqsExecutorQueue } from '../shared/adapters/sqs/executor-queue.ts';
 import { EXECUTOR_QUEUE, QUEUES } from '../shared/adapters/sqs/queues.ts';
 import { type RecoveryResult, recoverPendingWork } from '../shared/app/recovery.ts';
@@ -46,6 +53,7 @@ export interface HubHandlers {
   jsonrpc: ApiHandler;
   /** Response-streaming, as jsonrpc. */
   rest: ApiHandler;
+  jwks: ApiHandler;
   executor: SqsHandler;
   sweeper: ScheduledHandler;
   relay: StreamHandler;
@@ -57,7 +65,8 @@ export interface LocalHubOptions {
   port?: number;
   host?: string;
   /**
-   * Keep DynamoDB data (and the relay's stream position) here across restarts; in memory when absent.
+   * Keep DynamoDB data (the relay's stream position, the push signing keys) here across restarts;
+   * in memory when absent.
    * Queued messages are never kept: a restart re-derives them from the live tasks.
    */
   dataDir?: string;
@@ -269,6 +278,10 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
     const quiet = Object.fromEntries(
       Object.entries(QUIET_DEFAULTS).filter(([k]) => process.env[k] === undefined),
     );
+    const keysGiven = [SIGNING_KEYS_ENV, SIGNING_SECRET_ENV].some((k) => options.env?.[k] ?? process.env[k]);
+    const signingKeys: Record<string, string> = keysGiven
+      ? {}
+      : { [SIGNING_KEYS_ENV]: (await localKeySet(dataDir ? { dataDir } : {})).text };
     const restoreEnv = applyEnv({
       ...quiet,
       TABLE_NAME: tableName,
@@ -282,6 +295,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       PUBLIC_URL: publicUrl,
+      ...signingKeys,
       ...options.env,
     });
     cleanup.push(restoreEnv);
@@ -291,6 +305,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       'agent-card': given['agent-card'] ?? (await loadHandler('agent-card')),
       jsonrpc: given.jsonrpc ?? (await loadHandler('jsonrpc')),
       rest: given.rest ?? (await loadHandler('rest')),
+      jwks: given.jwks ?? (await loadHandler('jwks')),
       executor: given.executor ?? (await loadHandler('executor')),
       sweeper: given.sweeper ?? (await loadHandler('sweeper')),
       relay: given.relay ?? (await loadHandler('relay')),
@@ -298,6 +313,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
     apiHandlers['agent-card'] = handlers['agent-card'];
     apiHandlers.jsonrpc = handlers.jsonrpc;
     apiHandlers.rest = handlers.rest;
+    apiHandlers.jwks = handlers.jwks;
 
     const executor: EventSource = startEventSource({
       client: sqs.client,

@@ -2,7 +2,7 @@
  * The HTTP routes and the function serving each, in one place: the CDK API
  * and the local runtime's gateway are both built from this list.
  */
-export type FunctionName = 'agent-card' | 'jsonrpc' | 'rest';
+export type FunctionName = 'agent-card' | 'jsonrpc' | 'rest' | 'jwks';
 
 export interface RouteDefinition {
   /** `ANY`: every method (the function answers 405 for those its route does not take). */
@@ -21,6 +21,9 @@ export interface RouteDefinition {
 
 /** Path of the JSON-RPC interface, relative to the deployment's public URL. */
 export const JSONRPC_PATH = '/a2a/jsonrpc';
+
+/** The JWKS push receivers verify the hub's push JWTs with (docs/push-signing.md). */
+export const JWKS_PATH = '/.well-known/jwks.json';
 
 /** Base path of the HTTP+JSON (REST) interface: its routes (`/message:send`, `/tasks/{id}`…) are below it. */
 export const REST_PATH = '/a2a/rest';
@@ -41,6 +44,8 @@ export const STREAMING = {
 export const ROUTES: readonly RouteDefinition[] = [
   { method: 'GET', path: '/.well-known/agent-card.json', function: 'agent-card' },
   { method: 'GET', path: '/.well-known/agent.json', function: 'agent-card' },
+  // public: the keys that verify push notifications' JWTs
+  { method: 'GET', path: JWKS_PATH, function: 'jwks' },
   // SendStreamingMessage and SubscribeToTask answer text/event-stream on the JSON-RPC route
   { method: 'POST', path: JSONRPC_PATH, function: 'jsonrpc', stream: true },
   // the HTTP+JSON routes (`/message:send`, `/tasks/{id}:subscribe`, `/{tenant}/…`) are the REST

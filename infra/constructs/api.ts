@@ -1,7 +1,7 @@
 /**
  * The HTTP edge: an API Gateway REST API whose resources and methods come
  * from `ROUTES`, each a Lambda proxy integration to the function serving it
- * (agent-card, jsonrpc, rest). Stage `prod` with JSON access logs, error-level
+ * (agent-card, jsonrpc, rest, jwks). Stage `prod` with JSON access logs, error-level
  * execution logs, X-Ray tracing and default throttling.
  *
  * Response streaming (SSE, docs/streaming.md): a route marked `stream: true` in
@@ -18,6 +18,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { type FunctionName, ROUTES, type RouteDefinition, STREAMING } from '../../shared/routes.ts';
 import { grantTableReadWrite } from '../permissions.ts';
@@ -26,6 +27,7 @@ import { grantTableReadWrite } from '../permissions.ts';
 export const JSONRPC_INDEXES = ['byContext', 'byOwner'] as const;
 
 import { HubFunction } from './function.ts';
+import { grantPushSigningKeys } from './keys.ts';
 import { acknowledge } from './nag.ts';
 
 export const STAGE_NAME = 'prod';
@@ -35,6 +37,8 @@ export interface ApiProps {
   /** Environment shared by all functions; PUBLIC_URL is added here. */
   environment: Record<string, string>;
   table: ITableV2;
+  /** The push signing key secret the JWKS function publishes the public keys of (constructs/keys.ts). */
+  signingKeys: secretsmanager.ISecret;
   /** Base URL advertised in the agent card (custom domain); default the stage URL. */
   publicUrl?: string;
   /** Default ROUTES. */
@@ -180,12 +184,22 @@ export class Api extends Construct {
       description: 'Synapse: A2A HTTP+JSON (REST) endpoint (SSE streams for message:stream and :subscribe)',
       logRetention: retention,
     });
-    this.functions = { 'agent-card': agentCard, jsonrpc, rest };
+    const jwks = new HubFunction(this, 'Jwks', {
+      fn: 'jwks',
+      agentModule: props.agentModule,
+      environment,
+      timeout: timeoutOf('jwks', Duration.seconds(10)),
+      description: 'Synapse: serves the JWKS that verifies push notification JWTs',
+      logRetention: retention,
+    });
+    this.functions = { 'agent-card': agentCard, jsonrpc, rest, jwks };
 
     // Least privilege: the agent card needs nothing; jsonrpc and rest read and write tasks (they run blocking
     // and streamed sends inline; the stream relay, not they, hands work to the executor queue).
     for (const fn of [jsonrpc, rest])
       grantTableReadWrite(props.table, fn.function, { indexes: JSONRPC_INDEXES });
+    // the JWKS function reads the signing key set (it publishes only the public parts) and no task
+    grantPushSigningKeys(props.signingKeys, jwks.function);
 
     const integrations = new Map<string, apigateway.LambdaIntegration>();
     const integrationFor = (route: RouteDefinition): apigateway.LambdaIntegration => {

@@ -59,6 +59,8 @@ const EXPECTED_ACTIONS: Record<string, string[]> = {
   // blocking sends run the agent inline; the relay, not jsonrpc, hands work to the executor queue
   jsonrpc: sorted(LOGS, XRAY, TABLE_RW),
   rest: sorted(LOGS, XRAY, TABLE_RW),
+  // publishes the public parts of the push signing keys (test/infra/keys.test.ts)
+  jwks: sorted(LOGS, XRAY, ['secretsmanager:GetSecretValue']),
   // sends to its own queue: a lease still running is looked at again later
   executor: sorted(LOGS, XRAY, TABLE_RW, SQS_CONSUME, SQS_SEND),
   sweeper: sorted(LOGS, XRAY, TABLE_RW),
@@ -208,12 +210,13 @@ describe('stateless stack: functions and triggers', () => {
       'agent-card',
       'executor',
       'jsonrpc',
+      'jwks',
       'relay',
       'rest',
       'sweeper',
     ]);
     const fns = resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Function');
-    assert.equal(Object.keys(fns).length, 6);
+    assert.equal(Object.keys(fns).length, 7);
     for (const [name, { fn }] of Object.entries(ids)) {
       const p = fns[fn]?.Properties ?? {};
       assert.equal(p.Runtime, 'nodejs22.x', name);
@@ -490,9 +493,14 @@ describe('stateless stack: monitoring', () => {
     const alarms = Object.values(resourcesOf(hub.statelessTemplate, 'AWS::CloudWatch::Alarm')).map(
       (a) => a.Properties as Record<string, unknown>,
     );
-    assert.equal(alarms.length, 1 + 6 + QUEUES.length * 2 + 2);
+    // each function's errors: the services' functions and the state's key rotation function
+    const functions = Object.keys(functionIds(hub)).length + 1;
+    assert.equal(alarms.length, 1 + functions + QUEUES.length * 2 + 2);
     assert.ok(alarms.some((a) => a.MetricName === '5XXError' && a.Statistic === 'Average'));
-    assert.equal(alarms.filter((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda').length, 6);
+    assert.equal(
+      alarms.filter((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda').length,
+      functions,
+    );
     assert.ok(alarms.some((a) => a.MetricName === 'IteratorAge' && a.Namespace === 'AWS/Lambda'));
     assert.ok(
       alarms.some(
