@@ -161,7 +161,10 @@ export class TaskService {
     const runner = options.runInlineUntil !== undefined ? this.inline : undefined;
     const taskId = this.engine.taskIdFor(base);
     const registered = await this.registerInline(caller, taskId, base.deadlineAt, options.pushConfig);
-    if (!runner) return this.engine.create({ ...base, then: registered }, taskId);
+    if (!runner) {
+      const then = registered;
+      return this.engine.create({ ...base, then }, taskId);
+    }
 
     const request = { ...message, taskId, contextId: contextId ?? crypto.randomUUID() };
     const input = {
