@@ -1,7 +1,7 @@
 /**
  * Relay: the table's stream (DynamoDB Streams event source, in order per
- * task). Turns committed task changes into executor runs, lease watches and
- * lifecycle events (shared/app/relay.ts). A record that cannot be relayed is
+ * task). Turns committed task changes into executor runs, heartbeat watches
+ * and lifecycle events (shared/app/relay.ts). A record that cannot be relayed is
  * reported as the batch's first failure: Lambda retries from it (bisecting,
  * a bounded number of times) and then hands it to the on-failure queue.
  */
@@ -10,7 +10,12 @@ import { taskChangeOf } from '../shared/adapters/dynamodb/stream.ts';
 import type { TaskChange } from '../shared/app/ports.ts';
 import { relayChanges } from '../shared/app/relay.ts';
 import { logger, withObservability } from '../shared/observability/index.ts';
-import { executorQueueFromEnv, lifecyclePublisher } from '../shared/wiring.ts';
+import {
+  executorQueueFromEnv,
+  heartbeatQueueFromEnv,
+  heartbeatRules,
+  lifecyclePublisher,
+} from '../shared/wiring.ts';
 
 const failAt = (sequence: string | undefined): DynamoDBBatchResponse => ({
   batchItemFailures: sequence ? [{ itemIdentifier: sequence }] : [],
@@ -33,6 +38,7 @@ export const relayHandler = async (event: DynamoDBStreamEvent): Promise<DynamoDB
     const result = await relayChanges(changes, {
       executor: executorQueueFromEnv(),
       lifecycle: lifecyclePublisher(),
+      heartbeats: { queue: heartbeatQueueFromEnv(), rules: heartbeatRules() },
     });
     logger.info('relayed', { ...result, records: event.Records.length });
   } catch (e) {

@@ -108,7 +108,7 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
       `  Data:       ${dataDir ? `kept in ${dataDir}` : 'in memory (--data-dir or SYNAPSE_DATA_DIR keeps it)'}`,
       ...(hub.recovered
         ? [
-            `  Recovered:  ${hub.recovered.live} live task(s): ${hub.recovered.runs} run(s) and ${hub.recovered.watches} lease watch(es) queued again`,
+            `  Recovered:  ${hub.recovered.live} live task(s): ${hub.recovered.runs} run(s) and ${hub.recovered.watches} heartbeat watch(es) queued again`,
           ]
         : []),
       'Try:',

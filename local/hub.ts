@@ -1,6 +1,6 @@
 /**
  * The whole hub on one machine: DynamoDB Local, the local SQS, the HTTP
- * gateway, the executor queue's event source and the sweeper's schedule,
+ * gateway, the executor and heartbeat queues' event sources and the sweeper's schedule,
  * wired to the same Lambda handlers that are deployed.
  *
  * Push signing keys: generated at start, kept in `<dataDir>/push-signing-keys.json`
@@ -29,7 +29,9 @@ import { DynamoTaskStore } from '../shared/adapters/dynamodb/task-store.ts';
 import { SIGNING_KEYS_ENV, SIGNING_SECRET_ENV } from '../shared/adapters/keys/env.ts';
 import { localKeySet } from '../shared/adapters/keys/local.ts';
 import { SqsExecutorQueue } from '../shared/adapters/sqs/executor-queue.ts';
-import { EXECUTOR_QUEUE, QUEUES } from '../shared/adapters/sqs/queues.ts';
+import { SqsHeartbeatQueue } from '../shared/adapters/sqs/heartbeat-queue.ts';
+import { EXECUTOR_QUEUE, HEARTBEAT_QUEUE, QUEUES } from '../shared/adapters/sqs/queues.ts';
+import { heartbeatRulesFrom } from '../shared/app/heartbeat.ts';
 import { type RecoveryResult, recoverPendingWork } from '../shared/app/recovery.ts';
 import { type FunctionName, ROUTES, STREAMING } from '../shared/routes.ts';
 import { type DynamoLocal, startDynamoLocal } from './dynamodb-local.ts';
@@ -55,6 +57,8 @@ export interface HubHandlers {
   rest: ApiHandler;
   jwks: ApiHandler;
   executor: SqsHandler;
+  /** The heartbeat queue's consumer (heartbeat watches of running tasks). */
+  heartbeat: SqsHandler;
   sweeper: ScheduledHandler;
   relay: StreamHandler;
 }
@@ -93,9 +97,9 @@ export interface LocalHubOptions {
   /**
    * stop(): how long handler invocations in flight (HTTP requests, executor batches, the relay's batch,
    * a sweep) get to finish, 3 s by default (DEFAULT_STOP_GRACE_MS). What still runs then is left behind
-   * as by a Lambda runtime shut down mid-invocation: nothing is written to its tasks, which stay executing
-   * until their lease runs out and a lease watch ends them as lost (a restart on the same data directory
-   * queues the watches again).
+   * as by a Lambda runtime shut down mid-invocation: its tasks stay executing until their heartbeat
+   * watch finds them silent and resolves them (run again or failed; a restart on the same data directory
+   * arms the watches again).
    */
   stopGraceMs?: number;
   /** Called with every lifecycle event the relay publishes (the CLI prints them). */
@@ -192,6 +196,13 @@ const recover = async (endpoint: string, tableName: string, sqs: LocalSqs): Prom
     return await recoverPendingWork(
       new DynamoTaskStore(client, { tableName }),
       new SqsExecutorQueue(sqs.client, sqs.queues[EXECUTOR_QUEUE.name]!.url),
+      {
+        heartbeats: {
+          queue: new SqsHeartbeatQueue(sqs.client, sqs.queues[HEARTBEAT_QUEUE.name]!.url),
+          // the environment the handlers run with (set before recovery), so the same rules
+          rules: heartbeatRulesFrom(process.env),
+        },
+      },
     );
   } finally {
     client.destroy();
@@ -307,6 +318,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       rest: given.rest ?? (await loadHandler('rest')),
       jwks: given.jwks ?? (await loadHandler('jwks')),
       executor: given.executor ?? (await loadHandler('executor')),
+      heartbeat: given.heartbeat ?? (await loadHandler('heartbeat')),
       sweeper: given.sweeper ?? (await loadHandler('sweeper')),
       relay: given.relay ?? (await loadHandler('relay')),
     };
@@ -329,11 +341,23 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       if (left > 0)
         log(
           `local hub: ${left} executor batch(es) still running after ${graceMs} ms were left behind; ` +
-            'their tasks stay executing until their lease runs out (a restart on the same data directory watches it)',
+            'their tasks stay executing until their heartbeat watch finds them silent (a restart on the same data directory arms it)',
         );
     });
 
-    // the queues live in memory: after a restart, re-derive the runs and lease watches live tasks need
+    // heartbeat watches are consumed like the executor queue (a function of their own on AWS)
+    const heartbeats: EventSource = startEventSource({
+      client: sqs.client,
+      queue: sqs.queues[HEARTBEAT_QUEUE.name]!,
+      handler: handlers.heartbeat,
+      functionName: 'heartbeat',
+      concurrency: 10,
+      waitTimeSeconds: options.pollWaitSeconds ?? 1,
+      log,
+    });
+    workers.push(async (graceMs) => void (await heartbeats.stop(graceMs)));
+
+    // the queues live in memory: after a restart, re-derive the runs and heartbeat watches live tasks need
     const recovered = dataDir ? await recover(dynamo.endpoint, tableName, sqs) : undefined;
 
     const streams = new DynamoDBStreamsClient({

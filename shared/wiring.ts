@@ -8,9 +8,12 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoTaskStore } from './adapters/dynamodb/task-store.ts';
 import { EventBridgeLifecyclePublisher } from './adapters/eventbridge/lifecycle-publisher.ts';
 import { SqsExecutorQueue } from './adapters/sqs/executor-queue.ts';
-import { EXECUTOR_QUEUE } from './adapters/sqs/queues.ts';
+import { SqsHeartbeatQueue } from './adapters/sqs/heartbeat-queue.ts';
+import { EXECUTOR_QUEUE, HEARTBEAT_QUEUE } from './adapters/sqs/queues.ts';
 import { loadAgent } from './agent/load.ts';
+import { DEFAULT_MAX_REQUEST_DEADLINE_SECONDS, deadlineRulesOf } from './app/deadlines.ts';
 import { TaskExecutor } from './app/executor.ts';
+import { type HeartbeatQueue, HeartbeatWatcher, heartbeatRulesFrom } from './app/heartbeat.ts';
 import type { ExecutorQueue, LifecyclePublisher } from './app/ports.ts';
 import { type EngineObserver, TaskEngine } from './app/task-engine.ts';
 import { DEFAULT_TASK_TIMEOUT_SECONDS, TaskService } from './app/task-service.ts';
@@ -38,9 +41,19 @@ export const dynamoClient = (): DynamoDBClient => {
   return dynamo;
 };
 
+let store: DynamoTaskStore | undefined;
+/** The task store (also the executor's liveness writer). */
+export const taskStore = (): DynamoTaskStore => {
+  store ??= new DynamoTaskStore(dynamoClient(), { tableName: required('TABLE_NAME') });
+  return store;
+};
+
+/** HEARTBEAT_INTERVAL_SECONDS (30), HEARTBEAT_MISSED_LIMIT (2), HEARTBEAT_MAX_RERUNS (3). */
+export const heartbeatRules = () => heartbeatRulesFrom(process.env);
+
 let engine: TaskEngine | undefined;
 export const taskEngine = (): TaskEngine => {
-  engine ??= new TaskEngine(new DynamoTaskStore(dynamoClient(), { tableName: required('TABLE_NAME') }), {
+  engine ??= new TaskEngine(taskStore(), {
     observer: metricsObserver,
     leaseSeconds: EXECUTOR_QUEUE.consumerTimeoutSeconds + 60,
     taskTimeoutSeconds: Number(process.env.TASK_TIMEOUT_SECONDS ?? DEFAULT_TASK_TIMEOUT_SECONDS),
@@ -62,6 +75,12 @@ export const executorQueueFromEnv = (): ExecutorQueue => {
   return executorQueue;
 };
 
+let heartbeatQueue: HeartbeatQueue | undefined;
+export const heartbeatQueueFromEnv = (): HeartbeatQueue => {
+  heartbeatQueue ??= new SqsHeartbeatQueue(sqsClient(), required(HEARTBEAT_QUEUE.urlEnv));
+  return heartbeatQueue;
+};
+
 let publisher: LifecyclePublisher | undefined;
 export const lifecyclePublisher = (): LifecyclePublisher => {
   publisher ??= new EventBridgeLifecyclePublisher(new EventBridgeClient({}), required('EVENT_BUS_NAME'));
@@ -71,17 +90,40 @@ export const lifecyclePublisher = (): LifecyclePublisher => {
 let executor: Promise<TaskExecutor> | undefined;
 /** The agent runner (the agent module is loaded once per container). */
 export const taskExecutor = (): Promise<TaskExecutor> => {
-  executor ??= loadAgent().then((agent) => new TaskExecutor(taskEngine(), agent));
+  executor ??= loadAgent().then(
+    (agent) =>
+      new TaskExecutor(taskEngine(), agent, undefined, undefined, {
+        heartbeat: { writer: taskStore(), intervalSeconds: heartbeatRules().intervalSeconds },
+      }),
+  );
   return executor;
+};
+
+let watcher: Promise<HeartbeatWatcher> | undefined;
+/** The heartbeat watch (it reads the agent's `idempotent` declaration). */
+export const heartbeatWatcher = (): Promise<HeartbeatWatcher> => {
+  watcher ??= loadAgent().then(
+    (agent) =>
+      new HeartbeatWatcher(taskEngine(), heartbeatQueueFromEnv(), heartbeatRules(), {
+        idempotent: agent.idempotent === true,
+      }),
+  );
+  return watcher;
 };
 
 let service: Promise<TaskService> | undefined;
 /** Requester use cases; blocking sends run the agent inline. */
 export const taskService = (): Promise<TaskService> => {
-  service ??= taskExecutor().then(
-    (runner) =>
+  service ??= Promise.all([taskExecutor(), loadAgent()]).then(
+    ([runner, agent]) =>
       new TaskService(
-        taskEngine(),
+        // new tasks get the deadlines the request, the agent and its skills ask for (app/deadlines.ts)
+        taskEngine().with({
+          deadlines: deadlineRulesOf(
+            agent,
+            Number(process.env.TASK_MAX_DEADLINE_SECONDS ?? DEFAULT_MAX_REQUEST_DEADLINE_SECONDS),
+          ),
+        }),
         runner,
         Number(process.env.TASK_TIMEOUT_SECONDS ?? DEFAULT_TASK_TIMEOUT_SECONDS),
       ),

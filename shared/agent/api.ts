@@ -17,6 +17,12 @@ export interface AgentSkill {
   examples?: string[];
   inputModes?: string[];
   outputModes?: string[];
+  /**
+   * How long a task of this skill may live, in seconds, instead of the agent's `deadlineSeconds` (not shown
+   * in the card). A task is of this skill when its first message names it (metadata `synapse.skill`) or
+   * the agent's `skillOf` says so.
+   */
+  deadlineSeconds?: number;
 }
 
 export interface AgentDescription {
@@ -37,6 +43,11 @@ export interface AgentDescription {
    * one: when set, the card declares `capabilities.extendedAgentCard` and the hub serves it.
    */
   extendedCard?: { description?: string; skills?: AgentSkill[] };
+  /**
+   * How long a task may live, in seconds from its creation, instead of the hub's TASK_TIMEOUT_SECONDS
+   * (not shown in the card); a requester may ask for its own (metadata `synapse.deadlineSeconds`).
+   */
+  deadlineSeconds?: number;
 }
 
 /** An A2A extension (digest §2.2 AgentExtension); `required: true` means clients must activate it. */
@@ -155,6 +166,14 @@ export interface AgentHandler {
   validate?(task: TaskInput): Validation | Promise<Validation>;
   /** Do the work. Called again (with `resumption`) after input or a human decision. */
   execute(ctx: ExecutionContext): Promise<Outcome>;
+  /**
+   * True when execute() may safely run again from the start for the same task: a run whose heartbeat
+   * was lost (its Lambda died, say) is then run again, up to HEARTBEAT_MAX_RERUNS (3) times, instead
+   * of failing the task with `heartbeat_lost`.
+   */
+  idempotent?: boolean;
+  /** Which of the skills a new message asks for (for per-skill deadlines), when its metadata does not say. */
+  skillOf?(message: IncomingMessage): string | undefined;
 }
 
 // Small constructors so agent code reads like the protocol.

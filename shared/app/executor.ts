@@ -4,7 +4,11 @@
  * and record what the agent reports through the engine. The same runner
  * serves the SQS executor (queued runs, resumes, lease checks) and blocking
  * sends, which run the agent inline within the request's time budget and
- * hand the task back (`release`) if it needs longer.
+ * hand the task back (`release`) if it needs longer. While the agent runs,
+ * its run keeps the task's heartbeat: what it reports counts, and after an
+ * interval of silence the executor makes a liveness write (heartbeat.ts).
+ * Every write of a run is fenced by its claim: a run whose task was handed
+ * back or claimed again (a lost run that comes back) writes nothing more.
  */
 import type {
   AgentHandler,
@@ -21,6 +25,7 @@ import { textOf } from '../agent/api.ts';
 import { ConflictError, InvalidTransitionError, ValidationError } from '../domain/errors.ts';
 import { isTerminal } from '../domain/states.ts';
 import type { EventDraft, Message, TaskEvent } from '../domain/task.ts';
+import type { LivenessWriter } from './heartbeat.ts';
 import {
   type Clock,
   type ExecutorRun,
@@ -89,12 +94,18 @@ export interface ExecuteOptions {
   handBackAt?: number;
 }
 
+export interface TaskExecutorOptions {
+  /** Liveness writes while the agent is silent; without it a run makes none (its events still count). */
+  heartbeat?: { writer: LivenessWriter; intervalSeconds: number };
+}
+
 export class TaskExecutor {
   constructor(
     private readonly engine: TaskEngine,
     private readonly agent: AgentHandler,
     private readonly ids: IdGenerator = randomIds,
     private readonly clock: Clock = systemClock,
+    private readonly options: TaskExecutorOptions = {},
   ) {}
 
   /** One request from the executor queue. */
@@ -202,17 +213,30 @@ export class TaskExecutor {
     // each write starts from the task as we wrote it last; if someone else moved it the engine re-reads
     let last = claimed;
     let stopped = false;
+    // our claim: a task handed back or claimed again since is no longer this run's to write to
+    const claim = claimed.head.leaseUntil;
+    const ours = (r: TaskRecord) => r.head.state === 'executing' && r.head.leaseUntil === claim;
+    const stop = () => {
+      stopped = true;
+      abort.abort();
+    };
+    const liveness = this.liveness(() => last, ours, stop);
     const record = async (drafts: EventDraft[]) => {
       if (stopped) throw new TaskStoppedError('the run ended');
       try {
         for (let i = 0; i < drafts.length; i += MAX_EVENTS_PER_WRITE) {
-          last = (await this.engine.apply(ref, drafts.slice(i, i + MAX_EVENTS_PER_WRITE), { seen: last }))
-            .record;
+          last = (
+            await this.engine.apply(ref, drafts.slice(i, i + MAX_EVENTS_PER_WRITE), {
+              seen: last,
+              guard: ours,
+            })
+          ).record;
+          // a write is a sign of life: the next liveness write is due an interval after it
+          liveness.wrote();
         }
       } catch (e) {
         if (e instanceof InvalidTransitionError) {
-          stopped = true;
-          abort.abort();
+          stop();
           throw new TaskStoppedError(e.message);
         }
         throw e;
@@ -244,10 +268,10 @@ export class TaskExecutor {
       }
       if (outcome === 'hand back') {
         // the request's time is up: stop recording for this run and give the task back to the executor
-        stopped = true;
-        abort.abort();
+        stop();
+        liveness.stop();
         try {
-          last = (await this.engine.apply(ref, { type: 'release' }, { seen: last })).record;
+          last = (await this.engine.apply(ref, { type: 'release' }, { seen: last, guard: ours })).record;
           return { result: 'released', record: last };
         } catch (e) {
           if (lostRace(e)) return { result: 'stopped', record: last };
@@ -274,7 +298,55 @@ export class TaskExecutor {
       throw e;
     } finally {
       handBack?.cancel();
+      liveness.stop();
     }
+  }
+
+  /**
+   * The run's liveness writes: one each interval the run spent without writing, none while it reports
+   * more often (so a task done within an interval makes none). A refused write whose task is no longer
+   * this run's (canceled, failed as lost, claimed again) stops the run at once, silent agent or not.
+   */
+  private liveness(
+    last: () => TaskRecord,
+    ours: (r: TaskRecord) => boolean,
+    stop: () => void,
+  ): { wrote(): void; stop(): void } {
+    const heartbeat = this.options.heartbeat;
+    if (!heartbeat) return { wrote: () => {}, stop: () => {} };
+    const intervalMs = heartbeat.intervalSeconds * 1000;
+    let ended = false;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      if (ended) return;
+      timer = setTimeout(beat, intervalMs);
+      // a run in flight keeps the process alive, not its heartbeat
+      timer.unref?.();
+    };
+    const beat = async () => {
+      if (ended) return;
+      try {
+        const result = await heartbeat.writer.beat(last(), this.clock.now().toISOString());
+        if (!result.written && (!result.current || !ours(result.current))) {
+          ended = true;
+          stop();
+          return;
+        }
+        // refused by a write of our own that landed meanwhile: that write was the sign of life
+      } catch {
+        // the store failed this once: the next beat tries again (the watch allows a missed one)
+      }
+      arm();
+    };
+    arm();
+    return {
+      wrote: arm,
+      stop: () => {
+        ended = true;
+        clearTimeout(timer);
+      },
+    };
   }
 
   /**

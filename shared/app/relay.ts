@@ -3,16 +3,20 @@
  * stream, in order per task) into what must follow them:
  * - an executor run for a task a change left waiting for one (a new
  *   submission, an answer to resume on, a task handed back);
- * - a lease watch for a task a change claimed, due when its lease ends, so
- *   a run that dies is noticed;
+ * - a heartbeat watch for a task a change claimed (start, resume), due when
+ *   its run would be declared lost, so a run that dies is noticed within
+ *   the heartbeat limit (heartbeat.ts); it replaces the lease watch, which
+ *   is sent only by a relay given no heartbeat queue;
  * - lifecycle events for integrations (docs/events.md).
  * Each output is harmless to repeat (the executor's claim drops a run that
  * is not needed; lifecycle events carry a unique id), so a change delivered
  * twice does no harm, and nothing that must follow a commit depends on a
  * second write succeeding.
  */
+import type { HeartbeatRules } from '../domain/heartbeat.ts';
 import { AWAITING_EXECUTOR, toA2AState } from '../domain/states.ts';
 import type { TaskHead } from '../domain/task.ts';
+import { type HeartbeatQueue, type HeartbeatWatch, watchDelaySeconds, watchOf } from './heartbeat.ts';
 import {
   type Clock,
   type ExecutorQueue,
@@ -21,6 +25,7 @@ import {
   type LifecyclePublisher,
   systemClock,
   type TaskChange,
+  type TaskRecord,
 } from './ports.ts';
 
 /** SQS's longest delay; a longer lease is watched in several steps. */
@@ -41,6 +46,8 @@ export const DetailType = {
 export interface RelayPorts {
   executor: ExecutorQueue;
   lifecycle: LifecyclePublisher;
+  /** Where claims get their heartbeat watch; without it, a lease watch on the executor queue. */
+  heartbeats?: { queue: HeartbeatQueue; rules: HeartbeatRules };
   clock?: Clock;
 }
 
@@ -136,24 +143,30 @@ export const relayChanges = async (
   const events = changes.flatMap(lifecycleEventsOf);
 
   // per task, what its last change in this batch leaves behind (earlier ones are already overtaken)
-  const lastOf = new Map<string, TaskHead>();
+  const lastOf = new Map<string, TaskRecord>();
   const madeRunnable = new Set<string>();
   const claimed = new Set<string>();
   for (const change of changes) {
     const after = change.after?.head;
     if (!after) continue;
-    lastOf.set(after.taskId, after);
+    lastOf.set(after.taskId, change.after!);
     if (AWAITING_EXECUTOR.has(after.state) && change.before?.state !== after.state)
       madeRunnable.add(after.taskId);
     if (change.events.some((e) => e.type === 'start' || e.type === 'resume')) claimed.add(after.taskId);
   }
   const runs: ExecutorRun[] = [];
   const watches: Array<{ run: ExecutorRun; delaySeconds: number }> = [];
-  for (const [taskId, head] of lastOf) {
+  const heartbeatWatches: Array<{ watch: HeartbeatWatch; delaySeconds: number }> = [];
+  const now = clock.now().getTime();
+  for (const [taskId, record] of lastOf) {
+    const { head } = record;
     const ref = { tenant: head.tenant, taskId, version: head.version };
     if (madeRunnable.has(taskId) && AWAITING_EXECUTOR.has(head.state)) runs.push(ref);
-    if (claimed.has(taskId) && head.state === 'executing' && head.leaseUntil) {
-      const seconds = Math.ceil((Date.parse(head.leaseUntil) - clock.now().getTime()) / 1000);
+    const watch = claimed.has(taskId) ? watchOf(head) : undefined;
+    if (watch && ports.heartbeats) {
+      heartbeatWatches.push({ watch, delaySeconds: watchDelaySeconds(record, ports.heartbeats.rules, now) });
+    } else if (watch) {
+      const seconds = Math.ceil((Date.parse(watch.claim) - now) / 1000);
       watches.push({
         run: { ...ref, watch: 'lease' },
         delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, seconds)),
@@ -163,10 +176,19 @@ export const relayChanges = async (
 
   const byDelay = new Map<number, ExecutorRun[]>();
   for (const w of watches) byDelay.set(w.delaySeconds, [...(byDelay.get(w.delaySeconds) ?? []), w.run]);
+  const heartbeatsByDelay = new Map<number, HeartbeatWatch[]>();
+  for (const w of heartbeatWatches)
+    heartbeatsByDelay.set(w.delaySeconds, [...(heartbeatsByDelay.get(w.delaySeconds) ?? []), w.watch]);
   await Promise.all([
     runs.length ? ports.executor.enqueue(runs) : undefined,
     ...[...byDelay].map(([delay, due]) => ports.executor.enqueue(due, delay)),
+    ...[...heartbeatsByDelay].map(([delay, due]) => ports.heartbeats!.queue.arm(due, delay)),
     events.length ? ports.lifecycle.publish(events) : undefined,
   ]);
-  return { changes: changes.length, runs: runs.length, watches: watches.length, events: events.length };
+  return {
+    changes: changes.length,
+    runs: runs.length,
+    watches: watches.length + heartbeatWatches.length,
+    events: events.length,
+  };
 };

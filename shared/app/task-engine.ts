@@ -7,7 +7,13 @@
  */
 
 import { createHash } from 'node:crypto';
-import { ConflictError, TaskNotFoundError, ValidationError } from '../domain/errors.ts';
+import {
+  ConflictError,
+  InvalidTransitionError,
+  TaskNotFoundError,
+  ValidationError,
+} from '../domain/errors.ts';
+import { isRerunRelease } from '../domain/heartbeat.ts';
 import {
   assertWithin,
   type EventDraft,
@@ -23,6 +29,7 @@ import {
   type TaskRole,
 } from '../domain/task.ts';
 import { allowedSources, decide } from '../domain/transitions.ts';
+import { DEFAULT_MAX_REQUEST_DEADLINE_SECONDS, type DeadlineRules, deadlineSecondsFor } from './deadlines.ts';
 import {
   type Clock,
   type IdGenerator,
@@ -53,7 +60,10 @@ export interface CreateTaskInput {
   initialState?: 'pending' | 'idle';
   /** The requester's first message, recorded with the `created` event. */
   message?: Message;
-  /** Default: DEFAULT_TASK_TIMEOUT_SECONDS from now. */
+  /**
+   * Default: DEFAULT_TASK_TIMEOUT_SECONDS from now. The engine's deadline rules win when they say
+   * something (the message's `synapse.deadlineSeconds`, its skill's or the agent's deadline).
+   */
   deadlineAt?: string;
   metadata?: Record<string, unknown>;
   /**
@@ -75,6 +85,12 @@ export interface ApplyOptions {
   seen?: TaskRecord;
   /** Lease of a claim (start / resume) among the drafts (default the engine's). */
   leaseSeconds?: number;
+  /**
+   * Checked on the task each attempt decides on (the one given or read, and the winner of each lost
+   * race): when it fails, nothing is written and the apply is refused with InvalidTransitionError.
+   * A run fences its writes with it (only while its own claim holds), and a heartbeat watch its verdict.
+   */
+  guard?: (record: TaskRecord) => boolean;
 }
 
 export interface ApplyResult {
@@ -117,6 +133,8 @@ export interface TaskEngineOptions {
   /** How long an executor's claim (start / resume) holds before its run counts as lost. */
   leaseSeconds?: number;
   taskTimeoutSeconds?: number;
+  /** Deadlines of new tasks (deadlines.ts); without it, only a requester's `synapse.deadlineSeconds`. */
+  deadlines?: DeadlineRules;
 }
 
 export class TaskEngine {
@@ -126,10 +144,11 @@ export class TaskEngine {
   private readonly observer: EngineObserver | undefined;
   private readonly leaseSeconds: number;
   private readonly taskTimeoutMs: number;
+  private readonly deadlines: DeadlineRules;
 
   constructor(
     readonly store: TaskStore,
-    options: TaskEngineOptions = {},
+    private readonly options: TaskEngineOptions = {},
   ) {
     this.clock = options.clock ?? systemClock;
     this.ids = options.ids ?? randomIds;
@@ -137,6 +156,12 @@ export class TaskEngine {
     this.observer = options.observer;
     this.leaseSeconds = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
     this.taskTimeoutMs = (options.taskTimeoutSeconds ?? DEFAULT_TASK_TIMEOUT_SECONDS) * 1000;
+    this.deadlines = options.deadlines ?? { maxRequestSeconds: DEFAULT_MAX_REQUEST_DEADLINE_SECONDS };
+  }
+
+  /** The same engine (same store) with some options changed. */
+  with(options: TaskEngineOptions): TaskEngine {
+    return new TaskEngine(this.store, { ...this.options, ...options });
   }
 
   /** The id a create will use: derived from the message when it is de-duplicated, random otherwise. */
@@ -163,6 +188,7 @@ export class TaskEngine {
       );
     }
     const then = this.parseDrafts(input.then ?? []);
+    const deadlineSeconds = deadlineSecondsFor(this.deadlines, input.message);
     const now = this.clock.now();
     const at = now.toISOString();
     const state = input.initialState ?? 'pending';
@@ -178,7 +204,10 @@ export class TaskEngine {
       protocol: input.protocol ?? 'a2a',
       createdAt: at,
       statusAt: at,
-      deadlineAt: input.deadlineAt ?? new Date(now.getTime() + this.taskTimeoutMs).toISOString(),
+      deadlineAt:
+        deadlineSeconds !== undefined
+          ? new Date(now.getTime() + deadlineSeconds * 1000).toISOString()
+          : (input.deadlineAt ?? new Date(now.getTime() + this.taskTimeoutMs).toISOString()),
       ...(input.metadata ? { metadata: input.metadata } : {}),
     };
     const created: TaskEvent = {
@@ -243,6 +272,13 @@ export class TaskEngine {
       // a retried message: the task already has it, whatever state it has moved on to
       if (key && record.head.recentMessageKeys?.includes(key))
         return { record, head: record.head, events: [], duplicate: true };
+      if (options.guard && !options.guard(record))
+        throw new InvalidTransitionError(
+          ref.taskId,
+          record.head.state,
+          drafts[0]!.type,
+          `Task ${ref.taskId} moved on (${record.head.state}, version ${record.head.version}): "${drafts[0]!.type}" no longer applies`,
+        );
       const at = this.timestampAfter(record.head.statusAt);
       const decided = this.decideAll(record.head, drafts, at, options.leaseSeconds);
       const next = key ? withMessageKey(decided.head, key) : decided.head;
@@ -341,10 +377,15 @@ const nextHead = (head: TaskHead, event: TaskEvent, leaseSeconds: number): TaskH
   }
   if (event.taskMetadata) next.metadata = { ...head.metadata, ...event.taskMetadata };
   if (event.progress !== undefined) next.progress = event.progress;
-  // a claim starts the executor's lease; leaving `executing` ends it
+  // a claim starts the executor's lease (and a new run's heartbeat); leaving `executing` ends both
   if (event.type === 'start' || event.type === 'resume') {
     next.leaseUntil = new Date(Date.parse(event.at) + leaseSeconds * 1000).toISOString();
-  } else if (event.to !== 'executing') delete next.leaseUntil;
+    delete next.heartbeatAt;
+  } else if (event.to !== 'executing') {
+    delete next.leaseUntil;
+    delete next.heartbeatAt;
+  }
+  if (isRerunRelease(event)) next.reruns = (head.reruns ?? 0) + 1;
   if (event.type === 'push_config') next.pushConfigIds = pushConfigIdsAfter(head.pushConfigIds, event.data);
   return next;
 };

@@ -24,6 +24,8 @@ export const MetricName = {
   DlqArrivals: 'DlqArrivals',
   /** The sweeper expired a task whose deadline, timeout or heartbeat passed. */
   TasksExpired: 'TasksExpired',
+  /** A heartbeat watch found a run lost (silent past the limit, or past its lease): run again or failed. */
+  HeartbeatsLost: 'HeartbeatsLost',
 } as const;
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];
 

@@ -11,8 +11,10 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { type FailedBatch, type StreamSource, startStreamSource } from '../../local/stream-source.ts';
 import { STREAM_RELAY, taskChangeOf } from '../../shared/adapters/dynamodb/stream.ts';
+import type { HeartbeatWatch } from '../../shared/app/heartbeat.ts';
 import type { ExecutorRun, LifecycleEvent, TaskChange, TaskRef } from '../../shared/app/ports.ts';
 import { relayChanges } from '../../shared/app/relay.ts';
+import type { HeartbeatRules } from '../../shared/domain/heartbeat.ts';
 import type { TestTable } from './dynamo.ts';
 
 export interface EnqueuedRun {
@@ -35,6 +37,10 @@ export interface Outbox {
   takeWatch(task: Pick<TaskRef, 'taskId'>): Promise<EnqueuedRun>;
   /** Once caught up: the lease watches enqueued for the task and not yet taken. */
   watches(task: Pick<TaskRef, 'taskId'>): Promise<EnqueuedRun[]>;
+  /** With `heartbeats` rules: once caught up, removes and returns the next heartbeat watch armed for the task. */
+  takeHeartbeat(task: Pick<TaskRef, 'taskId'>): Promise<{ watch: HeartbeatWatch; delaySeconds: number }>;
+  /** With `heartbeats` rules: once caught up, the heartbeat watches armed for the task and not yet taken. */
+  heartbeats(task: Pick<TaskRef, 'taskId'>): Promise<Array<{ watch: HeartbeatWatch; delaySeconds: number }>>;
   /** Once caught up: every lifecycle event published so far (for the task if named). */
   events(task?: Pick<TaskRef, 'taskId'>): Promise<LifecycleEvent[]>;
   /** Resolves once everything committed before the call was relayed; fails if relaying failed. */
@@ -46,7 +52,12 @@ export interface Outbox {
 
 const CAUGHT_UP_TIMEOUT_MS = 15_000;
 
-export const startOutbox = async (table: TestTable): Promise<Outbox> => {
+export interface OutboxOptions {
+  /** Relay claims to heartbeat watches under these rules, as functions/relay.ts does (default: lease watches). */
+  heartbeats?: HeartbeatRules;
+}
+
+export const startOutbox = async (table: TestTable, options: OutboxOptions = {}): Promise<Outbox> => {
   const { Table } = await table.client.send(new DescribeTableCommand({ TableName: table.tableName }));
   const streamArn = Table?.LatestStreamArn;
   assert.ok(streamArn, 'the test table has a stream');
@@ -59,6 +70,7 @@ export const startOutbox = async (table: TestTable): Promise<Outbox> => {
 
   const runs: EnqueuedRun[] = [];
   const watches: EnqueuedRun[] = [];
+  const heartbeats: Array<{ watch: HeartbeatWatch; delaySeconds: number }> = [];
   const published: LifecycleEvent[] = [];
   const problems: string[] = [];
   const pollErrors: string[] = [];
@@ -91,6 +103,17 @@ export const startOutbox = async (table: TestTable): Promise<Outbox> => {
             },
           },
           lifecycle: { publish: async (events) => void published.push(...events) },
+          ...(options.heartbeats
+            ? {
+                heartbeats: {
+                  queue: {
+                    arm: async (armed, delaySeconds) =>
+                      void heartbeats.push(...armed.map((watch) => ({ watch, delaySeconds }))),
+                  },
+                  rules: options.heartbeats,
+                },
+              }
+            : {}),
         });
       } catch (e) {
         problems.push(`relaying ${event.Records.length} record(s) threw: ${String(e)}`);
@@ -146,6 +169,16 @@ export const startOutbox = async (table: TestTable): Promise<Outbox> => {
     watches: async (task) => {
       await caughtUp();
       return watches.filter(of(task));
+    },
+    takeHeartbeat: async (task) => {
+      await caughtUp();
+      const i = heartbeats.findIndex((h) => h.watch.taskId === task.taskId);
+      assert.ok(i >= 0, `the relay armed a heartbeat watch for task ${task.taskId}`);
+      return heartbeats.splice(i, 1)[0]!;
+    },
+    heartbeats: async (task) => {
+      await caughtUp();
+      return heartbeats.filter((h) => h.watch.taskId === task.taskId);
     },
     events: async (task) => {
       await caughtUp();

@@ -288,6 +288,8 @@ const encodeTask = (
   }
   if (head.progress !== undefined) item.pg = head.progress;
   if (head.leaseUntil) item.lu = head.leaseUntil;
+  if (head.heartbeatAt) item.hb = head.heartbeatAt;
+  if (head.reruns) item.rr = head.reruns;
   if (head.metadata) item.md = toText(head.metadata);
   if (head.recentMessageKeys?.length) item.rk = head.recentMessageKeys;
   if (head.pushConfigIds?.length) item.pn = head.pushConfigIds;
@@ -360,6 +362,8 @@ export const decodeTask = (item: Item): TaskRecord => {
     deadlineAt: String(item.dl),
   };
   if (item.lu) head.leaseUntil = String(item.lu);
+  if (item.hb) head.heartbeatAt = String(item.hb);
+  if (item.rr) head.reruns = Number(item.rr);
   if (item.rk) head.recentMessageKeys = [...(item.rk as string[])];
   if (item.pn) head.pushConfigIds = [...(item.pn as string[])];
   const recent = decodeLog(fromText(item.lg), head);
@@ -501,3 +505,11 @@ export const planWrite = (
   if (size > MAX_ITEM_BYTES) throw new PayloadTooLargeError('the events of one write', size, MAX_ITEM_BYTES);
   return { item, before, record: { head: next, recent: log, storage: { ...notes } } };
 };
+
+/**
+ * A liveness write: the task item exactly as `seen` holds it (same version, log and index keys), with
+ * `hb` moved to `at`. Put on the condition that the version is still `seen`'s, it changes no index key
+ * or projected attribute, so it costs the item's size (1 WRU for a small task) and nothing on the indexes.
+ */
+export const planBeat = (seen: TaskRecord, at: string, options: CodecOptions): Item =>
+  encodeTask({ ...seen.head, heartbeatAt: at }, seen.recent, notesFor(seen), options);

@@ -18,6 +18,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { BeatResult } from '../../app/heartbeat.ts';
 import {
   type CreateOutcome,
   type ListTasksPage,
@@ -68,6 +69,7 @@ import {
   type Item,
   isReplyItem,
   kindOf,
+  planBeat,
   planWrite,
   statusBodyOf,
 } from './task-codec.ts';
@@ -131,6 +133,28 @@ export class DynamoTaskStore implements TaskStore {
       if (!(e instanceof ConditionalCheckFailedException)) throw e;
       const current = e.Item ? decodeTask(unmarshall(e.Item)) : undefined;
       throw new StaleTaskError(current && current.head.tenant === seen.head.tenant ? current : undefined);
+    }
+  }
+
+  /**
+   * A liveness write (heartbeat): the item as `seen` holds it with `hb` moved on, on the condition that its
+   * version and state are still `seen`'s. It records no event and keeps the version, so no other writer
+   * loses a race to it and the stream relay finds no change in it. Refused: the task as it is now.
+   */
+  async beat(seen: TaskRecord, at: string): Promise<BeatResult> {
+    try {
+      await this.put(planBeat(seen, at, this.codec), '#v = :seen AND #st = :st', {
+        names: { '#v': 'v', '#st': 'st' },
+        values: { ':seen': seen.head.version, ':st': encodeState(seen.head.state) },
+      });
+      return { written: true };
+    } catch (e) {
+      if (!(e instanceof ConditionalCheckFailedException)) throw e;
+      const current = e.Item ? decodeTask(unmarshall(e.Item)) : undefined;
+      return {
+        written: false,
+        ...(current && current.head.tenant === seen.head.tenant ? { current } : {}),
+      };
     }
   }
 

@@ -15,6 +15,8 @@ export interface QueueDefinition {
   consumerTimeoutSeconds: number;
   /** Environment variable through which functions get the queue URL. */
   urlEnv: string;
+  /** Age of the oldest message that raises the alarm, when not the visibility timeout (delayed messages). */
+  oldestMessageAlarmSeconds?: number;
 }
 
 export const EXECUTOR_QUEUE: QueueDefinition = {
@@ -29,6 +31,23 @@ export const EXECUTOR_QUEUE: QueueDefinition = {
   urlEnv: 'EXECUTOR_QUEUE_URL',
 };
 
-export const QUEUES: readonly QueueDefinition[] = [EXECUTOR_QUEUE];
+/**
+ * Heartbeat watches: one delayed message per running task, due when its run would next be declared lost
+ * (shared/app/heartbeat.ts). A check is a read and at most one write or re-arm, so its own short timeout.
+ */
+export const HEARTBEAT_QUEUE: QueueDefinition = {
+  name: 'heartbeat',
+  consumerTimeoutSeconds: 30,
+  // a failed check comes back after a backoff (adapters/sqs/retry.ts), or after this at the latest
+  visibilityTimeoutSeconds: 60,
+  // as the executor's: about 4 minutes of retries (throttling, an outage) before the DLQ
+  maxReceiveCount: 8,
+  batchSize: 10,
+  urlEnv: 'HEARTBEAT_QUEUE_URL',
+  // every message is delayed (up to SQS's 900 s): only one older than its delay and a visibility is late
+  oldestMessageAlarmSeconds: 960,
+};
+
+export const QUEUES: readonly QueueDefinition[] = [EXECUTOR_QUEUE, HEARTBEAT_QUEUE];
 
 export const deadLetterName = (q: QueueDefinition): string => `${q.name}-dlq`;

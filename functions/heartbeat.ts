@@ -1,0 +1,80 @@
+/**
+ * Heartbeat: SQS event source on the heartbeat queue. Each record is the
+ * watch of one running task (shared/app/heartbeat.ts): it stops, comes back
+ * later (a new delayed message), or resolves a lost run (run again or
+ * failed, one conditional write). A redelivered record is harmless: the
+ * watch acts on the task as it is now. Records that throw are reported as
+ * partial batch failures and come back after a backoff.
+ */
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { HEARTBEAT_QUEUE } from '../shared/adapters/sqs/queues.ts';
+import { retryLater } from '../shared/adapters/sqs/retry.ts';
+import { countMetric, logger, MetricName, withObservability } from '../shared/observability/index.ts';
+import * as z from '../shared/validation/zod.ts';
+import { heartbeatWatcher, sqsClient } from '../shared/wiring.ts';
+
+const watchSchema = z.object({
+  tenant: z.string().check(z.minLength(1)),
+  taskId: z.string().check(z.minLength(1)),
+  version: z.number().check(z.int(), z.nonnegative()),
+  claim: z.string().check(z.minLength(1)),
+});
+
+const parseJson = (body: string): unknown => {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+};
+
+const receiveCount = (record: SQSRecord): number => Number(record.attributes.ApproximateReceiveCount ?? 1);
+
+export const heartbeatHandler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const watcher = await heartbeatWatcher();
+  const results = await Promise.allSettled(
+    event.Records.map(async (record) => {
+      const parsed = watchSchema.safeParse(parseJson(record.body));
+      // a malformed message will never succeed: drop it (log) rather than loop it into the DLQ
+      if (!parsed.success) {
+        logger.error('dropping malformed heartbeat watch', { body: record.body.slice(0, 1000) });
+        return;
+      }
+      const watch = parsed.data;
+      const keys = { taskId: watch.taskId, tenant: watch.tenant, messageId: record.messageId };
+      try {
+        const outcome = await watcher.check(watch);
+        if (outcome.result === 'rerun' || outcome.result === 'failed') {
+          countMetric(MetricName.HeartbeatsLost);
+          logger.warn('heartbeat lost', { ...keys, result: outcome.result });
+        } else logger.debug('heartbeat checked', { ...keys, ...outcome });
+      } catch (e) {
+        const final = receiveCount(record) >= HEARTBEAT_QUEUE.maxReceiveCount;
+        if (final) countMetric(MetricName.DlqArrivals);
+        const retryInSeconds = final
+          ? undefined
+          : await retryLater(
+              sqsClient(),
+              String(process.env[HEARTBEAT_QUEUE.urlEnv]),
+              record.receiptHandle,
+              receiveCount(record),
+            ).catch(() => undefined);
+        logger.error('heartbeat check failed', {
+          ...keys,
+          receiveCount: receiveCount(record),
+          final,
+          retryInSeconds,
+          error: e as Error,
+        });
+        throw e;
+      }
+    }),
+  );
+  return {
+    batchItemFailures: results.flatMap((r, i) =>
+      r.status === 'rejected' ? [{ itemIdentifier: event.Records[i]!.messageId }] : [],
+    ),
+  };
+};
+
+export const handler = withObservability(heartbeatHandler, { functionName: 'heartbeat' });
