@@ -24,6 +24,7 @@ export type FunctionId =
   | 'rest'
   | 'jwks'
   | 'executor'
+  | 'heartbeat'
   | 'sweeper'
   | 'relay'
   | 'signing-key-rotation';
@@ -34,6 +35,7 @@ export const FUNCTION_IDS: readonly FunctionId[] = [
   'rest',
   'jwks',
   'executor',
+  'heartbeat',
   'sweeper',
   'relay',
   'signing-key-rotation',
@@ -46,6 +48,7 @@ export const FUNCTION_MEMORY_MB: Readonly<Record<FunctionId, number>> = {
   rest: 512,
   jwks: 256,
   executor: 1024,
+  heartbeat: 256,
   sweeper: 256,
   relay: 256,
   'signing-key-rotation': 256,

@@ -23,7 +23,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { EXECUTOR_QUEUE } from '../shared/adapters/sqs/queues.ts';
+import { EXECUTOR_QUEUE, HEARTBEAT_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE } from '../shared/observability/names.ts';
 import { JSONRPC_PATH, JWKS_PATH, REST_PATH, type RouteDefinition } from '../shared/routes.ts';
 import { type FunctionId, resolveAgentModule } from './bundling.ts';
@@ -166,6 +166,8 @@ export class SynapseServices extends Construct {
     this.agentModule = resolveAgentModule(props.agentModule);
     const executorQueue = props.state.queues.find((q) => q.definition.name === EXECUTOR_QUEUE.name);
     if (!executorQueue) throw new Error(`state has no ${EXECUTOR_QUEUE.name} queue`);
+    const heartbeatQueue = props.state.queues.find((q) => q.definition.name === HEARTBEAT_QUEUE.name);
+    if (!heartbeatQueue) throw new Error(`state has no ${HEARTBEAT_QUEUE.name} queue`);
     const serviceName = props.serviceName ?? DEFAULT_SERVICE_NAME;
     this.signingKeys = props.state.signingKeys;
 
@@ -199,6 +201,7 @@ export class SynapseServices extends Construct {
       environment: { ...environment, PUBLIC_URL: this.api.publicUrl },
       table: props.state.table,
       executorQueue,
+      heartbeatQueue,
       bus: props.state.bus,
       relayFailures: props.state.relayFailures,
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
@@ -207,6 +210,7 @@ export class SynapseServices extends Construct {
     this.functions = {
       ...this.api.functions,
       executor: this.workers.executor,
+      heartbeat: this.workers.heartbeat,
       sweeper: this.workers.sweeper,
       relay: this.workers.relay,
     };

@@ -3,8 +3,8 @@
  *
  * Dashboard: API requests / 4xx / 5xx and latency; per-function errors,
  * throttles and duration; DynamoDB throttling and the custom ConflictsLost
- * metric (and the other task metrics); queue age of the oldest message and
- * DLQ depth; alarm status.
+ * metric (and the other task metrics); heartbeats lost; queue age of the
+ * oldest message and DLQ depth (the heartbeat queue's among them); alarm status.
  * Alarms: API 5xx rate, each function's errors, each DLQ not empty, each
  * queue's oldest message age. Actions go to an SNS topic: the one passed in,
  * or one created for `alarmEmail`; with neither, alarms only show in the console.
@@ -126,7 +126,9 @@ export class Monitoring extends Construct {
         evaluationPeriods: 1,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
-      const maxAge = props.oldestMessageAge ?? Duration.seconds(definition.visibilityTimeoutSeconds);
+      const maxAge =
+        props.oldestMessageAge ??
+        Duration.seconds(definition.oldestMessageAlarmSeconds ?? definition.visibilityTimeoutSeconds);
       alarm(`${pascal(definition.name)}OldestMessageAge`, {
         alarmDescription: `Synapse ${definition.name} queue: a message has waited longer than ${maxAge.toHumanString()}`,
         metric: queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: FIVE_MINUTES }),
@@ -268,6 +270,13 @@ export class Monitoring extends Construct {
             period: Duration.minutes(1),
           }),
         ],
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Heartbeats lost',
+        width: 24,
+        left: [custom(MetricName.HeartbeatsLost, 'runs lost (run again or failed)')],
       }),
     );
     this.dashboard.addWidgets(

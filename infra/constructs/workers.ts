@@ -1,13 +1,21 @@
 /**
  * The background functions: the executor (SQS event source on the executor
- * queue, partial batch responses), the sweeper (triggered by `Schedules`) and
- * the relay (DynamoDB stream event source on the task table: the outbox).
+ * queue, partial batch responses), the heartbeat watch (SQS event source on
+ * the heartbeat queue), the sweeper (triggered by `Schedules`) and the relay
+ * (DynamoDB stream event source on the task table: the outbox).
  *
- * Least privilege: the executor reads/writes tasks, consumes its queue (the
- * event source mapping grants that) and sends to it (a lease still running is
- * looked at again later); the sweeper queries the deadline index and writes
- * tasks conditionally; the relay reads the stream (granted by its mapping),
- * sends to the executor queue and puts events on the bus, and touches no item.
+ * Least privilege: the executor reads/writes tasks (its liveness writes are
+ * conditional puts too), consumes its queue (the event source mapping grants
+ * that) and sends to it (a lease watch from before heartbeats looks again
+ * later); the heartbeat function reads/writes tasks, consumes its queue and
+ * sends to it (a watch re-arms itself), and queries no index; the sweeper
+ * queries the deadline index and writes tasks conditionally; the relay reads
+ * the stream (granted by its mapping), sends to the executor and heartbeat
+ * queues and puts events on the bus, and touches no item.
+ *
+ * The heartbeat watch has a function of its own rather than a second event
+ * source on the executor: a check takes milliseconds and must not wait behind
+ * (or be timed like) 15-minute agent runs, and it needs no more than its role.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -26,12 +34,16 @@ import type { QueueRef } from './queues.ts';
 export const SWEEPER_INDEXES = ['byDeadline'] as const;
 /** The executor reads tasks and their history from the table itself, through no index. */
 export const EXECUTOR_INDEXES = [] as const;
+/** The heartbeat watch reads the task item alone. */
+export const HEARTBEAT_INDEXES = [] as const;
 
 export interface WorkersProps {
   agentModule: string;
   environment: Record<string, string>;
   table: ITableV2;
   executorQueue: QueueRef;
+  /** The heartbeat watches' queue. */
+  heartbeatQueue: QueueRef;
   /** The lifecycle event bus the relay publishes to. */
   bus: events.IEventBus;
   /** The relay's on-failure destination. */
@@ -41,6 +53,7 @@ export interface WorkersProps {
 
 export class Workers extends Construct {
   readonly executor: HubFunction;
+  readonly heartbeat: HubFunction;
   readonly sweeper: HubFunction;
   readonly relay: HubFunction;
 
@@ -65,6 +78,28 @@ export class Workers extends Construct {
     // consuming is granted by the event source; sending is for lease checks that must look again later
     grantTableReadWrite(props.table, this.executor.function, { indexes: EXECUTOR_INDEXES });
     queue.grantSendMessages(this.executor.function);
+
+    const beats = props.heartbeatQueue;
+    this.heartbeat = new HubFunction(this, 'Heartbeat', {
+      fn: 'heartbeat',
+      agentModule: props.agentModule,
+      environment: props.environment,
+      timeout: Duration.seconds(beats.definition.consumerTimeoutSeconds),
+      description: 'Synapse: watches the heartbeat of running tasks',
+      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+    });
+    if (beats.definition.visibilityTimeoutSeconds < beats.definition.consumerTimeoutSeconds) {
+      throw new Error(`queue ${beats.definition.name}: visibility timeout shorter than the consumer timeout`);
+    }
+    this.heartbeat.function.addEventSource(
+      new SqsEventSource(beats.queue, {
+        batchSize: beats.definition.batchSize,
+        reportBatchItemFailures: true,
+      }),
+    );
+    grantTableReadWrite(props.table, this.heartbeat.function, { indexes: HEARTBEAT_INDEXES });
+    // a watch of a run still alive re-arms itself
+    beats.queue.grantSendMessages(this.heartbeat.function);
 
     this.sweeper = new HubFunction(this, 'Sweeper', {
       fn: 'sweeper',
@@ -106,6 +141,7 @@ export class Workers extends Construct {
       }),
     );
     queue.grantSendMessages(this.relay.function);
+    beats.queue.grantSendMessages(this.relay.function);
     props.bus.grantPutEventsTo(this.relay.function);
   }
 }

@@ -13,7 +13,7 @@ import { AGENT_SPECIFIER, ESM_REQUIRE_BANNER } from '../../infra/bundling.ts';
 import { StatefulStack } from '../../infra/stacks.ts';
 import { STREAM_RELAY } from '../../shared/adapters/dynamodb/stream.ts';
 import { TASK_TABLE } from '../../shared/adapters/dynamodb/table.ts';
-import { EXECUTOR_QUEUE, QUEUES } from '../../shared/adapters/sqs/queues.ts';
+import { EXECUTOR_QUEUE, HEARTBEAT_QUEUE, QUEUES } from '../../shared/adapters/sqs/queues.ts';
 import { METRICS_NAMESPACE, MetricName } from '../../shared/observability/names.ts';
 import { JSONRPC_PATH, REST_PATH, ROUTES, STREAMING } from '../../shared/routes.ts';
 import {
@@ -63,8 +63,10 @@ const EXPECTED_ACTIONS: Record<string, string[]> = {
   jwks: sorted(LOGS, XRAY, ['secretsmanager:GetSecretValue']),
   // sends to its own queue: a lease still running is looked at again later
   executor: sorted(LOGS, XRAY, TABLE_RW, SQS_CONSUME, SQS_SEND),
+  // consumes the heartbeat queue and sends to it (a watch of a run still alive re-arms itself)
+  heartbeat: sorted(LOGS, XRAY, TABLE_RW, SQS_CONSUME, SQS_SEND),
   sweeper: sorted(LOGS, XRAY, TABLE_RW),
-  // reads the stream, sends runs and lease watches, puts lifecycle events and the failure note; no item access
+  // reads the stream, sends runs and heartbeat watches, puts lifecycle events and the failure note; no item access
   relay: sorted(LOGS, XRAY, STREAM_READ, SQS_SEND, ['events:PutEvents']),
 };
 
@@ -196,6 +198,8 @@ describe('stateful stack', () => {
       'ExecutorQueueUrl',
       'ExecutorQueueName',
       'ExecutorDlqUrl',
+      'HeartbeatQueueUrl',
+      'HeartbeatDlqUrl',
       'RelayFailuresQueueUrl',
     ]) {
       assert.ok(outputs.includes(key), key);
@@ -209,6 +213,7 @@ describe('stateless stack: functions and triggers', () => {
     assert.deepEqual(Object.keys(ids).sort(), [
       'agent-card',
       'executor',
+      'heartbeat',
       'jsonrpc',
       'jwks',
       'relay',
@@ -216,7 +221,7 @@ describe('stateless stack: functions and triggers', () => {
       'sweeper',
     ]);
     const fns = resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Function');
-    assert.equal(Object.keys(fns).length, 7);
+    assert.equal(Object.keys(fns).length, 8);
     for (const [name, { fn }] of Object.entries(ids)) {
       const p = fns[fn]?.Properties ?? {};
       assert.equal(p.Runtime, 'nodejs22.x', name);
@@ -386,7 +391,8 @@ describe('stateless stack: functions and triggers', () => {
 
   it('feeds the executor from its queue with partial batch responses', () => {
     const ids = functionIds(hub);
-    hub.statelessTemplate.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+    // the executor's, the heartbeat function's and the relay's
+    hub.statelessTemplate.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
     hub.statelessTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: ids.executor.fn },
       BatchSize: EXECUTOR_QUEUE.batchSize,
@@ -395,6 +401,40 @@ describe('stateless stack: functions and triggers', () => {
     });
     const fn = resourcesOf(hub.statelessTemplate)[ids.executor.fn];
     assert.equal(fn?.Properties.Timeout, EXECUTOR_QUEUE.consumerTimeoutSeconds);
+  });
+
+  it('feeds the heartbeat function from the heartbeat queue; the relay and the function send to it', () => {
+    const ids = functionIds(hub);
+    hub.statelessTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: ids.heartbeat.fn },
+      BatchSize: HEARTBEAT_QUEUE.batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: { 'Fn::ImportValue': Match.stringLikeRegexp('HeartbeatQueue') },
+    });
+    const fn = resourcesOf(hub.statelessTemplate)[ids.heartbeat.fn];
+    assert.ok(fn, 'the heartbeat function');
+    assert.equal(fn.Properties.Timeout, HEARTBEAT_QUEUE.consumerTimeoutSeconds);
+    const env = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    assert.ok(env[HEARTBEAT_QUEUE.urlEnv], 'the heartbeat queue URL');
+    for (const name of ['relay', 'heartbeat'] as const) {
+      const sends = statementsOfRole(hub.statelessTemplate, ids[name].role).filter((s) =>
+        asArray(s.Action).includes('sqs:SendMessage'),
+      );
+      assert.ok(
+        sends.some((s) => JSON.stringify(s.Resource).includes('HeartbeatQueue')),
+        `${name} may send to the heartbeat queue`,
+      );
+      assert.ok(
+        !sends.some((s) => JSON.stringify(s.Resource).includes('HeartbeatDlq')),
+        `${name} does not send to its DLQ`,
+      );
+    }
+    // the heartbeat watch reads the task item alone
+    const queries = statementsOfRole(hub.statelessTemplate, ids.heartbeat.role)
+      .filter((s) => asArray(s.Action).includes('dynamodb:Query'))
+      .flatMap((s) => asArray(s.Resource))
+      .map((r) => JSON.stringify(r));
+    assert.ok(!queries.some((r) => r.includes('/index/')));
   });
 
   it('runs the sweeper every minute from an EventBridge rule', () => {
@@ -511,6 +551,25 @@ describe('stateless stack: monitoring', () => {
     );
     assert.ok(alarms.some((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && a.Threshold === 1));
     assert.ok(alarms.some((a) => a.MetricName === 'ApproximateAgeOfOldestMessage'));
+  });
+
+  it('alarms on the heartbeat DLQ, and dashboards the heartbeats lost', () => {
+    const alarms = resourcesOf(hub.statelessTemplate, 'AWS::CloudWatch::Alarm');
+    const dlq = Object.entries(alarms).find(([id]) => id.includes('HeartbeatDlqNotEmpty'))?.[1]?.Properties;
+    assert.ok(dlq, 'an alarm on the heartbeat DLQ');
+    assert.equal(dlq.MetricName, 'ApproximateNumberOfMessagesVisible');
+    assert.equal(dlq.Threshold, 1);
+    assert.match(JSON.stringify(dlq.Dimensions), /HeartbeatDlq/);
+    const age = Object.entries(alarms).find(([id]) => id.includes('HeartbeatOldestMessageAge'))?.[1]
+      ?.Properties;
+    // every watch is delayed: its age alarms only past the longest delay and a visibility timeout
+    assert.equal(age?.Threshold, HEARTBEAT_QUEUE.oldestMessageAlarmSeconds);
+    const body = JSON.stringify(
+      Object.values(resourcesOf(hub.statelessTemplate, 'AWS::CloudWatch::Dashboard'))[0]?.Properties
+        ?.DashboardBody,
+    );
+    assert.ok(body.includes('Heartbeats lost'), 'the widget');
+    assert.ok(body.includes(MetricName.HeartbeatsLost), 'the metric');
   });
 
   it('has a dashboard with API, Lambda, DynamoDB, custom and SQS metrics', () => {
