@@ -11,10 +11,11 @@
  * - Lambda: invocations and duration of each handler (billed per ms at the
  *   function's memory size from infra/bundling.ts);
  * - API Gateway: one REST request per client call.
- * Lease watches are delayed messages (due when the claim's lease ends, 30 s
- * to 15 minutes later): the bench captures them as they are sent and hands
- * them to the executor handler at once, so their cost is counted without
- * waiting; the measurement ends before the first real one is due (checked).
+ * Heartbeat watches are delayed messages (due when a claim's run would be
+ * lost: 60 s later at the default heartbeat): the bench captures them as
+ * they are sent and hands them to the heartbeat handler at once, so their
+ * cost is counted without waiting; the measurement ends before the first
+ * real one is due (checked).
  * The client's own polls are not part of a task's cost (a blocking send needs
  * none). DynamoDB Streams reads by the relay's event source are free on AWS.
  */
@@ -23,7 +24,9 @@ import { FUNCTION_MEMORY_MB, type FunctionId } from '../../infra/bundling.ts';
 import { type HubHandlers, type LocalHub, startLocalHub } from '../../local/hub.ts';
 import { createLambdaContext } from '../../local/lambda-context.ts';
 import { DynamoUsage, type UsageTotals } from '../../shared/adapters/dynamodb/usage.ts';
-import { EXECUTOR_QUEUE } from '../../shared/adapters/sqs/queues.ts';
+import { HEARTBEAT_QUEUE } from '../../shared/adapters/sqs/queues.ts';
+import { heartbeatRulesFrom } from '../../shared/app/heartbeat.ts';
+import { silenceLimitMs } from '../../shared/domain/heartbeat.ts';
 import { PRICES } from './prices.ts';
 
 export interface PathCost {
@@ -36,7 +39,7 @@ export interface PathCost {
   dynamoRoundTrips: number;
   apiRequests: number;
   sqsMessages: number;
-  /** Of which lease watches (delayed messages). */
+  /** Of which heartbeat watches (delayed messages; the field keeps its name from the lease watches). */
   leaseWatches: number;
   lifecycleEvents: number;
   invocations: Partial<Record<FunctionId, number>>;
@@ -110,7 +113,7 @@ const loadHandler = async (fn: FunctionId): Promise<AnyHandler> =>
   ((await import(`../../functions/${fn}.ts`)) as { handler: AnyHandler }).handler;
 
 /** Starts the hub with metered handlers; the meters see only what the handlers do. */
-const startMeteredHub = async (): Promise<{ hub: LocalHub; meter: Meter; executor: AnyHandler }> => {
+const startMeteredHub = async (): Promise<{ hub: LocalHub; meter: Meter; watches: AnyHandler }> => {
   const meter: Meter = {
     usage: new DynamoUsage(),
     sqsMessages: 0,
@@ -123,7 +126,7 @@ const startMeteredHub = async (): Promise<{ hub: LocalHub; meter: Meter; executo
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const ids: FunctionId[] = ['agent-card', 'jsonrpc', 'executor', 'sweeper', 'relay'];
+  const ids: FunctionId[] = ['agent-card', 'jsonrpc', 'executor', 'heartbeat', 'sweeper', 'relay'];
   const loaded = Object.fromEntries(
     await Promise.all(ids.map(async (fn) => [fn, timed(fn, await loadHandler(fn), meter)] as const)),
   ) as unknown as HubHandlers;
@@ -152,7 +155,7 @@ const startMeteredHub = async (): Promise<{ hub: LocalHub; meter: Meter; executo
   hub.bus.subscribe(() => {
     meter.events++;
   });
-  return { hub, meter, executor: loaded.executor as AnyHandler };
+  return { hub, meter, watches: loaded.heartbeat as AnyHandler };
 };
 
 const rpc = async (hub: LocalHub, method: string, params: unknown) => {
@@ -175,8 +178,8 @@ const message = (text: string, messageId: string = crypto.randomUUID()) => ({
   parts: [{ text }],
 });
 
-/** Hands the captured lease watches to the executor handler now instead of when they are due. */
-const runLeaseWatches = async (bodies: string[], executor: AnyHandler) => {
+/** Hands the captured heartbeat watches to the heartbeat handler now instead of when they are due. */
+const runLeaseWatches = async (bodies: string[], watches: AnyHandler) => {
   if (bodies.length === 0) return;
   const event: SQSEvent = {
     Records: bodies.map((body) => ({
@@ -192,11 +195,11 @@ const runLeaseWatches = async (bodies: string[], executor: AnyHandler) => {
       messageAttributes: {},
       md5OfBody: '',
       eventSource: 'aws:sqs',
-      eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${EXECUTOR_QUEUE.name}`,
+      eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${HEARTBEAT_QUEUE.name}`,
       awsRegion: 'us-east-1',
     })),
   };
-  await executor(event as never, createLambdaContext({ functionName: 'executor', timeoutMs: 60_000 }));
+  await watches(event as never, createLambdaContext({ functionName: 'heartbeat', timeoutMs: 60_000 }));
 };
 
 const pathCost = (path: string, tasks: number, meter: Meter, usage: UsageTotals, api: number): PathCost => {
@@ -248,16 +251,16 @@ export const dollarsPerMillion = (c: PathCost): Dollars => {
 };
 
 export const benchCost = async (tasks = 30): Promise<CostResult> => {
-  const { hub, meter, executor } = await startMeteredHub();
+  const { hub, meter, watches } = await startMeteredHub();
   const started = Date.now();
-  // the earliest a real lease watch can come back: an inline run's lease is its budget plus 5 s
-  const firstWatchDueMs = (Number(process.env.BLOCKING_WAIT_MS ?? 25_000) + 5_000) * 0.9;
+  // the earliest a real heartbeat watch can come back: the loss limit after a claim
+  const firstWatchDueMs = silenceLimitMs(heartbeatRulesFrom(process.env)) * 0.9;
   // what a path leaves behind: the relay's last records, and the delayed watches it sent
   const settle = async () => {
     await hub.relayCaughtUp();
-    await runLeaseWatches(meter.leaseWatches.splice(0), executor);
+    await runLeaseWatches(meter.leaseWatches.splice(0), watches);
     if (Date.now() - started > firstWatchDueMs)
-      throw new Error('the cost bench ran past the first lease watch: its figures would count it twice');
+      throw new Error('the cost bench ran past the first heartbeat watch: its figures would count it twice');
   };
   const completed = new Set<string>();
   hub.bus.subscribe((e) => {
