@@ -9,7 +9,12 @@ import {
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type SqsHandler, startEventSource } from '../../local/event-source.ts';
 import { type LocalSqs, startLocalSqs } from '../../local/sqs.ts';
-import { EXECUTOR_QUEUE, type QueueDefinition } from '../../shared/adapters/sqs/queues.ts';
+import {
+  deadLetterName,
+  EXECUTOR_QUEUE,
+  QUEUES,
+  type QueueDefinition,
+} from '../../shared/adapters/sqs/queues.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -113,7 +118,11 @@ describe('local SQS', () => {
     const sqs = await startLocalSqs();
     try {
       assert.match(sqs.endpoint, /^http:\/\/127\.0\.0\.1:\d+$/);
-      assert.deepEqual(Object.keys(sqs.urls).sort(), ['executor', 'executor-dlq']);
+      // every queue of QUEUES (the executor's, the heartbeat watches'...) with its DLQ
+      assert.deepEqual(
+        Object.keys(sqs.urls).sort(),
+        QUEUES.flatMap((d) => [d.name, deadLetterName(d)]).sort(),
+      );
       const q = sqs.queues.executor!;
       assert.equal(q.url, sqs.urls.executor);
       assert.ok(q.url.startsWith(sqs.endpoint));

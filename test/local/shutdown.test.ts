@@ -77,12 +77,13 @@ describe('stopping npm start while agents run', () => {
       assert.equal(alive(java[0]!), false, 'Java stopped with the hub');
       await blocking; // answered or cut off, but over
 
-      // nothing was written on the way down: after a restart the task is still executing, its lease watched
+      // nothing was written on the way down: after a restart the task is still executing (its run's last
+      // sign of life is seconds old, the heartbeat limit a minute), its heartbeat watched
       second = run('local/main.ts', env, ['--data-dir', dataDir], true);
       const [, again] = await waitForOutput(second, READY, 90_000);
       const recovered = await waitForOutput(
         second,
-        /Recovered: +\d+ live task\(s\): \d+ run\(s\) and (\d+) lease watch/,
+        /Recovered: +\d+ live task\(s\): \d+ run\(s\) and (\d+) heartbeat watch/,
       );
       assert.ok(Number(recovered[1]) >= 1, recovered[0]);
       assert.equal(await stateOf(again!, id), 'TASK_STATE_WORKING');
