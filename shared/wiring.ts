@@ -5,12 +5,14 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoPushConfigStore } from './adapters/dynamodb/push-config-store.ts';
 import { DynamoTaskStore } from './adapters/dynamodb/task-store.ts';
 import { EventBridgeLifecyclePublisher } from './adapters/eventbridge/lifecycle-publisher.ts';
 import { SqsExecutorQueue } from './adapters/sqs/executor-queue.ts';
 import { SqsHeartbeatQueue } from './adapters/sqs/heartbeat-queue.ts';
 import { EXECUTOR_QUEUE, HEARTBEAT_QUEUE } from './adapters/sqs/queues.ts';
 import { loadAgent } from './agent/load.ts';
+import { pushNotificationsConfigured } from './app/a2a/card.ts';
 import { DEFAULT_MAX_REQUEST_DEADLINE_SECONDS, deadlineRulesOf } from './app/deadlines.ts';
 import { TaskExecutor } from './app/executor.ts';
 import { type HeartbeatQueue, HeartbeatWatcher, heartbeatRulesFrom } from './app/heartbeat.ts';
@@ -126,9 +128,17 @@ export const taskService = (): Promise<TaskService> => {
         }),
         runner,
         Number(process.env.TASK_TIMEOUT_SECONDS ?? DEFAULT_TASK_TIMEOUT_SECONDS),
+        pushNotificationsConfigured() ? pushConfigStore() : undefined,
       ),
   );
   return service;
+};
+
+let pushConfigs: DynamoPushConfigStore | undefined;
+/** Where push-notification configs are kept (beside their tasks, in the task table). */
+export const pushConfigStore = (): DynamoPushConfigStore => {
+  pushConfigs ??= new DynamoPushConfigStore(dynamoClient(), required('TABLE_NAME'));
+  return pushConfigs;
 };
 
 /** Tenant of unauthenticated callers until authentication lands. */
