@@ -1,7 +1,7 @@
 /**
  * Relay: the table's stream (DynamoDB Streams event source, in order per
- * task). Turns committed task changes into executor runs, heartbeat watches
- * and lifecycle events (shared/app/relay.ts). A record that cannot be relayed is
+ * task). Turns committed task changes into executor runs, heartbeat watches,
+ * lifecycle events and push deliveries (shared/app/relay.ts). A record that cannot be relayed is
  * reported as the batch's first failure: Lambda retries from it (bisecting,
  * a bounded number of times) and then hands it to the on-failure queue.
  */
@@ -9,6 +9,7 @@ import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { taskChangeOf } from '../shared/adapters/dynamodb/stream.ts';
 import type { TaskChange } from '../shared/app/ports.ts';
 import { relayChanges } from '../shared/app/relay.ts';
+import { deliveryQueueFromEnv } from '../shared/delivery-wiring.ts';
 import { logger, withObservability } from '../shared/observability/index.ts';
 import {
   executorQueueFromEnv,
@@ -39,6 +40,7 @@ export const relayHandler = async (event: DynamoDBStreamEvent): Promise<DynamoDB
       executor: executorQueueFromEnv(),
       lifecycle: lifecyclePublisher(),
       heartbeats: { queue: heartbeatQueueFromEnv(), rules: heartbeatRules() },
+      deliveries: deliveryQueueFromEnv(),
     });
     logger.info('relayed', { ...result, records: event.Records.length });
   } catch (e) {

@@ -25,6 +25,7 @@ export type FunctionId =
   | 'jwks'
   | 'executor'
   | 'heartbeat'
+  | 'deliver'
   | 'sweeper'
   | 'relay'
   | 'signing-key-rotation';
@@ -36,6 +37,7 @@ export const FUNCTION_IDS: readonly FunctionId[] = [
   'jwks',
   'executor',
   'heartbeat',
+  'deliver',
   'sweeper',
   'relay',
   'signing-key-rotation',
@@ -49,6 +51,7 @@ export const FUNCTION_MEMORY_MB: Readonly<Record<FunctionId, number>> = {
   jwks: 256,
   executor: 1024,
   heartbeat: 256,
+  deliver: 256,
   sweeper: 256,
   relay: 256,
   'signing-key-rotation': 256,

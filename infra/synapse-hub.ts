@@ -23,12 +23,13 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { EXECUTOR_QUEUE, HEARTBEAT_QUEUE } from '../shared/adapters/sqs/queues.ts';
+import { DELIVERY_QUEUE, EXECUTOR_QUEUE, HEARTBEAT_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE } from '../shared/observability/names.ts';
 import { JSONRPC_PATH, JWKS_PATH, REST_PATH, type RouteDefinition } from '../shared/routes.ts';
 import { type FunctionId, resolveAgentModule } from './bundling.ts';
 import { Api } from './constructs/api.ts';
 import { Data } from './constructs/data.ts';
+import { Deliveries } from './constructs/deliveries.ts';
 import { TaskEvents } from './constructs/events.ts';
 import type { HubFunction } from './constructs/function.ts';
 import { PushSigningKeys } from './constructs/keys.ts';
@@ -150,6 +151,8 @@ export interface SynapseServicesProps extends SynapseServicesOptions {
 export class SynapseServices extends Construct {
   readonly api: Api;
   readonly workers: Workers;
+  /** The push notification delivery worker (docs/deliveries.md). */
+  readonly deliveries: Deliveries;
   readonly schedules: Schedules;
   readonly monitoring: Monitoring;
   readonly functions: Record<ServiceFunctionId, HubFunction>;
@@ -168,6 +171,8 @@ export class SynapseServices extends Construct {
     if (!executorQueue) throw new Error(`state has no ${EXECUTOR_QUEUE.name} queue`);
     const heartbeatQueue = props.state.queues.find((q) => q.definition.name === HEARTBEAT_QUEUE.name);
     if (!heartbeatQueue) throw new Error(`state has no ${HEARTBEAT_QUEUE.name} queue`);
+    const deliveryQueue = props.state.queues.find((q) => q.definition.name === DELIVERY_QUEUE.name);
+    if (!deliveryQueue) throw new Error(`state has no ${DELIVERY_QUEUE.name} queue`);
     const serviceName = props.serviceName ?? DEFAULT_SERVICE_NAME;
     this.signingKeys = props.state.signingKeys;
 
@@ -206,6 +211,16 @@ export class SynapseServices extends Construct {
       relayFailures: props.state.relayFailures,
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });
+    this.deliveries = new Deliveries(this, 'Deliveries', {
+      agentModule: this.agentModule,
+      // PUBLIC_URL: the push JWT's issuer
+      environment: { ...environment, PUBLIC_URL: this.api.publicUrl },
+      table: props.state.table,
+      queue: deliveryQueue,
+      signingKeys: props.state.signingKeys,
+      relay: this.workers.relay.function,
+      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+    });
     this.schedules = new Schedules(this, 'Schedules', { sweeper: this.workers.sweeper.function });
     this.functions = {
       ...this.api.functions,
@@ -213,6 +228,7 @@ export class SynapseServices extends Construct {
       heartbeat: this.workers.heartbeat,
       sweeper: this.workers.sweeper,
       relay: this.workers.relay,
+      deliver: this.deliveries.worker,
     };
     this.monitoring = new Monitoring(this, 'Monitoring', {
       restApi: this.api.restApi,
@@ -224,6 +240,7 @@ export class SynapseServices extends Construct {
       queues: props.state.queues,
       relayFailures: props.state.relayFailures,
       relay: this.workers.relay.function,
+      deliveries: deliveryQueue,
       serviceName,
       ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),

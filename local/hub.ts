@@ -1,7 +1,11 @@
 /**
  * The whole hub on one machine: DynamoDB Local, the local SQS, the HTTP
- * gateway, the executor and heartbeat queues' event sources and the sweeper's schedule,
+ * gateway, the executor, heartbeat and delivery queues' event sources and the sweeper's schedule,
  * wired to the same Lambda handlers that are deployed.
+ *
+ * Push deliveries go to any URL the guard lets through: PUSH_URL_ALLOWLIST (e.g. `127.0.0.1`, in
+ * `env`) lets local receivers in. Deliveries queued when the hub stops are not re-derived by a restart
+ * (the relay's checkpoint is past their changes): docs/deliveries.md.
  *
  * Push signing keys: generated at start, kept in `<dataDir>/push-signing-keys.json`
  * with a data directory (a restart publishes the same JWKS), handed to the handlers
@@ -30,7 +34,13 @@ import { SIGNING_KEYS_ENV, SIGNING_SECRET_ENV } from '../shared/adapters/keys/en
 import { localKeySet } from '../shared/adapters/keys/local.ts';
 import { SqsExecutorQueue } from '../shared/adapters/sqs/executor-queue.ts';
 import { SqsHeartbeatQueue } from '../shared/adapters/sqs/heartbeat-queue.ts';
-import { EXECUTOR_QUEUE, HEARTBEAT_QUEUE, QUEUES } from '../shared/adapters/sqs/queues.ts';
+import {
+  DELIVERY_DLQ_URL_ENV,
+  DELIVERY_QUEUE,
+  EXECUTOR_QUEUE,
+  HEARTBEAT_QUEUE,
+  QUEUES,
+} from '../shared/adapters/sqs/queues.ts';
 import { heartbeatRulesFrom } from '../shared/app/heartbeat.ts';
 import { type RecoveryResult, recoverPendingWork } from '../shared/app/recovery.ts';
 import { type FunctionName, ROUTES, STREAMING } from '../shared/routes.ts';
@@ -59,6 +69,8 @@ export interface HubHandlers {
   executor: SqsHandler;
   /** The heartbeat queue's consumer (heartbeat watches of running tasks). */
   heartbeat: SqsHandler;
+  /** The delivery queue's consumer (push notifications: docs/deliveries.md). */
+  deliver: SqsHandler;
   sweeper: ScheduledHandler;
   relay: StreamHandler;
 }
@@ -297,6 +309,8 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       ...quiet,
       TABLE_NAME: tableName,
       ...Object.fromEntries(QUEUES.map((q) => [q.urlEnv, sqs.queues[q.name]!.url])),
+      // the delivery worker dead-letters deliveries that gave up itself, saying why
+      [DELIVERY_DLQ_URL_ENV]: sqs.queues[DELIVERY_QUEUE.name]!.deadLetterUrl,
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
       AWS_ENDPOINT_URL_SQS: sqs.endpoint,
       AWS_ENDPOINT_URL_EVENTBRIDGE: bus.endpoint,
@@ -319,6 +333,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       jwks: given.jwks ?? (await loadHandler('jwks')),
       executor: given.executor ?? (await loadHandler('executor')),
       heartbeat: given.heartbeat ?? (await loadHandler('heartbeat')),
+      deliver: given.deliver ?? (await loadHandler('deliver')),
       sweeper: given.sweeper ?? (await loadHandler('sweeper')),
       relay: given.relay ?? (await loadHandler('relay')),
     };
@@ -356,6 +371,18 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       log,
     });
     workers.push(async (graceMs) => void (await heartbeats.stop(graceMs)));
+
+    // push deliveries, as on AWS: one invocation per batch, each record a POST of up to the timeout
+    const deliveries: EventSource = startEventSource({
+      client: sqs.client,
+      queue: sqs.queues[DELIVERY_QUEUE.name]!,
+      handler: handlers.deliver,
+      functionName: 'deliver',
+      concurrency: 10,
+      waitTimeSeconds: options.pollWaitSeconds ?? 1,
+      log,
+    });
+    workers.push(async (graceMs) => void (await deliveries.stop(graceMs)));
 
     // the queues live in memory: after a restart, re-derive the runs and heartbeat watches live tasks need
     const recovered = dataDir ? await recover(dynamo.endpoint, tableName, sqs) : undefined;

@@ -3,7 +3,8 @@
  *
  * Dashboard: API requests / 4xx / 5xx and latency; per-function errors,
  * throttles and duration; DynamoDB throttling and the custom ConflictsLost
- * metric (and the other task metrics); heartbeats lost; queue age of the
+ * metric (and the other task metrics); heartbeats lost; push deliveries
+ * (delivered, retried, failed, latency p50/p99, the delivery DLQ); queue age of the
  * oldest message and DLQ depth (the heartbeat queue's among them); alarm status.
  * Alarms: API 5xx rate, each function's errors, each DLQ not empty, each
  * queue's oldest message age. Actions go to an SNS topic: the one passed in,
@@ -37,6 +38,8 @@ export interface MonitoringProps {
   /** The stream relay's on-failure destination and the relay itself (stream lag). */
   relayFailures?: sqs.IQueue;
   relay?: lambda.IFunction;
+  /** The push delivery queue: its dashboard row (deliveries, retries, failures, latency, DLQ). */
+  deliveries?: QueueRef;
   /** How far behind the table's stream the relay may fall before it alarms (default 5 minutes). */
   relayLag?: Duration;
   /** `service` dimension of the custom metrics (POWERTOOLS_SERVICE_NAME). */
@@ -279,6 +282,33 @@ export class Monitoring extends Construct {
         left: [custom(MetricName.HeartbeatsLost, 'runs lost (run again or failed)')],
       }),
     );
+    if (props.deliveries) {
+      const latency = (statistic: string) =>
+        custom(MetricName.DeliveryLatency, `latency ${statistic}`).with({ statistic });
+      this.dashboard.addWidgets(
+        new cloudwatch.GraphWidget({
+          title: 'Push deliveries',
+          width: 12,
+          left: [
+            custom(MetricName.DeliveriesSucceeded, 'delivered'),
+            custom(MetricName.DeliveriesRetried, 'retried'),
+            custom(MetricName.DeliveriesFailed, 'failed (to the DLQ)'),
+          ],
+          right: [
+            props.deliveries.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+              statistic: 'Maximum',
+              period: Duration.minutes(1),
+              label: 'in the DLQ',
+            }),
+          ],
+        }),
+        new cloudwatch.GraphWidget({
+          title: 'Push delivery latency (ms)',
+          width: 12,
+          left: [latency('p50'), latency('p99')],
+        }),
+      );
+    }
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'Queues: age of oldest message (s)',

@@ -7,7 +7,9 @@
  *   its run would be declared lost, so a run that dies is noticed within
  *   the heartbeat limit (heartbeat.ts); it replaces the lease watch, which
  *   is sent only by a relay given no heartbeat queue;
- * - lifecycle events for integrations (docs/events.md).
+ * - lifecycle events for integrations (docs/events.md);
+ * - push notification deliveries: each event a stream would show, to each
+ *   push config the task lists (deliveries.ts; docs/deliveries.md).
  * Each output is harmless to repeat (the executor's claim drops a run that
  * is not needed; lifecycle events carry a unique id), so a change delivered
  * twice does no harm, and nothing that must follow a commit depends on a
@@ -16,6 +18,8 @@
 import type { HeartbeatRules } from '../domain/heartbeat.ts';
 import { AWAITING_EXECUTOR, toA2AState } from '../domain/states.ts';
 import type { TaskHead } from '../domain/task.ts';
+import { deliveriesOf } from './deliveries.ts';
+import type { DeliveryQueue } from './delivery-worker.ts';
 import { type HeartbeatQueue, type HeartbeatWatch, watchDelaySeconds, watchOf } from './heartbeat.ts';
 import {
   type Clock,
@@ -48,6 +52,8 @@ export interface RelayPorts {
   lifecycle: LifecyclePublisher;
   /** Where claims get their heartbeat watch; without it, a lease watch on the executor queue. */
   heartbeats?: { queue: HeartbeatQueue; rules: HeartbeatRules };
+  /** Where push notification deliveries go; without it, none are derived. */
+  deliveries?: Pick<DeliveryQueue, 'enqueue'>;
   clock?: Clock;
 }
 
@@ -56,6 +62,7 @@ export interface RelayResult {
   runs: number;
   watches: number;
   events: number;
+  deliveries: number;
 }
 
 /** The detail type naming how a task ended, or undefined for a state that is not an ending. */
@@ -141,6 +148,8 @@ export const relayChanges = async (
 ): Promise<RelayResult> => {
   const clock = ports.clock ?? systemClock;
   const events = changes.flatMap(lifecycleEventsOf);
+  // every delivery of every change, in commit order: each is its own event, none is coalesced
+  const deliveries = ports.deliveries ? changes.flatMap(deliveriesOf) : [];
 
   // per task, what its last change in this batch leaves behind (earlier ones are already overtaken)
   const lastOf = new Map<string, TaskRecord>();
@@ -184,11 +193,13 @@ export const relayChanges = async (
     ...[...byDelay].map(([delay, due]) => ports.executor.enqueue(due, delay)),
     ...[...heartbeatsByDelay].map(([delay, due]) => ports.heartbeats!.queue.arm(due, delay)),
     events.length ? ports.lifecycle.publish(events) : undefined,
+    deliveries.length ? ports.deliveries!.enqueue(deliveries) : undefined,
   ]);
   return {
     changes: changes.length,
     runs: runs.length,
     watches: watches.length + heartbeatWatches.length,
     events: events.length,
+    deliveries: deliveries.length,
   };
 };

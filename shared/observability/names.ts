@@ -10,7 +10,7 @@ export const METRICS_NAMESPACE = 'Synapse';
 /** Default `service` dimension / log key (POWERTOOLS_SERVICE_NAME). */
 export const DEFAULT_SERVICE_NAME = 'synapse';
 
-/** Custom metric names; all are counts. */
+/** Custom metric names; all are counts but DeliveryLatency (milliseconds). */
 export const MetricName = {
   /** A task head was created (first message of a task). */
   TasksCreated: 'TasksCreated',
@@ -20,6 +20,12 @@ export const MetricName = {
   ConflictsLost: 'ConflictsLost',
   /** A delivery (callback, push) failed and was re-sent with a delay. */
   DeliveriesRetried: 'DeliveriesRetried',
+  /** A push notification was acknowledged (2xx) by its receiver. */
+  DeliveriesSucceeded: 'DeliveriesSucceeded',
+  /** A push notification gave up (attempts exhausted, or refused) and went to the dead-letter queue. */
+  DeliveriesFailed: 'DeliveriesFailed',
+  /** Milliseconds from the start of a push attempt (DNS included) to its outcome; not a count. */
+  DeliveryLatency: 'DeliveryLatency',
   /** A message gave up and reached a dead-letter queue. */
   DlqArrivals: 'DlqArrivals',
   /** The sweeper expired a task whose deadline, timeout or heartbeat passed. */

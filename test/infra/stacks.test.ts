@@ -66,6 +66,16 @@ const EXPECTED_ACTIONS: Record<string, string[]> = {
   // consumes the heartbeat queue and sends to it (a watch of a run still alive re-arms itself)
   heartbeat: sorted(LOGS, XRAY, TABLE_RW, SQS_CONSUME, SQS_SEND),
   sweeper: sorted(LOGS, XRAY, TABLE_RW),
+  // push deliveries (test/infra/deliveries.test.ts): reads tasks and configs, puts its log items, sends its
+  // retries and dead letters, reads the signing keys
+  deliver: sorted(
+    LOGS,
+    XRAY,
+    ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
+    SQS_CONSUME,
+    SQS_SEND,
+    ['secretsmanager:GetSecretValue'],
+  ),
   // reads the stream, sends runs and heartbeat watches, puts lifecycle events and the failure note; no item access
   relay: sorted(LOGS, XRAY, STREAM_READ, SQS_SEND, ['events:PutEvents']),
 };
@@ -212,6 +222,7 @@ describe('stateless stack: functions and triggers', () => {
     const ids = functionIds(hub);
     assert.deepEqual(Object.keys(ids).sort(), [
       'agent-card',
+      'deliver',
       'executor',
       'heartbeat',
       'jsonrpc',
@@ -221,7 +232,7 @@ describe('stateless stack: functions and triggers', () => {
       'sweeper',
     ]);
     const fns = resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Function');
-    assert.equal(Object.keys(fns).length, 8);
+    assert.equal(Object.keys(fns).length, 9);
     for (const [name, { fn }] of Object.entries(ids)) {
       const p = fns[fn]?.Properties ?? {};
       assert.equal(p.Runtime, 'nodejs22.x', name);
@@ -391,8 +402,8 @@ describe('stateless stack: functions and triggers', () => {
 
   it('feeds the executor from its queue with partial batch responses', () => {
     const ids = functionIds(hub);
-    // the executor's, the heartbeat function's and the relay's
-    hub.statelessTemplate.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
+    // the executor's, the heartbeat function's, the delivery worker's and the relay's
+    hub.statelessTemplate.resourceCountIs('AWS::Lambda::EventSourceMapping', 4);
     hub.statelessTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: ids.executor.fn },
       BatchSize: EXECUTOR_QUEUE.batchSize,

@@ -232,7 +232,7 @@ describe('relay: heartbeat watches', () => {
       },
     ]);
     assert.deepEqual([runs, watches], [[], []]);
-    assert.deepEqual(result, { changes: 1, runs: 0, watches: 0, events: 0 });
+    assert.deepEqual(result, { changes: 1, runs: 0, watches: 0, events: 0, deliveries: 0 });
   });
 });
 

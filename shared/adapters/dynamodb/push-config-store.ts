@@ -46,6 +46,8 @@ export class DynamoPushConfigStore implements PushConfigStore {
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
         ExpressionAttributeValues: { ':pk': taskPk(taskId), ':p': PUSH_CONFIG_PREFIX },
         ConsistentRead: true,
+        // what a delivery costs is measured (test/bench/deliveries.ts)
+        ReturnConsumedCapacity: 'TOTAL',
       }),
     );
     const byId = new Map<string, StoredPushConfig>();

@@ -48,6 +48,27 @@ export const HEARTBEAT_QUEUE: QueueDefinition = {
   oldestMessageAlarmSeconds: 960,
 };
 
-export const QUEUES: readonly QueueDefinition[] = [EXECUTOR_QUEUE, HEARTBEAT_QUEUE];
+/**
+ * Outbound deliveries (A2A push notifications; docs/deliveries.md): one message per attempt, a retry a
+ * new delayed message the worker sends itself. Its dead-letter queue also takes, from the worker, each
+ * delivery that gave up (DELIVERY_DLQ_URL_ENV), so a redrive gives it another round of attempts.
+ */
+export const DELIVERY_QUEUE: QueueDefinition = {
+  name: 'delivery',
+  // one POST (10 s at most) per record, the batch's in parallel, plus its reads and writes
+  consumerTimeoutSeconds: 60,
+  visibilityTimeoutSeconds: 90,
+  // records fail only when the table, the queue or the signing keys do (a failed POST is a new message)
+  maxReceiveCount: 8,
+  batchSize: 10,
+  urlEnv: 'DELIVERY_QUEUE_URL',
+  // a retry may wait up to 900 s (a receiver's Retry-After): only one older than that and a visibility is late
+  oldestMessageAlarmSeconds: 990,
+};
+
+/** The delivery worker's way to its dead-letter queue. */
+export const DELIVERY_DLQ_URL_ENV = 'DELIVERY_DLQ_URL';
+
+export const QUEUES: readonly QueueDefinition[] = [EXECUTOR_QUEUE, HEARTBEAT_QUEUE, DELIVERY_QUEUE];
 
 export const deadLetterName = (q: QueueDefinition): string => `${q.name}-dlq`;

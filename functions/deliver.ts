@@ -1,0 +1,133 @@
+/**
+ * Deliver: SQS event source on the delivery queue. Each record is one push notification attempt (an
+ * event of a task to one of its push configs); the worker claims the attempt in the task's delivery
+ * log before sending, so a redelivered record sends nothing twice, and queues its own retries and
+ * dead-letter messages (shared/app/delivery-worker.ts, docs/deliveries.md). A record whose attempt
+ * another invocation holds comes back once that one must have ended; a record that throws (DynamoDB,
+ * SQS or the signing keys unavailable) comes back after a backoff, and after the queue's
+ * maxReceiveCount goes to the dead-letter queue as it is.
+ */
+import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { retryLater } from '../shared/adapters/sqs/retry.ts';
+import type { DeliveryMessage, DeliveryWorker } from '../shared/app/delivery-worker.ts';
+import { deliveryQueueUrl } from '../shared/delivery-wiring.ts';
+import { deliveryWorker } from '../shared/delivery-worker-wiring.ts';
+import { logger, withObservability } from '../shared/observability/index.ts';
+import * as z from '../shared/validation/zod.ts';
+import { sqsClient } from '../shared/wiring.ts';
+
+const text = z.string().check(z.minLength(1), z.maxLength(1024));
+const positive = z.number().check(z.int(), z.positive());
+const messageSchema = z.object({
+  tenant: text,
+  taskId: text,
+  contextId: text,
+  configId: text,
+  version: positive,
+  attempt: positive,
+  redrive: z.optional(z.number().check(z.int(), z.nonnegative())),
+});
+
+const parseJson = (body: string): unknown => {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+};
+
+/** The attempt is held by another invocation: the record comes back later, no backoff. */
+class AttemptInFlight extends Error {}
+
+const receiveCount = (record: SQSRecord): number => Number(record.attributes.ApproximateReceiveCount ?? 1);
+
+export interface DeliverHandlerDeps {
+  worker: () => Pick<DeliveryWorker, 'deliver'>;
+  /** Makes a failed record visible again after `seconds` (best effort). */
+  comeBackIn: (record: SQSRecord, seconds: number | 'backoff') => Promise<unknown>;
+}
+
+const defaultDeps: DeliverHandlerDeps = {
+  worker: deliveryWorker,
+  comeBackIn: (record, seconds) =>
+    seconds === 'backoff'
+      ? retryLater(sqsClient(), deliveryQueueUrl(), record.receiptHandle, receiveCount(record))
+      : sqsClient().send(
+          new ChangeMessageVisibilityCommand({
+            QueueUrl: deliveryQueueUrl(),
+            ReceiptHandle: record.receiptHandle,
+            VisibilityTimeout: Math.min(43_200, Math.max(0, seconds)),
+          }),
+        ),
+};
+
+export const createDeliverHandler =
+  (deps: DeliverHandlerDeps = defaultDeps) =>
+  async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const results = await Promise.allSettled(
+      event.Records.map(async (record) => {
+        const parsed = messageSchema.safeParse(parseJson(record.body));
+        // a malformed message will never succeed: drop it (log) rather than loop it into the DLQ
+        if (!parsed.success) {
+          logger.error('dropping malformed delivery message', { body: record.body.slice(0, 1000) });
+          return;
+        }
+        const message: DeliveryMessage = parsed.data;
+        const keys = {
+          taskId: message.taskId,
+          configId: message.configId,
+          version: message.version,
+          attempt: message.attempt,
+          redrive: message.redrive ?? 0,
+          messageId: record.messageId,
+        };
+        try {
+          const outcome = await deps.worker().deliver(message);
+          if (outcome.result === 'in_flight') {
+            // another invocation holds the attempt: look again once it must have ended
+            await deps.comeBackIn(record, outcome.retryInSeconds + 1).catch(() => undefined);
+            logger.info('delivery attempt held by another invocation', { ...keys, ...outcome });
+            throw new AttemptInFlight();
+          }
+          if (outcome.result === 'duplicate') {
+            logger.info('delivery attempt recorded before: nothing sent', {
+              ...keys,
+              status: outcome.existing.status,
+            });
+            return;
+          }
+          const { status, httpStatus, latencyMs, retryInSeconds, deadLetter, error } = outcome.attempt;
+          const log = status === 'delivered' ? logger.info : logger.warn;
+          log.call(logger, 'delivery attempt', {
+            ...keys,
+            status,
+            httpStatus,
+            latencyMs,
+            retryInSeconds,
+            deadLetter,
+            error,
+          });
+        } catch (e) {
+          if (!(e instanceof AttemptInFlight)) {
+            await deps.comeBackIn(record, 'backoff').catch(() => undefined);
+            logger.error('delivery failed before its outcome was recorded', {
+              ...keys,
+              receiveCount: receiveCount(record),
+              error: e as Error,
+            });
+          }
+          throw e;
+        }
+      }),
+    );
+    return {
+      batchItemFailures: results.flatMap((r, i) =>
+        r.status === 'rejected' ? [{ itemIdentifier: event.Records[i]!.messageId }] : [],
+      ),
+    };
+  };
+
+export const deliverHandler = createDeliverHandler();
+
+export const handler = withObservability(deliverHandler, { functionName: 'deliver' });

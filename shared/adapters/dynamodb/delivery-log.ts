@@ -1,0 +1,108 @@
+/**
+ * DeliveryLog on the task table: each delivery attempt an item in its task's partition,
+ * `sk = L#<version>#<configId>#<redrive>#<attempt>` (version 10 digits, round and attempt 3, zero-padded),
+ * so a task's log is one Query in delivery order and an attempt's key is its identity. Written with
+ * PutItem only: the claim on `attribute_not_exists(pk)` (or a released claim), the outcome on the
+ * claim's status and token. The relay's stream filter passes task items only: log writes cost no relay
+ * invocation. Expires (TTL) with its task.
+ */
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { ClaimResult, DeliveryAttempt, DeliveryLog } from '../../app/delivery-worker.ts';
+import { pad, taskPk } from './keys.ts';
+
+export const DELIVERY_LOG_PREFIX = 'L#';
+
+const pad3 = (n: number): string => String(n).padStart(3, '0');
+
+export const deliveryLogSk = (
+  a: Pick<DeliveryAttempt, 'version' | 'configId' | 'redrive' | 'attempt'>,
+): string => `${DELIVERY_LOG_PREFIX}${pad(a.version)}#${a.configId}#${pad3(a.redrive)}#${pad3(a.attempt)}`;
+
+type Item = Record<string, unknown>;
+
+const itemOf = (a: DeliveryAttempt): Item => ({
+  pk: taskPk(a.taskId),
+  sk: deliveryLogSk(a),
+  tn: a.tenant,
+  // the conditions read these two; the rest is read back whole, never queried
+  st: a.status,
+  ck: a.claim,
+  at: JSON.stringify(a),
+  ttl: Math.ceil(Date.parse(a.keepUntil) / 1000),
+});
+
+const attemptOf = (item: Item): DeliveryAttempt => JSON.parse(String(item.at)) as DeliveryAttempt;
+
+export class DynamoDeliveryLog implements DeliveryLog {
+  private readonly doc: DynamoDBDocumentClient;
+
+  constructor(
+    client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {
+    this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  }
+
+  async claim(attempt: DeliveryAttempt): Promise<ClaimResult> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: itemOf(attempt),
+          ConditionExpression: 'attribute_not_exists(pk) OR st = :released',
+          ExpressionAttributeValues: { ':released': 'released' },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+      );
+      return { claimed: true };
+    } catch (e) {
+      if (!(e instanceof ConditionalCheckFailedException) || !e.Item) throw e;
+      const existing = unmarshall(e.Item);
+      // another tenant's task under this id: never this attempt (and never read)
+      if (existing.tn !== attempt.tenant)
+        throw new Error(`delivery log: task ${attempt.taskId} is not this tenant's`);
+      return { claimed: false, existing: attemptOf(existing) };
+    }
+  }
+
+  async finish(attempt: DeliveryAttempt): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: itemOf(attempt),
+          ConditionExpression: 'st = :sending AND ck = :claim',
+          ExpressionAttributeValues: { ':sending': 'sending', ':claim': attempt.claim },
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+      );
+      return true;
+    } catch (e) {
+      if (e instanceof ConditionalCheckFailedException) return false;
+      throw e;
+    }
+  }
+
+  async list(tenant: string, taskId: string): Promise<DeliveryAttempt[]> {
+    const out: DeliveryAttempt[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+          ExpressionAttributeValues: { ':pk': taskPk(taskId), ':p': DELIVERY_LOG_PREFIX },
+          ConsistentRead: true,
+          ReturnConsumedCapacity: 'TOTAL',
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of page.Items ?? []) if (item.tn === tenant) out.push(attemptOf(item));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return out;
+  }
+}

@@ -1,0 +1,446 @@
+/**
+ * The delivery worker (docs/deliveries.md): sends one A2A push notification per delivery message (one
+ * event of a task to one of its push configs), records every attempt in the task's delivery log, and
+ * retries with delayed messages of its own until the policy gives up, then hands the delivery to the
+ * dead-letter queue, saying why.
+ *
+ * Each attempt is sent at most once. Before anything is sent the attempt is claimed in the log (a
+ * conditional put: `sending`); a redelivered SQS message whose attempt is claimed sends nothing:
+ * - recorded with an outcome: dropped (what followed it, a retry or the dead-letter message, was queued
+ *   before the outcome was written, so nothing is missing);
+ * - still `sending`, within the time an invocation may run: left for later (another invocation has it);
+ * - still `sending` past it: the invocation that claimed it died between claim and outcome. Whether its
+ *   request reached the receiver is unknown; the attempt is recorded `interrupted` and the next one
+ *   follows (with the same Idempotency-Key: receivers de-duplicate).
+ * A failure before the request is sent (reading the task, signing) releases the claim, so the SQS
+ * retry of the same message may claim the attempt again. Delivery as a whole is at least once.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  DEFAULT_DELIVERY_POLICY,
+  type DeliveryPolicy,
+  type GiveUpReason,
+  type NextStep,
+  nextStepOf,
+} from '../domain/delivery.ts';
+import type { TaskEvent } from '../domain/task.ts';
+import { v1Codec } from '../protocol/a2a/v1.ts';
+import { v03Codec } from '../protocol/a2a/v03.ts';
+import { streamEventOf } from './a2a/events.ts';
+import { type DeliveryRequest, deliveryKey } from './deliveries.ts';
+import type { DeliveryResult, WebhookSender } from './delivery-ports.ts';
+import { type Clock, systemClock, type TaskRecord, type TaskStore } from './ports.ts';
+import type { PushConfigStore, StoredPushConfig } from './push-configs.ts';
+import { type PushSigner, pushJwtHeaders } from './push-signing.ts';
+
+/**
+ * One delivery as the queue carries it. `redrive` numbers the rounds a dead-lettered delivery was
+ * given again (absent: 0): each round has its own attempts 1..maxAttempts, so a redriven message is
+ * never taken for a duplicate of the attempts before it.
+ */
+export interface DeliveryMessage extends DeliveryRequest {
+  redrive?: number;
+}
+
+/** Why a delivery reached the dead-letter queue, as its message there says. */
+export interface DeadLetterInfo {
+  reason: GiveUpReason;
+  /** The last attempt's error (HTTP status, timeout, refused URL…). */
+  error?: string;
+  /** The attempt that gave up, and its round. */
+  attempt: number;
+  redrive: number;
+  at: string;
+}
+
+/** Where deliveries wait (SQS in production and locally). */
+export interface DeliveryQueue {
+  /** Queues deliveries, visible after `delaySeconds` (the relay's first attempts: none). */
+  enqueue(messages: readonly DeliveryMessage[], delaySeconds?: number): Promise<void>;
+  /**
+   * Hands a delivery that gave up to the dead-letter queue. `message` is what a redrive will bring
+   * back: the first attempt of the next round.
+   */
+  deadLetter(message: DeliveryMessage, info: DeadLetterInfo): Promise<void>;
+}
+
+export type AttemptStatus =
+  /** Claimed; the request is being sent (or its invocation died: see `interrupted`). */
+  | 'sending'
+  | 'delivered'
+  /** Failed; the next attempt is queued (`retryInSeconds`). */
+  | 'retrying'
+  /** Failed and given up (`deadLetter` says why); the delivery is on the dead-letter queue. */
+  | 'failed'
+  /** Its invocation died after the claim: the outcome is unknown; the next attempt (or the DLQ) followed. */
+  | 'interrupted'
+  /** Dropped: the config was deleted since the event (or is no longer listed by the task). */
+  | 'config_removed'
+  /** Dropped: the task is gone (or not this tenant's). */
+  | 'task_missing'
+  /** Dropped: the task has no such event, or a stream would not show it. */
+  | 'not_deliverable'
+  /** Given back before anything was sent (a failure reading or signing): the attempt may be claimed again. */
+  | 'released';
+
+/** One attempt as the delivery log keeps it (no secrets: no URL, no token, no credentials). */
+export interface DeliveryAttempt {
+  tenant: string;
+  taskId: string;
+  configId: string;
+  /** The event delivered. */
+  version: number;
+  /** 0 until the delivery is redriven from the dead-letter queue. */
+  redrive: number;
+  attempt: number;
+  status: AttemptStatus;
+  /** The claim's identity: only its holder records the outcome. */
+  claim: string;
+  startedAt: string;
+  finishedAt?: string;
+  /** The receiver's HTTP status, when it answered. */
+  httpStatus?: number;
+  /** From the start of the request (DNS included) to its outcome. */
+  latencyMs?: number;
+  error?: string;
+  /** `retrying` (or `interrupted`): the delay of the next attempt. */
+  retryInSeconds?: number;
+  /** `failed` (or `interrupted`): why the delivery went to the dead-letter queue. */
+  deadLetter?: GiveUpReason;
+  /** When the log may forget the attempt (ISO 8601): after its task. */
+  keepUntil: string;
+}
+
+export type ClaimResult = { claimed: true } | { claimed: false; existing: DeliveryAttempt };
+
+/** The delivery log: each attempt one item beside its task (shared/adapters/dynamodb/delivery-log.ts). */
+export interface DeliveryLog {
+  /** Records the attempt as `sending` unless it is recorded already (then that record comes back). */
+  claim(attempt: DeliveryAttempt): Promise<ClaimResult>;
+  /** Records the outcome, if the attempt is still `sending` under `attempt.claim`; false when it is not. */
+  finish(attempt: DeliveryAttempt): Promise<boolean>;
+  /** Every attempt of the task's deliveries, by event version, config, round and attempt. */
+  list(tenant: string, taskId: string): Promise<DeliveryAttempt[]>;
+}
+
+/** Told of every attempt recorded with an outcome (metrics). */
+export interface DeliveryObserver {
+  recorded(attempt: DeliveryAttempt): void;
+}
+
+export interface DeliveryWorkerOptions {
+  policy?: DeliveryPolicy;
+  /**
+   * How long an attempt may stay `sending` before it counts as cut off: the longest an invocation may
+   * run (the worker's Lambda timeout), after which the one that claimed it is surely gone.
+   */
+  inFlightSeconds?: number;
+  /** The request timeout (DNS, connect and response); default the sender's. */
+  timeoutMs?: number;
+  /** How long the log keeps an attempt after its task's deadline or last status. */
+  keepSeconds?: number;
+  clock?: Clock;
+  random?: () => number;
+  newClaim?: () => string;
+  observer?: DeliveryObserver;
+}
+
+export interface DeliveryWorkerPorts {
+  store: Pick<TaskStore, 'get' | 'events' | 'view'>;
+  configs: Pick<PushConfigStore, 'get'>;
+  log: DeliveryLog;
+  sender: WebhookSender;
+  signer: Pick<PushSigner, 'sign'>;
+  queue: DeliveryQueue;
+}
+
+/** What one delivery message came to. */
+export type DeliverResult =
+  /** The attempt was made or resolved now: see its record. */
+  | { result: 'recorded'; attempt: DeliveryAttempt }
+  /** The attempt was recorded before (a redelivered message): nothing was sent. */
+  | { result: 'duplicate'; existing: DeliveryAttempt }
+  /** Another invocation holds the attempt (or died holding it less than inFlightSeconds ago): try later. */
+  | { result: 'in_flight'; retryInSeconds: number };
+
+/** The task's retention (30 days, as the store keeps a finished task) and the week its parts outlive it. */
+export const DELIVERY_LOG_KEEP_SECONDS = 37 * 86_400;
+
+/** The default time an attempt may stay `sending`: the delivery queue's consumer timeout. */
+export const DEFAULT_IN_FLIGHT_SECONDS = 60;
+
+/** Request headers a delivery carries besides the config's own (docs/deliveries.md). */
+export const DeliveryHeader = {
+  /** deliveryKey: the same on every attempt of a delivery (and its redrives); de-duplicate on it. */
+  IdempotencyKey: 'Idempotency-Key',
+  /** The event's version: the task's own sequence; order by it. */
+  EventVersion: 'A2A-Event-Version',
+  /** The attempt's number within its round (1 for the first). */
+  Attempt: 'A2A-Delivery-Attempt',
+} as const;
+
+/** v0.3 Task bodies show the artifacts and the status, not the history (a receiver reads it with GetTask). */
+const V03_BODY = { includeArtifacts: true, historyLength: 0 } as const;
+
+interface Prepared {
+  config: StoredPushConfig;
+  body: string;
+  headers: Record<string, string>;
+  record: TaskRecord;
+}
+
+type Dropped = Extract<AttemptStatus, 'config_removed' | 'task_missing' | 'not_deliverable'>;
+
+export class DeliveryWorker {
+  private readonly policy: DeliveryPolicy;
+  private readonly inFlightSeconds: number;
+  private readonly keepSeconds: number;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly newClaim: () => string;
+
+  constructor(
+    private readonly ports: DeliveryWorkerPorts,
+    private readonly options: DeliveryWorkerOptions = {},
+  ) {
+    this.policy = options.policy ?? DEFAULT_DELIVERY_POLICY;
+    this.inFlightSeconds = options.inFlightSeconds ?? DEFAULT_IN_FLIGHT_SECONDS;
+    this.keepSeconds = options.keepSeconds ?? DELIVERY_LOG_KEEP_SECONDS;
+    this.clock = options.clock ?? systemClock;
+    this.random = options.random ?? Math.random;
+    this.newClaim = options.newClaim ?? randomUUID;
+  }
+
+  async deliver(message: DeliveryMessage): Promise<DeliverResult> {
+    const now = this.clock.now();
+    const claimed: DeliveryAttempt = {
+      tenant: message.tenant,
+      taskId: message.taskId,
+      configId: message.configId,
+      version: message.version,
+      redrive: message.redrive ?? 0,
+      attempt: message.attempt,
+      status: 'sending',
+      claim: this.newClaim(),
+      startedAt: now.toISOString(),
+      // until the task is read: as long as a task finished now would be kept
+      keepUntil: new Date(now.getTime() + this.keepSeconds * 1000).toISOString(),
+    };
+    const claim = await this.ports.log.claim(claimed);
+    if (!claim.claimed) return this.alreadyClaimed(message, claim.existing);
+
+    let prepared: Prepared | Dropped;
+    try {
+      prepared = await this.prepare(message);
+    } catch (e) {
+      // nothing was sent: give the attempt back, so the SQS retry of this message may claim it again
+      await this.ports.log.finish({ ...claimed, status: 'released', error: errorText(e) }).catch(() => false);
+      throw e;
+    }
+    if (typeof prepared === 'string') {
+      return this.record({ ...claimed, status: prepared, finishedAt: this.clock.now().toISOString() });
+    }
+    const sending = { ...claimed, keepUntil: this.keepUntilOf(prepared.record, now) };
+    const result = await this.ports.sender.post({
+      url: prepared.config.url,
+      body: prepared.body,
+      headers: prepared.headers,
+      ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}),
+    });
+    const next = nextStepOf(
+      this.policy,
+      message.attempt,
+      result.outcome,
+      result.retryAfterSeconds,
+      this.random,
+    );
+    return this.follow(message, this.outcomeOf(sending, result), next);
+  }
+
+  /** Every recorded attempt of a task's deliveries (the log). */
+  log(tenant: string, taskId: string): Promise<DeliveryAttempt[]> {
+    return this.ports.log.list(tenant, taskId);
+  }
+
+  private async alreadyClaimed(message: DeliveryMessage, existing: DeliveryAttempt): Promise<DeliverResult> {
+    if (existing.status !== 'sending') return { result: 'duplicate', existing };
+    const heldFor = (this.clock.now().getTime() - Date.parse(existing.startedAt)) / 1000;
+    if (heldFor < this.inFlightSeconds) {
+      return { result: 'in_flight', retryInSeconds: Math.ceil(this.inFlightSeconds - heldFor) };
+    }
+    // its invocation is gone: whether the request went out is unknown; the next attempt follows
+    const interrupted: DeliveryAttempt = {
+      ...existing,
+      status: 'interrupted',
+      error: 'the attempt was cut off before its outcome was recorded',
+    };
+    const next = nextStepOf(this.policy, message.attempt, 'retry', undefined, this.random);
+    return this.follow(message, interrupted, next);
+  }
+
+  /** Queues what follows the attempt (a retry, the dead-letter message), then records its outcome. */
+  private async follow(
+    message: DeliveryMessage,
+    attempt: DeliveryAttempt,
+    next: NextStep,
+  ): Promise<DeliverResult> {
+    const finishedAt = this.clock.now().toISOString();
+    let recorded: DeliveryAttempt = { ...attempt, finishedAt };
+    if (next.step === 'retry') {
+      await this.ports.queue.enqueue([{ ...message, attempt: message.attempt + 1 }], next.delaySeconds);
+      recorded = {
+        ...recorded,
+        ...(recorded.status === 'interrupted' ? {} : { status: 'retrying' as const }),
+        retryInSeconds: next.delaySeconds,
+      };
+    } else if (next.step === 'give_up') {
+      const round = message.redrive ?? 0;
+      await this.ports.queue.deadLetter(
+        { ...message, attempt: 1, redrive: round + 1 },
+        {
+          reason: next.reason,
+          ...(attempt.error ? { error: attempt.error } : {}),
+          attempt: message.attempt,
+          redrive: round,
+          at: finishedAt,
+        },
+      );
+      recorded = {
+        ...recorded,
+        ...(recorded.status === 'interrupted' ? {} : { status: 'failed' as const }),
+        deadLetter: next.reason,
+      };
+    }
+    return this.record(recorded);
+  }
+
+  private async record(attempt: DeliveryAttempt): Promise<DeliverResult> {
+    const mine = await this.ports.log.finish(attempt);
+    // not ours any more only if this invocation outlived inFlightSeconds: another resolved the attempt
+    if (mine) this.options.observer?.recorded(attempt);
+    return { result: 'recorded', attempt };
+  }
+
+  private outcomeOf(attempt: DeliveryAttempt, result: DeliveryResult): DeliveryAttempt {
+    return {
+      ...attempt,
+      status: result.outcome === 'delivered' ? 'delivered' : 'failed',
+      latencyMs: result.latencyMs,
+      ...(result.status !== undefined ? { httpStatus: result.status } : {}),
+      ...(result.error ? { error: result.error } : {}),
+    };
+  }
+
+  /** The task, the config, the event and what to send; or why there is nothing to send. */
+  private async prepare(message: DeliveryMessage): Promise<Prepared | Dropped> {
+    const record = await this.ports.store.get({ tenant: message.tenant, taskId: message.taskId });
+    if (!record) return 'task_missing';
+    const { head } = record;
+    if (!(head.pushConfigIds ?? []).includes(message.configId)) return 'config_removed';
+    const [config] = await this.ports.configs.get(message.tenant, message.taskId, [message.configId]);
+    if (!config) return 'config_removed';
+    const [event] = await this.ports.store.events(record, message.version - 1, 1);
+    if (!event || event.version !== message.version) return 'not_deliverable';
+    const body = await this.bodyOf(record, event, config);
+    if (body === undefined) return 'not_deliverable';
+
+    const jwt = await this.ports.signer.sign({ taskId: head.taskId, body, audience: config.url });
+    const auth = config.authentication;
+    const headers: Record<string, string> = {
+      'Content-Type': config.version === '1.0' ? 'application/a2a+json' : 'application/json',
+      ...pushJwtHeaders(jwt, { authorizationTaken: auth !== undefined }),
+      ...(auth
+        ? { Authorization: auth.credentials ? `${auth.scheme} ${auth.credentials}` : auth.scheme }
+        : {}),
+      ...(config.token ? { 'X-A2A-Notification-Token': config.token } : {}),
+      [DeliveryHeader.IdempotencyKey]: deliveryKey(message),
+      [DeliveryHeader.EventVersion]: String(message.version),
+      [DeliveryHeader.Attempt]: String(message.attempt),
+    };
+    return { config, body, headers, record };
+  }
+
+  /**
+   * v1.0: the StreamResponse of the event (what a stream shows of it). v0.3: the bare Task as it is now
+   * (v0.3 receivers expect the task; A2A-Event-Version still names the event that caused the delivery).
+   */
+  private async bodyOf(
+    record: TaskRecord,
+    event: TaskEvent,
+    config: StoredPushConfig,
+  ): Promise<string | undefined> {
+    const streamed = streamEventOf(record.head, event);
+    if (!streamed) return undefined;
+    if (config.version === '1.0') return JSON.stringify(v1Codec.encodeStreamEvent(streamed));
+    const view = await this.ports.store.view(record, V03_BODY);
+    return JSON.stringify(v03Codec.encodeTask(view, V03_BODY));
+  }
+
+  /** As long as the task keeps what it wrote: its retention after its deadline or last status. */
+  private keepUntilOf(record: TaskRecord, now: Date): string {
+    const { deadlineAt, statusAt } = record.head;
+    const from = Math.max(Date.parse(deadlineAt), Date.parse(statusAt), now.getTime());
+    return new Date(from + this.keepSeconds * 1000).toISOString();
+  }
+}
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e)).slice(0, 500);
+
+/** A positive number from the environment, or the default. */
+const numberFrom = (
+  env: Record<string, string | undefined>,
+  name: string,
+  fallback: number,
+  valid: (n: number) => boolean,
+  what: string,
+): number => {
+  const text = env[name]?.trim();
+  if (!text) return fallback;
+  const n = Number(text);
+  if (!Number.isFinite(n) || !valid(n))
+    throw new Error(`${name} must be ${what} (got ${JSON.stringify(text)})`);
+  return n;
+};
+
+/**
+ * The policy the environment asks for: DELIVERY_MAX_ATTEMPTS (5), DELIVERY_BASE_DELAY_SECONDS (2; may be
+ * below 1 to scale tests down), DELIVERY_BACKOFF_FACTOR (2), DELIVERY_MAX_DELAY_SECONDS (900, at most),
+ * DELIVERY_JITTER (0.2, from 0 to 1).
+ */
+export const deliveryPolicyFrom = (env: Record<string, string | undefined>): DeliveryPolicy => ({
+  maxAttempts: numberFrom(
+    env,
+    'DELIVERY_MAX_ATTEMPTS',
+    DEFAULT_DELIVERY_POLICY.maxAttempts,
+    (n) => Number.isInteger(n) && n >= 1 && n <= 100,
+    'an integer from 1 to 100',
+  ),
+  baseDelaySeconds: numberFrom(
+    env,
+    'DELIVERY_BASE_DELAY_SECONDS',
+    DEFAULT_DELIVERY_POLICY.baseDelaySeconds,
+    (n) => n >= 0 && n <= 900,
+    'a number of seconds from 0 to 900',
+  ),
+  factor: numberFrom(
+    env,
+    'DELIVERY_BACKOFF_FACTOR',
+    DEFAULT_DELIVERY_POLICY.factor,
+    (n) => n >= 1,
+    'at least 1',
+  ),
+  maxDelaySeconds: numberFrom(
+    env,
+    'DELIVERY_MAX_DELAY_SECONDS',
+    DEFAULT_DELIVERY_POLICY.maxDelaySeconds,
+    (n) => n >= 0 && n <= 900,
+    'a number of seconds from 0 to 900',
+  ),
+  jitter: numberFrom(
+    env,
+    'DELIVERY_JITTER',
+    DEFAULT_DELIVERY_POLICY.jitter,
+    (n) => n >= 0 && n <= 1,
+    'from 0 to 1',
+  ),
+});
