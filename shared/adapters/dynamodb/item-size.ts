@@ -9,6 +9,8 @@
 
 /** A write unit covers 1 KB of item. */
 export const WRITE_UNIT_BYTES = 1024;
+/** A strongly consistent read costs one read unit per 4 KB of item. */
+export const READ_UNIT_BYTES = 4 * 1024;
 
 const numberSize = (n: number): number => {
   const digits = String(Math.abs(n))

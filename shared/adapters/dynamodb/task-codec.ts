@@ -25,7 +25,7 @@ import type {
   TaskHead,
   TaskSummary,
 } from '../../domain/task.ts';
-import { itemSize, WRITE_UNIT_BYTES } from './item-size.ts';
+import { itemSize, READ_UNIT_BYTES, WRITE_UNIT_BYTES, writeUnits } from './item-size.ts';
 import {
   bodySk,
   type ChunkKind,
@@ -494,12 +494,23 @@ export const planWrite = (
   if (committed.length > 0 && itemSize(item) > ITEM_TARGET_BYTES) {
     const byKind = new Map<ChunkKind, RecentEvent[]>();
     for (const e of committed) byKind.set(kindOf(e), [...(byKind.get(kindOf(e)) ?? []), e]);
-    for (const [kind, kindEvents] of byKind) {
-      before.push(encodeChunk(next.taskId, kind, kindEvents, ttl));
-      if (!notes.chunks.includes(kind)) notes.chunks = [...notes.chunks, kind].sort().join('');
+    const chunks = [...byKind].map(([kind, kindEvents]) => encodeChunk(next.taskId, kind, kindEvents, ttl));
+    const spilledNotes = {
+      ...notes,
+      chunks: [...new Set([...notes.chunks, ...byKind.keys()])].sort().join(''),
+    };
+    const spilled = encodeTask(next, added, spilledNotes, options);
+    // a live task spills as soon as its item passes one write unit (every later write would pay for the
+    // extra unit); a task's last write (terminal: nothing follows) spills only if that is cheaper now
+    // or its item would pass one read unit
+    const last = isTerminal(next.state);
+    const spillCost = writeUnits(itemSize(spilled)) + chunks.reduce((n, c) => n + writeUnits(itemSize(c)), 0);
+    if (!last || spillCost < writeUnits(itemSize(item)) || itemSize(item) > READ_UNIT_BYTES) {
+      before.push(...chunks);
+      notes.chunks = spilledNotes.chunks;
+      log = added;
+      item = spilled;
     }
-    log = added;
-    item = encodeTask(next, log, notes, options);
   }
   const size = itemSize(item);
   if (size > MAX_ITEM_BYTES) throw new PayloadTooLargeError('the events of one write', size, MAX_ITEM_BYTES);
