@@ -96,7 +96,9 @@ export const goalsOf = (r: BenchResults): Goal[] => {
       'reading the last 10 messages at history 1, 100 and 1,000',
       'independent of the length',
       s.readLastTenByHistory.map((t) => `${t.rru} RRU/${t.roundTrips} RT`).join(', '),
-      reads.every((x) => x <= reads[0]! + 1),
+      // independent of the length: from 100 to 1,000 events (ten times the history) the read is the same;
+      // a task this short that its messages are all in its item reads less
+      reads.length >= 2 && reads.at(-1) === reads.at(-2),
     );
     add(
       'ListTasks with a status filter, by other tasks held',
