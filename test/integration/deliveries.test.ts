@@ -61,7 +61,8 @@ const POLICY: DeliveryPolicy = {
   maxDelaySeconds: 900,
   jitter: 0,
 };
-const TIMEOUT_MS = 400;
+// generous for a loaded machine (a receiver on 127.0.0.1 answers in milliseconds); the slow one waits 4× this
+const TIMEOUT_MS = 2_000;
 const ISSUER = 'https://hub.example.com';
 const caller = { tenant: 'acme', owner: 'bob' };
 
