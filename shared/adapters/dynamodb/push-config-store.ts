@@ -5,7 +5,7 @@
  * items only: config writes cost no relay invocation.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { PushConfigStore, StoredPushConfig } from '../../app/push-configs.ts';
 import { taskPk } from './keys.ts';
 
@@ -59,11 +59,20 @@ export class DynamoPushConfigStore implements PushConfigStore {
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
+  /**
+   * Overwrites the config with a tombstone that holds no URL or secret (a put: the store writes with
+   * PutItem and BatchWriteItem only, infra/permissions.ts); TTL removes the tombstone in a day.
+   */
   async remove(tenant: string, taskId: string, id: string): Promise<void> {
     await this.doc.send(
-      new DeleteCommand({
+      new PutCommand({
         TableName: this.tableName,
-        Key: { pk: taskPk(taskId), sk: pushConfigSk(id) },
+        Item: {
+          pk: taskPk(taskId),
+          sk: pushConfigSk(id),
+          tn: tenant,
+          ttl: Math.ceil(Date.now() / 1000) + 86_400,
+        },
         ConditionExpression: 'attribute_not_exists(pk) OR tn = :tn',
         ExpressionAttributeValues: { ':tn': tenant },
       }),
