@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DELIVERY_QUEUE } from '../../../shared/adapters/sqs/queues.ts';
+import { DELIVERY_QUEUE_URL_ENV } from '../../../shared/app/a2a/card.ts';
 import { deliveriesOf, deliveryKey } from '../../../shared/app/deliveries.ts';
 import type { TaskChange } from '../../../shared/app/ports.ts';
 import type { TaskEvent, TaskHead } from '../../../shared/domain/task.ts';
@@ -81,5 +83,11 @@ describe('deliveries of a change', () => {
     const d = { taskId: 't1', configId: 'a', version: 7 };
     assert.equal(deliveryKey(d), deliveryKey({ ...d }));
     assert.notEqual(deliveryKey(d), deliveryKey({ ...d, version: 8 }));
+  });
+});
+
+describe('where push notifications are offered', () => {
+  it('the card looks for the delivery queue the stack and the local hub configure', () => {
+    assert.equal(DELIVERY_QUEUE_URL_ENV, DELIVERY_QUEUE.urlEnv);
   });
 });
