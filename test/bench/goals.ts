@@ -189,6 +189,37 @@ export const goalsOf = (r: BenchResults): Goal[] => {
       r.crash.restartToAllStartedMs <= 10_000,
     );
   }
+  if (r.crashRunning) {
+    const x = r.crashRunning;
+    // issue: resolved within 2 heartbeat intervals plus one sweep (the schedule's minute), once the hub is up
+    const bound = 2 * x.intervalSeconds * 1000 + 60_000;
+    add(
+      `crash: ${x.running} running tasks after SIGKILL and restart (interval ${x.intervalSeconds} s)`,
+      'all resolved within 2 intervals + one sweep of the restart',
+      `${fmt(x.readyToAllResolvedMs / 1000, 1)} s after ready (${Object.entries(x.endings)
+        .map(([k, v]) => `${v} ${k.replace('TASK_STATE_', '').toLowerCase()}`)
+        .join(', ')})`,
+      x.readyToAllResolvedMs <= bound && !('TASK_STATE_WORKING' in x.endings),
+    );
+  }
+  if (r.heartbeats) {
+    const h = r.heartbeats;
+    add(
+      'heartbeat of a running, silent task (30 s interval)',
+      'no run lost while it beats; costs measured per task-minute',
+      `${fmt(h.wruPerTaskMinute)} WRU, ${fmt(h.rruPerTaskMinute)} RRU, ${fmt(h.sqsRequestsPerTaskMinute)} SQS requests; ${h.lost} lost`,
+      h.lost === 0,
+    );
+  }
+  if (r.deliveries) {
+    const d = r.deliveries;
+    add(
+      `${d.deliveries} push notifications, then ${d.deliveries} retried once`,
+      'each delivered once per attempt; costs measured',
+      `per notification ${fmt(d.perDelivered.wru)} WRU, ${fmt(d.perDelivered.rru)} RRU, ${fmt(d.perDelivered.sqsRequests)} SQS; per retry ${fmt(d.perRetry.wru)} WRU, ${fmt(d.perRetry.sqsRequests)} SQS`,
+      d.attempts.delivered === d.deliveries && d.attempts.retried === 2 * d.deliveries,
+    );
+  }
   if (r.streaming) {
     const { idle, perEvent: e } = r.streaming;
     const onlyGetItem = Object.keys(idle.byOperation).join() === 'GetItem';

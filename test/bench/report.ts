@@ -213,6 +213,47 @@ ${n(x.restartToAllStartedMs / 1000, 1)} s after it (the restart re-derives the r
 resumes the stream after its checkpoint).`);
   }
 
+  if (r.crashRunning || r.heartbeats) {
+    const parts: string[] = ['## Heartbeats (`test/bench/heartbeat.ts`, `test/bench/crash.ts`)'];
+    if (r.heartbeats) {
+      const h = r.heartbeats;
+      parts.push(`${h.tasks} silent running tasks for ${h.intervals} intervals of ${h.intervalSeconds} s (scaled down; every count
+scales with the intervals), on DynamoDB Local with the relay and the heartbeat queue. Per running task-minute at
+the 30 s default: ${n(h.wruPerTaskMinute)} WRU (${n(h.livenessWritesPerTaskMinute)} liveness writes of ${n(h.wruPerLivenessWrite)} WRU), ${n(h.rruPerTaskMinute)} RRU
+(${n(h.watchFiringsPerTaskMinute)} watch firings), ${n(h.sqsRequestsPerTaskMinute)} SQS requests at most (${n(h.sqsRequestsMeasuredPerTaskMinute)} measured, batched); runs lost: ${h.lost}.`);
+    }
+    if (r.crashRunning) {
+      const x = r.crashRunning;
+      parts.push(`\`npm start --data-dir\` killed (SIGKILL) with ${x.running} tasks running (silent agents), then started again on the
+same data with a ${x.intervalSeconds} s heartbeat interval (loss after ${n(x.lossLimitMs / 1000, 1)} s): ready ${n(x.restartToReadyMs / 1000, 1)} s after the
+restart, every task resolved ${n(x.restartToAllResolvedMs / 1000, 1)} s after it (${n(x.readyToAllResolvedMs / 1000, 1)} s after ready): ${Object.entries(
+        x.endings,
+      )
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ')}. Before heartbeats such tasks stayed WORKING for their 960 s lease.`);
+    }
+    out.push(parts.join('\n\n'));
+  }
+
+  if (r.deliveries) {
+    const d = r.deliveries;
+    const row = (what: string, c: typeof d.perDelivered) =>
+      `| ${what} | ${n(c.wru)} | ${n(c.rru)} | ${n(c.dynamoRequests)} | ${n(c.sqsRequests)} |`;
+    out.push(`## Push deliveries (\`test/bench/deliveries.ts\`)
+
+${d.deliveries} tasks with one push config each, each with one event to deliver: the stream relayed onto the
+delivery queue, the deliver handler on the local event source, a receiver on 127.0.0.1. Round one answers at
+once; in round two every receiver fails once (503) first.
+
+| per | WRU | RRU | DynamoDB requests | SQS requests (batched) |
+|---|---|---|---|---|
+${row('delivered notification', d.perDelivered)}
+${row('retry', d.perRetry)}
+
+Unbatched (every message sent, received and deleted alone): ${n(d.sqsRequestsUnbatched.perDelivered)} SQS requests per notification,
+${n(d.sqsRequestsUnbatched.perRetry)} per retry.`);
+  }
+
   if (r.streaming) {
     const { idle, perEvent: e } = r.streaming;
     const ops = (byOperation: Record<string, number>) =>

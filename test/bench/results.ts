@@ -1,8 +1,10 @@
 /** The shape of `.bench/results.json`: one bench run, section by section. */
 import type { ColdStartResult } from './bundles.ts';
 import type { CostResult } from './cost.ts';
-import type { CrashResult } from './crash.ts';
+import type { CrashResult, CrashRunningResult } from './crash.ts';
+import type { DeliveryBenchResult } from './deliveries.ts';
 import type { Goal } from './goals.ts';
+import type { HeartbeatCost } from './heartbeat.ts';
 import type { LatencyResult } from './latency.ts';
 import type { RaceResult } from './races.ts';
 import type { ScaleResult } from './scale.ts';
@@ -27,6 +29,10 @@ export interface BenchResults {
   scale?: ScaleResult;
   races?: RaceResult;
   crash?: CrashResult;
+  /** SIGKILL while tasks run (executing, silent), restart: the heartbeat watches resolve them. */
+  crashRunning?: CrashRunningResult;
+  heartbeats?: HeartbeatCost;
+  deliveries?: DeliveryBenchResult;
   streaming?: StreamingResult;
   latency?: LatencyResult;
   coldStart?: ColdStartResult;

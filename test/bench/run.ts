@@ -5,8 +5,8 @@
  * asserts a time. `npm run bench -- cost store` runs some sections only
  * (results.json then holds just those, and the docs are left alone).
  *
- * Sections: cost, store, scale, races, crash, streaming, latency, coldstart,
- * startup. The timing sections run last and alone, so nothing of the bench's
+ * Sections: cost, store, scale, races, crash, heartbeats, deliveries,
+ * streaming, latency, coldstart, startup. The timing sections run last and alone, so nothing of the bench's
  * own competes with them for the two cores (streaming times deliveries too,
  * but they are bounded by its poll interval, not by the cores).
  */
@@ -16,8 +16,10 @@ import { join } from 'node:path';
 import { createTestTable } from '../support/dynamo.ts';
 import { coldStartRows, measureColdStart } from './bundles.ts';
 import { benchCost } from './cost.ts';
-import { benchCrash } from './crash.ts';
+import { benchCrash, benchCrashRunning } from './crash.ts';
+import { benchDeliveries } from './deliveries.ts';
 import { goalsOf } from './goals.ts';
+import { benchHeartbeat } from './heartbeat.ts';
 import { benchLatency, printLatency } from './latency.ts';
 import { benchRaces } from './races.ts';
 import { renderBenchmarks } from './report.ts';
@@ -33,6 +35,8 @@ const SECTIONS = [
   'scale',
   'races',
   'crash',
+  'heartbeats',
+  'deliveries',
   'streaming',
   'latency',
   'coldstart',
@@ -129,6 +133,23 @@ if (want('crash')) {
   results.crash = await benchCrash();
   console.log('\nCrash and restart');
   console.table([results.crash]);
+}
+
+if (want('heartbeats')) {
+  step('heartbeats (running tasks at a scaled-down interval; a SIGKILL with 10 tasks running)');
+  results.heartbeats = await benchHeartbeat();
+  console.log('\nHeartbeats, per running task-minute at the 30 s default');
+  console.table([results.heartbeats]);
+  results.crashRunning = await benchCrashRunning();
+  console.log('Crash while running');
+  console.table([{ ...results.crashRunning, endings: JSON.stringify(results.crashRunning.endings) }]);
+}
+
+if (want('deliveries')) {
+  step('push deliveries (delivered at once, then retried once)');
+  results.deliveries = await benchDeliveries();
+  console.log('\nPush deliveries: per notification and per retry');
+  console.table({ delivered: results.deliveries.perDelivered, retry: results.deliveries.perRetry });
 }
 
 if (want('streaming')) {
