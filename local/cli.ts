@@ -106,6 +106,7 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
       `  Agent card: ${hub.url}${card}`,
       `  JSON-RPC:   ${hub.url}${JSONRPC_PATH}`,
       `  Data:       ${dataDir ? `kept in ${dataDir}` : 'in memory (--data-dir or SYNAPSE_DATA_DIR keeps it)'}`,
+      `  DynamoDB:   ${hub.dynamoEndpoint} (table ${hub.tableName}; e.g. AWS_ENDPOINT_URL_DYNAMODB=${hub.dynamoEndpoint} TABLE_NAME=${hub.tableName} npm run delivery-log -- <taskId>)`,
       ...(hub.recovered
         ? [
             `  Recovered:  ${hub.recovered.live} live task(s): ${hub.recovered.runs} run(s) and ${hub.recovered.watches} heartbeat watch(es) queued again`,
