@@ -571,7 +571,8 @@ describe('agent card', () => {
           [rpcUrl, 'JSONRPC', '0.3'],
         ],
       );
-      assert.equal(card.capabilities.pushNotifications, false);
+      // the local hub configures the delivery pipeline (DELIVERY_QUEUE_URL), so it offers push notifications
+      assert.equal(card.capabilities.pushNotifications, true);
       assert.equal(card.capabilities.streaming, true);
       assert.equal(card.capabilities.extendedAgentCard, true);
     }

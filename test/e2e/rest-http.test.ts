@@ -287,20 +287,59 @@ describe('HTTP+JSON routes on the local hub', () => {
     assert.equal(r.json.supportedInterfaces[1].url, base);
   });
 
-  it('push-config routes: 400 PUSH_NOTIFICATION_NOT_SUPPORTED for every method', async () => {
-    const id = (await send('push?')).json.task.id as string;
-    for (const [method, path] of [
-      ['POST', `/tasks/${id}/pushNotificationConfigs`],
-      ['GET', `/tasks/${id}/pushNotificationConfigs`],
-      ['GET', `/tasks/${id}/pushNotificationConfigs/c1`],
-      ['DELETE', `/tasks/${id}/pushNotificationConfigs/c1`],
-    ] as const) {
-      assertError(
-        await rest(method, path, method === 'POST' ? { body: { url: 'https://example.com/hook' } } : {}),
-        400,
-        'PUSH_NOTIFICATION_NOT_SUPPORTED',
-      );
-    }
+  it('push-config routes: create, list, get, delete; secrets never read back; each refusal its status', async () => {
+    const id = (await send('ask')).json.task.id as string;
+    const path = `/tasks/${id}/pushNotificationConfigs`;
+    const made = await rest('POST', path, {
+      body: {
+        id: 'c1',
+        url: 'https://hooks.example.com/a2a',
+        token: 'tok',
+        authentication: { scheme: 'Bearer', credentials: 'secret' },
+      },
+    });
+    assert.equal(made.status, 200, made.text);
+    assert.deepEqual(made.json, {
+      id: 'c1',
+      taskId: id,
+      url: 'https://hooks.example.com/a2a',
+      authentication: { scheme: 'Bearer' },
+    });
+    const listed = await rest('GET', path);
+    assert.equal(listed.status, 200);
+    assert.deepEqual(listed.json, { configs: [made.json], nextPageToken: '' });
+    assert.doesNotMatch(listed.text, /tok|secret/);
+    assert.deepEqual((await rest('GET', `${path}/c1`)).json, made.json);
+    const deleted = await rest('DELETE', `${path}/c1`);
+    assert.equal(deleted.status, 200);
+    assert.deepEqual(deleted.json, {});
+    assertError(await rest('GET', `${path}/c1`), 404, 'TASK_NOT_FOUND', 'NOT_FOUND');
+
+    assertError(
+      await rest('POST', '/tasks/no-such-task/pushNotificationConfigs', {
+        body: { url: 'https://hooks.example.com/a2a' },
+      }),
+      404,
+      'TASK_NOT_FOUND',
+    );
+    assertError(
+      await rest('POST', path, { body: { url: 'https://10.0.0.1/hook' } }),
+      400,
+      'INVALID_PARAMS',
+      'INVALID_ARGUMENT',
+    );
+    assertError(await rest('POST', path, { body: { token: 'no url' } }), 400, 'INVALID_PARAMS');
+    assertError(await rest('PUT', `${path}/c1`), 405, undefined);
+    const finished = (await send('hello')).json.task.id as string;
+    assertError(
+      await rest('POST', `/tasks/${finished}/pushNotificationConfigs`, {
+        body: { url: 'https://hooks.example.com/a2a' },
+      }),
+      400,
+      'UNSUPPORTED_OPERATION',
+      'FAILED_PRECONDITION',
+    );
+    assert.deepEqual((await rest('GET', path)).json.configs, [], 'no refusal registered anything');
   });
 });
 
