@@ -178,10 +178,13 @@ describe('heartbeat loss', () => {
     assert.equal(rerun.result, 'completed');
     assert.equal(runs(), 2);
     assert.equal((await headOf(head))?.state, 'completed');
-    // its claim got a watch of its own, which finds the task done; the first claim's watch stops too
-    const second = await outbox.takeHeartbeat(head);
-    assert.notEqual(second.watch.claim, firstClaim);
-    assert.equal((await watcher.check(second.watch)).result, 'stopped');
+    // its claim got a watch of its own, which finds the task done, unless the relay saw the claim and
+    // the completion in one batch (a fast rerun on a loaded machine): then none was needed. The first
+    // claim's watch stops too
+    for (const second of await outbox.heartbeats(head)) {
+      assert.notEqual(second.watch.claim, firstClaim);
+      assert.equal((await watcher.check(second.watch)).result, 'stopped');
+    }
     assert.equal((await watcher.check(first.watch)).result, 'stopped');
 
     // the lost run finishes late: fenced by its claim, its outcome is not recorded
