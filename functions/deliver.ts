@@ -9,6 +9,7 @@
  */
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { eachRecord, receiveCount } from '../shared/adapters/aws/sqs-batch.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
 import type { DeliveryMessage, DeliveryWorker } from '../shared/app/delivery-worker.ts';
 import { deliveryQueueUrl } from '../shared/delivery-wiring.ts';
@@ -29,18 +30,8 @@ const messageSchema = z.object({
   redrive: z.optional(z.number().check(z.int(), z.nonnegative())),
 });
 
-const parseJson = (body: string): unknown => {
-  try {
-    return JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-};
-
 /** The attempt is held by another invocation: the record comes back later, no backoff. */
 class AttemptInFlight extends Error {}
-
-const receiveCount = (record: SQSRecord): number => Number(record.attributes.ApproximateReceiveCount ?? 1);
 
 export interface DeliverHandlerDeps {
   worker: () => Pick<DeliveryWorker, 'deliver'>;
@@ -64,69 +55,55 @@ const defaultDeps: DeliverHandlerDeps = {
 
 export const createDeliverHandler =
   (deps: DeliverHandlerDeps = defaultDeps) =>
-  async (event: SQSEvent): Promise<SQSBatchResponse> => {
-    const results = await Promise.allSettled(
-      event.Records.map(async (record) => {
-        const parsed = messageSchema.safeParse(parseJson(record.body));
-        // a malformed message will never succeed: drop it (log) rather than loop it into the DLQ
-        if (!parsed.success) {
-          logger.error('dropping malformed delivery message', { body: record.body.slice(0, 1000) });
+  (event: SQSEvent): Promise<SQSBatchResponse> =>
+    eachRecord(event, messageSchema, 'delivery message', async (parsed, record) => {
+      const message: DeliveryMessage = parsed;
+      const keys = {
+        taskId: message.taskId,
+        configId: message.configId,
+        version: message.version,
+        attempt: message.attempt,
+        redrive: message.redrive ?? 0,
+        messageId: record.messageId,
+      };
+      try {
+        const outcome = await deps.worker().deliver(message);
+        if (outcome.result === 'in_flight') {
+          // another invocation holds the attempt: look again once it must have ended
+          await deps.comeBackIn(record, outcome.retryInSeconds + 1).catch(() => undefined);
+          logger.info('delivery attempt held by another invocation', { ...keys, ...outcome });
+          throw new AttemptInFlight();
+        }
+        if (outcome.result === 'duplicate') {
+          logger.info('delivery attempt recorded before: nothing sent', {
+            ...keys,
+            status: outcome.existing.status,
+          });
           return;
         }
-        const message: DeliveryMessage = parsed.data;
-        const keys = {
-          taskId: message.taskId,
-          configId: message.configId,
-          version: message.version,
-          attempt: message.attempt,
-          redrive: message.redrive ?? 0,
-          messageId: record.messageId,
-        };
-        try {
-          const outcome = await deps.worker().deliver(message);
-          if (outcome.result === 'in_flight') {
-            // another invocation holds the attempt: look again once it must have ended
-            await deps.comeBackIn(record, outcome.retryInSeconds + 1).catch(() => undefined);
-            logger.info('delivery attempt held by another invocation', { ...keys, ...outcome });
-            throw new AttemptInFlight();
-          }
-          if (outcome.result === 'duplicate') {
-            logger.info('delivery attempt recorded before: nothing sent', {
-              ...keys,
-              status: outcome.existing.status,
-            });
-            return;
-          }
-          const { status, httpStatus, latencyMs, retryInSeconds, deadLetter, error } = outcome.attempt;
-          const log = status === 'delivered' ? logger.info : logger.warn;
-          log.call(logger, 'delivery attempt', {
+        const { status, httpStatus, latencyMs, retryInSeconds, deadLetter, error } = outcome.attempt;
+        const log = status === 'delivered' ? logger.info : logger.warn;
+        log.call(logger, 'delivery attempt', {
+          ...keys,
+          status,
+          httpStatus,
+          latencyMs,
+          retryInSeconds,
+          deadLetter,
+          error,
+        });
+      } catch (e) {
+        if (!(e instanceof AttemptInFlight)) {
+          await deps.comeBackIn(record, 'backoff').catch(() => undefined);
+          logger.error('delivery failed before its outcome was recorded', {
             ...keys,
-            status,
-            httpStatus,
-            latencyMs,
-            retryInSeconds,
-            deadLetter,
-            error,
+            receiveCount: receiveCount(record),
+            error: e as Error,
           });
-        } catch (e) {
-          if (!(e instanceof AttemptInFlight)) {
-            await deps.comeBackIn(record, 'backoff').catch(() => undefined);
-            logger.error('delivery failed before its outcome was recorded', {
-              ...keys,
-              receiveCount: receiveCount(record),
-              error: e as Error,
-            });
-          }
-          throw e;
         }
-      }),
-    );
-    return {
-      batchItemFailures: results.flatMap((r, i) =>
-        r.status === 'rejected' ? [{ itemIdentifier: event.Records[i]!.messageId }] : [],
-      ),
-    };
-  };
+        throw e;
+      }
+    });
 
 export const deliverHandler = createDeliverHandler();
 

@@ -5,7 +5,8 @@
  * again later (a new delayed message). Records that throw are reported as
  * partial batch failures and come back after a backoff.
  */
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { eachRecord, receiveCount } from '../shared/adapters/aws/sqs-batch.ts';
 import { EXECUTOR_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
 import { MAX_DELAY_SECONDS } from '../shared/app/relay.ts';
@@ -20,66 +21,39 @@ const runSchema = z.object({
   watch: z.optional(z.literal('lease')),
 });
 
-const parseJson = (body: string): unknown => {
-  try {
-    return JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-};
-
-const receiveCount = (record: SQSRecord): number => Number(record.attributes.ApproximateReceiveCount ?? 1);
-
 export const executorHandler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const executor = await taskExecutor();
-  const results = await Promise.allSettled(
-    event.Records.map(async (record) => {
-      const parsed = runSchema.safeParse(parseJson(record.body));
-      // a malformed message will never succeed: drop it (log) rather than loop it into the DLQ
-      if (!parsed.success) {
-        logger.error('dropping malformed executor message', { body: record.body.slice(0, 1000) });
-        return;
+  return eachRecord(event, runSchema, 'executor message', async (run, record) => {
+    const keys = { taskId: run.taskId, tenant: run.tenant, messageId: record.messageId };
+    if (receiveCount(record) > 1) countMetric(MetricName.DeliveriesRetried);
+    try {
+      const outcome = await executor.run(run);
+      if (outcome.result === 'recheck') {
+        await executorQueueFromEnv().enqueue(
+          [run],
+          Math.min(MAX_DELAY_SECONDS, Math.max(1, outcome.recheckInSeconds ?? MAX_DELAY_SECONDS)),
+        );
       }
-      const run = parsed.data;
-      const keys = { taskId: run.taskId, tenant: run.tenant, messageId: record.messageId };
-      if (receiveCount(record) > 1) countMetric(MetricName.DeliveriesRetried);
-      try {
-        const outcome = await executor.run(run);
-        if (outcome.result === 'recheck') {
-          await executorQueueFromEnv().enqueue(
-            [run],
-            Math.min(MAX_DELAY_SECONDS, Math.max(1, outcome.recheckInSeconds ?? MAX_DELAY_SECONDS)),
+      logger.info('executor run finished', { ...keys, result: outcome.result });
+    } catch (e) {
+      const final = receiveCount(record) >= EXECUTOR_QUEUE.maxReceiveCount;
+      if (final) countMetric(MetricName.DlqArrivals);
+      // come back soon rather than after the whole visibility timeout (best effort)
+      const retryInSeconds = final
+        ? undefined
+        : await retryLater(sqsClient(), executorQueueUrl(), record.receiptHandle, receiveCount(record)).catch(
+            () => undefined,
           );
-        }
-        logger.info('executor run finished', { ...keys, result: outcome.result });
-      } catch (e) {
-        const final = receiveCount(record) >= EXECUTOR_QUEUE.maxReceiveCount;
-        if (final) countMetric(MetricName.DlqArrivals);
-        // come back soon rather than after the whole visibility timeout (best effort)
-        const retryInSeconds = final
-          ? undefined
-          : await retryLater(
-              sqsClient(),
-              executorQueueUrl(),
-              record.receiptHandle,
-              receiveCount(record),
-            ).catch(() => undefined);
-        logger.error('executor run failed', {
-          ...keys,
-          receiveCount: receiveCount(record),
-          final,
-          retryInSeconds,
-          error: e as Error,
-        });
-        throw e;
-      }
-    }),
-  );
-  return {
-    batchItemFailures: results.flatMap((r, i) =>
-      r.status === 'rejected' ? [{ itemIdentifier: event.Records[i]!.messageId }] : [],
-    ),
-  };
+      logger.error('executor run failed', {
+        ...keys,
+        receiveCount: receiveCount(record),
+        final,
+        retryInSeconds,
+        error: e as Error,
+      });
+      throw e;
+    }
+  });
 };
 
 export const handler = withObservability(executorHandler, { functionName: 'executor' });

@@ -6,7 +6,8 @@
  * watch acts on the task as it is now. Records that throw are reported as
  * partial batch failures and come back after a backoff.
  */
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { eachRecord, receiveCount } from '../shared/adapters/aws/sqs-batch.ts';
 import { HEARTBEAT_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
 import { countMetric, logger, MetricName, withObservability } from '../shared/observability/index.ts';
@@ -20,61 +21,37 @@ const watchSchema = z.object({
   claim: z.string().check(z.minLength(1)),
 });
 
-const parseJson = (body: string): unknown => {
-  try {
-    return JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-};
-
-const receiveCount = (record: SQSRecord): number => Number(record.attributes.ApproximateReceiveCount ?? 1);
-
 export const heartbeatHandler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const watcher = await heartbeatWatcher();
-  const results = await Promise.allSettled(
-    event.Records.map(async (record) => {
-      const parsed = watchSchema.safeParse(parseJson(record.body));
-      // a malformed message will never succeed: drop it (log) rather than loop it into the DLQ
-      if (!parsed.success) {
-        logger.error('dropping malformed heartbeat watch', { body: record.body.slice(0, 1000) });
-        return;
-      }
-      const watch = parsed.data;
-      const keys = { taskId: watch.taskId, tenant: watch.tenant, messageId: record.messageId };
-      try {
-        const outcome = await watcher.check(watch);
-        if (outcome.result === 'rerun' || outcome.result === 'failed') {
-          countMetric(MetricName.HeartbeatsLost);
-          logger.warn('heartbeat lost', { ...keys, result: outcome.result });
-        } else logger.debug('heartbeat checked', { ...keys, ...outcome });
-      } catch (e) {
-        const final = receiveCount(record) >= HEARTBEAT_QUEUE.maxReceiveCount;
-        if (final) countMetric(MetricName.DlqArrivals);
-        const retryInSeconds = final
-          ? undefined
-          : await retryLater(
-              sqsClient(),
-              String(process.env[HEARTBEAT_QUEUE.urlEnv]),
-              record.receiptHandle,
-              receiveCount(record),
-            ).catch(() => undefined);
-        logger.error('heartbeat check failed', {
-          ...keys,
-          receiveCount: receiveCount(record),
-          final,
-          retryInSeconds,
-          error: e as Error,
-        });
-        throw e;
-      }
-    }),
-  );
-  return {
-    batchItemFailures: results.flatMap((r, i) =>
-      r.status === 'rejected' ? [{ itemIdentifier: event.Records[i]!.messageId }] : [],
-    ),
-  };
+  return eachRecord(event, watchSchema, 'heartbeat watch', async (watch, record) => {
+    const keys = { taskId: watch.taskId, tenant: watch.tenant, messageId: record.messageId };
+    try {
+      const outcome = await watcher.check(watch);
+      if (outcome.result === 'rerun' || outcome.result === 'failed') {
+        countMetric(MetricName.HeartbeatsLost);
+        logger.warn('heartbeat lost', { ...keys, result: outcome.result });
+      } else logger.debug('heartbeat checked', { ...keys, ...outcome });
+    } catch (e) {
+      const final = receiveCount(record) >= HEARTBEAT_QUEUE.maxReceiveCount;
+      if (final) countMetric(MetricName.DlqArrivals);
+      const retryInSeconds = final
+        ? undefined
+        : await retryLater(
+            sqsClient(),
+            String(process.env[HEARTBEAT_QUEUE.urlEnv]),
+            record.receiptHandle,
+            receiveCount(record),
+          ).catch(() => undefined);
+      logger.error('heartbeat check failed', {
+        ...keys,
+        receiveCount: receiveCount(record),
+        final,
+        retryInSeconds,
+        error: e as Error,
+      });
+      throw e;
+    }
+  });
 };
 
 export const handler = withObservability(heartbeatHandler, { functionName: 'heartbeat' });
