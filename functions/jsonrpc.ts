@@ -9,16 +9,10 @@
  * its hand-back time at most) when its client disconnects.
  */
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { a2aHandler, MAX_BLOCKING_MS } from '../shared/a2a-wiring.ts';
-import {
-  type StreamedResult,
-  streamBudgetMs,
-  streamedResult,
-} from '../shared/adapters/aws/streamed-response.ts';
+import { a2aHandler, a2aRequestOf, logA2ARequest } from '../shared/a2a-wiring.ts';
+import { type StreamedResult, streamedResult } from '../shared/adapters/aws/streamed-response.ts';
 import { JsonRpcBinding } from '../shared/app/a2a/jsonrpc.ts';
-import { lowerCaseHeaders, publicUrlOf } from '../shared/http.ts';
-import { appendTaskKeys, logger, withObservability } from '../shared/observability/index.ts';
-import { callerOf } from '../shared/wiring.ts';
+import { withObservability } from '../shared/observability/index.ts';
 
 let rpcInstance: Promise<JsonRpcBinding> | undefined;
 const rpc = () => {
@@ -30,27 +24,8 @@ export const jsonRpcHandler = async (
   event: APIGatewayProxyEvent,
   context: Context,
 ): Promise<StreamedResult> => {
-  const body =
-    event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  const { meta, ...response } = await (await rpc()).handle({
-    body,
-    headers: lowerCaseHeaders(event.headers),
-    caller: callerOf(event),
-    blockingBudgetMs: Math.max(0, Math.min(MAX_BLOCKING_MS, context.getRemainingTimeInMillis() - 2_000)),
-    streamBudgetMs: streamBudgetMs(context),
-    publicUrl: publicUrlOf(event),
-  });
-  appendTaskKeys({
-    taskId: meta?.taskId,
-    contextId: meta?.contextId,
-    requestId: event.requestContext?.requestId,
-  });
-  logger.info('jsonrpc request', {
-    method: meta?.method,
-    errorCode: meta?.errorCode,
-    statusCode: response.statusCode,
-    ...(response.stream ? { streamed: true } : {}),
-  });
+  const { meta, ...response } = await (await rpc()).handle(a2aRequestOf(event, context));
+  logA2ARequest('jsonrpc request', event, meta ?? {}, response, { method: meta?.method });
   return streamedResult(response);
 };
 

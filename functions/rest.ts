@@ -8,17 +8,11 @@
  * is a short body through the same stream.
  */
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { a2aHandler, MAX_BLOCKING_MS } from '../shared/a2a-wiring.ts';
-import {
-  type StreamedResult,
-  streamBudgetMs,
-  streamedResult,
-} from '../shared/adapters/aws/streamed-response.ts';
+import { a2aHandler, a2aRequestOf, logA2ARequest } from '../shared/a2a-wiring.ts';
+import { type StreamedResult, streamedResult } from '../shared/adapters/aws/streamed-response.ts';
 import { RestBinding } from '../shared/app/a2a/rest.ts';
-import { lowerCaseHeaders, publicUrlOf } from '../shared/http.ts';
-import { appendTaskKeys, logger, withObservability } from '../shared/observability/index.ts';
+import { withObservability } from '../shared/observability/index.ts';
 import { REST_PATH } from '../shared/routes.ts';
-import { callerOf } from '../shared/wiring.ts';
 
 let restInstance: Promise<RestBinding> | undefined;
 const rest = () => {
@@ -37,33 +31,16 @@ const routePathOf = (event: APIGatewayProxyEvent): string => {
 };
 
 export const restHandler = async (event: APIGatewayProxyEvent, context: Context): Promise<StreamedResult> => {
-  const body =
-    event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   const query = Object.fromEntries(
     Object.entries(event.queryStringParameters ?? {}).map(([k, v]) => [k, v ?? undefined]),
   );
   const { meta, ...response } = await (await rest()).handle({
+    ...a2aRequestOf(event, context),
     method: event.httpMethod,
     path: routePathOf(event),
     query,
-    headers: lowerCaseHeaders(event.headers),
-    body,
-    caller: callerOf(event),
-    blockingBudgetMs: Math.max(0, Math.min(MAX_BLOCKING_MS, context.getRemainingTimeInMillis() - 2_000)),
-    streamBudgetMs: streamBudgetMs(context),
-    publicUrl: publicUrlOf(event),
   });
-  appendTaskKeys({
-    taskId: meta?.taskId,
-    contextId: meta?.contextId,
-    requestId: event.requestContext?.requestId,
-  });
-  logger.info('rest request', {
-    route: meta?.route,
-    errorCode: meta?.errorCode,
-    statusCode: response.statusCode,
-    ...(response.stream ? { streamed: true } : {}),
-  });
+  logA2ARequest('rest request', event, meta ?? {}, response, { route: meta?.route });
   return streamedResult(response);
 };
 

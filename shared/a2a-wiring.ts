@@ -5,15 +5,17 @@
  * so the executor, sweeper and relay bundles carry none of it.
  */
 
-import { positiveEnv } from './adapters/aws/streamed-response.ts';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { positiveEnv, streamBudgetMs } from './adapters/aws/streamed-response.ts';
 import { urlGuardFromEnv } from './adapters/http/url-guard.ts';
 import { loadAgent } from './agent/load.ts';
 import { pushNotificationsConfigured } from './app/a2a/card.ts';
 import { A2AHandler } from './app/a2a/handler.ts';
 import { STREAM_TIMING } from './app/a2a/stream.ts';
 import { PushConfigService } from './app/push-configs.ts';
-import { logger } from './observability/index.ts';
-import { pushConfigStore, taskEngine, taskService } from './wiring.ts';
+import { lowerCaseHeaders, publicUrlOf } from './http.ts';
+import { appendTaskKeys, logger } from './observability/index.ts';
+import { callerOf, pushConfigStore, taskEngine, taskService } from './wiring.ts';
 
 /** API Gateway REST APIs give up after 29 s: a blocking send answers with the current task before that. */
 export const MAX_BLOCKING_MS = Number(process.env.BLOCKING_WAIT_MS ?? 25_000);
@@ -36,4 +38,35 @@ export const a2aHandler = (): Promise<A2AHandler> => {
       }),
   );
   return handler;
+};
+
+/** What both A2A bindings take from an API Gateway event: the body, headers, caller and time budgets. */
+export const a2aRequestOf = (event: APIGatewayProxyEvent, context: Context) => ({
+  body: event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body,
+  headers: lowerCaseHeaders(event.headers),
+  caller: callerOf(event),
+  blockingBudgetMs: Math.max(0, Math.min(MAX_BLOCKING_MS, context.getRemainingTimeInMillis() - 2_000)),
+  streamBudgetMs: streamBudgetMs(context),
+  publicUrl: publicUrlOf(event),
+});
+
+/** The log keys of an answered A2A request, and its one log line. */
+export const logA2ARequest = (
+  what: string,
+  event: APIGatewayProxyEvent,
+  meta: { taskId?: string; contextId?: string; errorCode?: number } & Record<string, unknown>,
+  response: { statusCode: number; stream?: unknown },
+  fields: Record<string, unknown>,
+): void => {
+  appendTaskKeys({
+    taskId: meta.taskId,
+    contextId: meta.contextId,
+    requestId: event.requestContext?.requestId,
+  });
+  logger.info(what, {
+    ...fields,
+    errorCode: meta.errorCode,
+    statusCode: response.statusCode,
+    ...(response.stream ? { streamed: true } : {}),
+  });
 };
