@@ -1,0 +1,540 @@
+/**
+ * The 17 `p2p:*` message types of seed 000 §2.1 and a schema for the payload of each.
+ *
+ * Field names are the seed's (§6, snake_case). The seed gives the payload of nine types; the other
+ * eight (task_info_provided, task_cancel, task_ack, heartbeat, capability_query,
+ * capability_response, ack, nack) are this project's, in the same style (docs/synapse-protocol.md).
+ *
+ * Conventions, for every payload:
+ * - unknown fields are ignored (dropped), so a peer on a later minor version is understood;
+ * - an optional field may be absent or null (the seed's reference implementation is Go, whose nil
+ *   pointers and maps serialize as null); null reads as absent, except in free-form values, which
+ *   are kept exactly as sent (`details: null` stays null);
+ * - every string and every list has an upper bound (./bounds.ts); free-form values (`task.payload`,
+ *   `metadata`, `details`, `output`, …) are bounded by the pre-pass (depth, sizes) and the body limit.
+ *
+ * No transform here changes a value: what the JSON Schemas (./json-schema.ts) say is what is checked.
+ */
+import { SYNAPSE_STATES } from '../../domain/states.ts';
+import * as z from '../../validation/zod.ts';
+import {
+  MAX_CODE_LENGTH,
+  MAX_ID_LENGTH,
+  MAX_LIST_ITEMS,
+  MAX_MESSAGE_ID_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_TEXT_LENGTH,
+  MAX_TIMESTAMP_LENGTH,
+  MAX_URL_LENGTH,
+} from './bounds.ts';
+
+// ---- the message types -----------------------------------------------------------------------
+
+export const SYNAPSE_MESSAGE_TYPES = [
+  'p2p:task_request',
+  'p2p:task_confirm',
+  'p2p:task_reject',
+  'p2p:task_need_info',
+  'p2p:task_info_provided',
+  'p2p:task_status_update',
+  'p2p:task_complete',
+  'p2p:task_failed',
+  'p2p:task_cancel',
+  'p2p:task_ack',
+  'p2p:ack',
+  'p2p:nack',
+  'p2p:heartbeat',
+  'p2p:capability_query',
+  'p2p:capability_response',
+  'p2p:task_need_human',
+  'p2p:human_decision',
+] as const;
+
+export type SynapseMessageType = (typeof SYNAPSE_MESSAGE_TYPES)[number];
+
+export const isSynapseMessageType = (t: unknown): t is SynapseMessageType =>
+  typeof t === 'string' && (SYNAPSE_MESSAGE_TYPES as readonly string[]).includes(t);
+
+export type Direction = 'requester_to_executor' | 'executor_to_requester' | 'both';
+
+export interface MessageTypeInfo {
+  /** Seed 000 §2.1. */
+  direction: Direction;
+  /** The envelope must carry `task_id` (and it must equal the payload's). */
+  taskScoped: boolean;
+  /** Where the payload names its task: `task.id` for a request, `task_id` otherwise. */
+  payloadTaskId: readonly ['task', 'id'] | readonly ['task_id'] | undefined;
+  /** Whether seed 000 §6 gives the payload (otherwise it is this project's design). */
+  payloadFromSeed: boolean;
+  description: string;
+}
+
+const TASK_ID = ['task_id'] as const;
+
+export const MESSAGE_TYPES: Readonly<Record<SynapseMessageType, MessageTypeInfo>> = {
+  'p2p:task_request': {
+    direction: 'requester_to_executor',
+    taskScoped: true,
+    payloadTaskId: ['task', 'id'],
+    payloadFromSeed: true,
+    description: 'submit a task',
+  },
+  'p2p:task_confirm': {
+    direction: 'executor_to_requester',
+    taskScoped: true,
+    payloadTaskId: TASK_ID,
+    payloadFromSeed: true,
+    description: 'the task is accepted',
+  },
+  'p2p:task_reject': {
+    direction: 'executor_to_requester',
+    taskScoped: true,
+    payloadTaskId: TASK_ID,
+    payloadFromSeed: true,
+    description: 'the task is refused (terminal), with alternatives',
+  },
+  'p2p:task_need_info': {
+    direction: 'executor_to_requester',
+    taskScoped: true,
+    payloadTaskId: TASK_ID,
+    payloadFromSeed: true,
+    description: 'fields are missing',
+  },
+  'p2p:task_info_provided': {
+    direction: 'requester_to_executor',
+    taskScoped: true,
+    payloadTaskId: TASK_ID,
+    payloadFromSeed: false,
+    description: 'the missing fields',
+  },
+  'p2p:task_status_update': {
+    direction: 'executor_to_requester',
+    taskScoped: true,
+    payloadTaskId: TASK_ID,
+    payloadFromSeed: true,
+    description: 'progress (0–100) and a message',
+  },
+  'p2p:task_complete': {
+    direction: 'executor_to_requester',
+    taskScoped: true,
+    payloadTaskId: TASK_ID,
+    payloadFromSeed: true,
+    description: 'the result (terminal)',
+  },
+  'p2p:task_failed': {
+    direction: 'executor_to_requester',
+    taskScoped: true,
+    payloadTaskId: TASK_ID,
+    payloadFromSeed: true,
+    description: 'the error (terminal)',
+  },
+  'p2p:task_cancel': {
+    direction: 'requester_to_executor',
+    taskScoped: true,
+    payloadTaskId: TASK_ID,
+    payloadFromSeed: false,
+    description: 'cancel the task',
+  },
+  'p2p:task_ack': {
+    direction: 'both',
+    taskScoped: true,
+    payloadTaskId: TASK_ID,
+    payloadFromSeed: false,
+    description: 'task-level acknowledgement (of a completion, of a cancel, …)',
+  },
+  'p2p:ack': {
+    direction: 'both',
+    taskScoped: false,
+    payloadTaskId: undefined,
+    payloadFromSeed: false,
+    description: 'generic acknowledgement (the synchronous answer to a message)',
+  },
+  'p2p:nack': {
+    direction: 'both',
+    taskScoped: false,
+    payloadTaskId: undefined,
+    payloadFromSeed: false,
+    description: 'generic negative acknowledgement carrying an error code',
+  },
+  'p2p:heartbeat': {
+    direction: 'both',
+    taskScoped: true,
+    payloadTaskId: TASK_ID,
+    payloadFromSeed: false,
+    description: 'keep-alive of a task',
+  },
+  'p2p:capability_query': {
+    direction: 'both',
+    taskScoped: false,
+    payloadTaskId: undefined,
+    payloadFromSeed: false,
+    description: "ask for the peer's capabilities",
+  },
+  'p2p:capability_response': {
+    direction: 'both',
+    taskScoped: false,
+    payloadTaskId: undefined,
+    payloadFromSeed: false,
+    description: 'the capabilities (task types)',
+  },
+  'p2p:task_need_human': {
+    direction: 'executor_to_requester',
+    taskScoped: true,
+    payloadTaskId: TASK_ID,
+    payloadFromSeed: true,
+    description: 'a human must decide',
+  },
+  'p2p:human_decision': {
+    direction: 'requester_to_executor',
+    taskScoped: true,
+    payloadTaskId: TASK_ID,
+    payloadFromSeed: true,
+    description: "the human's decision",
+  },
+};
+
+// ---- wire scalars ----------------------------------------------------------------------------
+
+/** No C0 control character and no DEL: ids and codes are printed in logs and used in keys. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+export const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
+
+/**
+ * Message ids: letters, digits, `_`, `-`, `:`. No `.` (the separator of the signing string) and no
+ * whitespace, so `timestamp.message_id.body` splits one way only. UUIDs, ULIDs and `msg-xxx` fit.
+ */
+export const MESSAGE_ID_PATTERN = /^[A-Za-z0-9_:-]+$/;
+
+const string = (min: number, max: number, pattern?: RegExp) =>
+  pattern
+    ? z.string().check(z.minLength(min), z.maxLength(max), z.regex(pattern))
+    : z.string().check(z.minLength(min), z.maxLength(max));
+
+export const messageIdSchema = string(1, MAX_MESSAGE_ID_LENGTH, MESSAGE_ID_PATTERN);
+/** A required id (task, agent, decision, user). */
+export const idSchema = string(1, MAX_ID_LENGTH, NO_CONTROL);
+/** An optional id: may be empty (Go writes "" for an unset string). */
+const optionalIdSchema = string(0, MAX_ID_LENGTH, NO_CONTROL);
+/** Codes and types: error and reason codes, task types, output types, priorities, roles. */
+export const codeSchema = string(1, MAX_CODE_LENGTH, NO_CONTROL);
+const nameSchema = string(1, MAX_NAME_LENGTH, NO_CONTROL);
+const optionalNameSchema = string(0, MAX_NAME_LENGTH, NO_CONTROL);
+const textSchema = string(0, MAX_TEXT_LENGTH);
+/** RFC 3339 with `Z` or an offset, as Go's time.Time writes it. */
+export const timestampSchema = z.iso
+  .datetime({ offset: true })
+  .check(z.maxLength(MAX_TIMESTAMP_LENGTH), z.meta({ description: 'RFC 3339 date-time' }));
+/** An absolute http(s) URL. */
+export const endpointSchema = z
+  .url({ protocol: /^https?$/ })
+  .check(
+    z.maxLength(MAX_URL_LENGTH),
+    z.regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\//),
+    z.meta({ format: 'uri', description: 'absolute http(s) URL' }),
+  );
+/** 0–100. */
+const percentSchema = z.number().check(z.gte(0), z.lte(100));
+/** Whole seconds, up to a year. */
+const secondsSchema = z.int().check(z.gte(0), z.lte(31_536_000));
+export const stateSchema = z.enum(SYNAPSE_STATES);
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A free-form JSON object (`task.payload`, `metadata`, `approved_fields`, …), kept exactly as sent
+ * (the very object: no key is dropped or copied, `__proto__` keys stay own data keys).
+ */
+export const freeObject = z
+  .unknown()
+  .check(
+    z.refine(isPlainObject, { message: 'must be an object', abort: true }),
+    z.meta({ type: 'object', description: 'free-form JSON object' }),
+  ) as unknown as z.ZodMiniType<Record<string, unknown>, Record<string, unknown>>;
+
+/** Any JSON value, kept exactly as sent (null included). */
+const freeValue = () => z.optional(z.unknown());
+
+/** Optional: absent or null (null reads as absent). */
+export const opt = <T extends z.ZodMiniType>(t: T) =>
+  z.optional(
+    z.pipe(
+      z.nullable(t),
+      z.transform((v: z.output<T> | null) => v ?? undefined),
+    ),
+  );
+
+/**
+ * A wire object: `z.object` (unknown keys dropped), and the keys that read as absent (null) left
+ * out of the result rather than kept as undefined. The result is zod's own new object.
+ */
+export const object = <S extends z.core.$ZodLooseShape>(shape: S) =>
+  z.pipe(
+    z.object(shape),
+    z.transform((o) => {
+      const out = o as Record<string, unknown>;
+      for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
+      return o;
+    }),
+  );
+
+/** A list of at most `max` items. */
+const list = <T extends z.ZodMiniType>(item: T, { min = 0, max = MAX_LIST_ITEMS } = {}) =>
+  z.array(item).check(z.minLength(min), z.maxLength(max));
+
+/** `{code, message, details}`: the seed's `reason` of a rejection (also a cancel's, a need_human's). */
+const reasonSchema = object({
+  code: codeSchema,
+  message: textSchema,
+  details: freeValue(),
+});
+
+// ---- payloads (seed 000 §6) ------------------------------------------------------------------
+
+/** §6.1 */
+export const TaskRequestPayloadSchema = object({
+  task: object({
+    id: idSchema,
+    type: codeSchema,
+    /** Free string; the seed's example is `normal`. */
+    priority: opt(codeSchema),
+    deadline: opt(timestampSchema),
+    payload: opt(freeObject),
+  }),
+  context: opt(
+    object({
+      session_id: opt(optionalIdSchema),
+      parent_task_id: opt(optionalIdSchema),
+      correlation_id: opt(optionalIdSchema),
+      metadata: opt(freeObject),
+    }),
+  ),
+});
+
+/** §6.2. `confirmed` is always true: a refusal is a p2p:task_reject. */
+export const TaskConfirmPayloadSchema = object({
+  task_id: idSchema,
+  confirmed: z.literal(true, 'must be true (a refusal is a p2p:task_reject)'),
+  /** Seconds. */
+  estimated_duration: opt(secondsSchema),
+  expected_completion: opt(timestampSchema),
+  capabilities_used: opt(list(codeSchema)),
+  constraints: opt(
+    object({
+      max_retries: opt(z.int().check(z.gte(0), z.lte(100))),
+      fallback_enabled: opt(z.boolean()),
+    }),
+  ),
+});
+
+/** §6.3 */
+export const TaskRejectPayloadSchema = object({
+  task_id: idSchema,
+  reason: reasonSchema,
+  alternatives: opt(
+    object({
+      suggested_agent_id: opt(optionalIdSchema),
+      /** Seconds. */
+      retry_after: opt(secondsSchema),
+      partial_support: opt(z.boolean()),
+    }),
+  ),
+});
+
+/** §6.7 */
+export const TaskNeedInfoPayloadSchema = object({
+  task_id: idSchema,
+  missing_fields: list(
+    object({
+      field: nameSchema,
+      reason: opt(textSchema),
+      suggested_value: freeValue(),
+      alternatives: opt(list(z.unknown())),
+    }),
+    { min: 1 },
+  ),
+  question: opt(textSchema),
+  required_by: opt(timestampSchema),
+});
+
+/** This project's: the requester's answer to a p2p:task_need_info (`provided_fields`: field → value). */
+export const TaskInfoProvidedPayloadSchema = object({
+  task_id: idSchema,
+  /** The message id of the p2p:task_need_info answered (as human_decision's `reply_to`). */
+  reply_to: opt(messageIdSchema),
+  provided_fields: freeObject,
+  message: opt(textSchema),
+});
+
+/** §6.4 */
+export const TaskStatusUpdatePayloadSchema = object({
+  task_id: idSchema,
+  /** One of the 14 states (seed 000 §3.1). */
+  status: stateSchema,
+  progress: opt(percentSchema),
+  message: opt(textSchema),
+  intermediate_result: freeValue(),
+});
+
+/** §6.5 */
+export const TaskCompletePayloadSchema = object({
+  task_id: idSchema,
+  result: object({
+    output_type: opt(codeSchema),
+    output: freeValue(),
+    metadata: opt(freeObject),
+  }),
+  summary: opt(textSchema),
+});
+
+/** §6.6 */
+export const TaskFailedPayloadSchema = object({
+  task_id: idSchema,
+  error: object({
+    code: codeSchema,
+    message: textSchema,
+    recoverable: opt(z.boolean()),
+    details: freeValue(),
+  }),
+  partial_result: freeValue(),
+});
+
+/** This project's. */
+export const TaskCancelPayloadSchema = object({
+  task_id: idSchema,
+  reason: opt(reasonSchema),
+});
+
+/** This project's: acknowledges a task-level message (`acked_type`), e.g. a completion or a cancel. */
+export const TaskAckPayloadSchema = object({
+  task_id: idSchema,
+  acked_type: z.enum(SYNAPSE_MESSAGE_TYPES),
+  /** The task's state as the sender of the ack sees it (e.g. `cancelled`). */
+  status: opt(stateSchema),
+  message: opt(textSchema),
+});
+
+/** This project's: the generic synchronous acknowledgement. The envelope's `reply_to` names the message. */
+export const AckPayloadSchema = object({
+  /** True when the message was received before (acknowledged again, with no effect). */
+  duplicate: opt(z.boolean()),
+  /** The task's state after the message, when it concerned a task. */
+  status: opt(stateSchema),
+  message: opt(textSchema),
+});
+
+/**
+ * This project's: the generic refusal. `code` is one of the seed's codes when this hub sends it
+ * (./errors.ts); any code is read, so a peer's own codes get through.
+ */
+export const NackPayloadSchema = object({
+  code: codeSchema,
+  message: textSchema,
+  /** For format errors: `{ field, violations: [{ field, description }], total_violations? }`. */
+  details: freeValue(),
+});
+
+/** This project's: a task's keep-alive. */
+export const HeartbeatPayloadSchema = object({
+  task_id: idSchema,
+  status: opt(stateSchema),
+  progress: opt(percentSchema),
+  /** Seconds until the next heartbeat (30 by default). */
+  interval: opt(z.int().check(z.gte(1), z.lte(3_600))),
+});
+
+/** This project's: all capabilities, or only whether these task types are supported. */
+export const CapabilityQueryPayloadSchema = object({
+  task_types: opt(list(codeSchema)),
+});
+
+/** This project's: what the seed's GetCapabilities returns (task types), and a description of each. */
+export const CapabilityResponsePayloadSchema = object({
+  task_types: list(codeSchema),
+  capabilities: opt(
+    list(
+      object({
+        task_type: codeSchema,
+        description: opt(textSchema),
+        tags: opt(list(nameSchema)),
+      }),
+    ),
+  ),
+  /** The agent's own description. */
+  description: opt(textSchema),
+});
+
+/** §6.8 */
+export const TaskNeedHumanPayloadSchema = object({
+  task_id: idSchema,
+  reason: reasonSchema,
+  context: opt(
+    object({
+      task_summary: opt(textSchema),
+      current_progress: opt(percentSchema),
+      blocked_reason: opt(textSchema),
+    }),
+  ),
+  options: opt(
+    list(
+      object({
+        field: nameSchema,
+        value: freeValue(),
+        pros_cons: opt(textSchema),
+        confidence: opt(percentSchema),
+      }),
+    ),
+  ),
+  escalation_level: opt(z.int().check(z.gte(0), z.lte(100))),
+  deadline: opt(timestampSchema),
+});
+
+/** §6.9. `action` is approve or reject: the two outcomes the state machine knows. */
+export const HumanDecisionPayloadSchema = object({
+  task_id: idSchema,
+  decision_id: idSchema,
+  /** The message id of the p2p:task_need_human answered. */
+  reply_to: opt(messageIdSchema),
+  decided_by: object({
+    user_id: idSchema,
+    user_name: opt(optionalNameSchema),
+    role: opt(optionalNameSchema),
+  }),
+  decision: object({
+    action: z.enum(['approve', 'reject']),
+    approved_fields: opt(freeObject),
+    rejection_reason: opt(textSchema),
+  }),
+  notes: opt(textSchema),
+  timestamp: opt(timestampSchema),
+});
+
+export const PAYLOAD_SCHEMAS = {
+  'p2p:task_request': TaskRequestPayloadSchema,
+  'p2p:task_confirm': TaskConfirmPayloadSchema,
+  'p2p:task_reject': TaskRejectPayloadSchema,
+  'p2p:task_need_info': TaskNeedInfoPayloadSchema,
+  'p2p:task_info_provided': TaskInfoProvidedPayloadSchema,
+  'p2p:task_status_update': TaskStatusUpdatePayloadSchema,
+  'p2p:task_complete': TaskCompletePayloadSchema,
+  'p2p:task_failed': TaskFailedPayloadSchema,
+  'p2p:task_cancel': TaskCancelPayloadSchema,
+  'p2p:task_ack': TaskAckPayloadSchema,
+  'p2p:ack': AckPayloadSchema,
+  'p2p:nack': NackPayloadSchema,
+  'p2p:heartbeat': HeartbeatPayloadSchema,
+  'p2p:capability_query': CapabilityQueryPayloadSchema,
+  'p2p:capability_response': CapabilityResponsePayloadSchema,
+  'p2p:task_need_human': TaskNeedHumanPayloadSchema,
+  'p2p:human_decision': HumanDecisionPayloadSchema,
+} as const satisfies Record<SynapseMessageType, z.ZodMiniType>;
+
+/** The payload of a message of type `T`, as parsed (null fields read as absent). */
+export type SynapsePayload<T extends SynapseMessageType = SynapseMessageType> = {
+  [K in T]: z.output<(typeof PAYLOAD_SCHEMAS)[K]>;
+}[T];
+
+/** The payload of a message of type `T`, as it may be written (what the JSON Schema accepts). */
+export type SynapsePayloadInput<T extends SynapseMessageType = SynapseMessageType> = {
+  [K in T]: z.input<(typeof PAYLOAD_SCHEMAS)[K]>;
+}[T];
