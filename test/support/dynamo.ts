@@ -24,8 +24,9 @@ export const dynamoEndpoint = async (): Promise<string> => {
   return (await own).endpoint;
 };
 
-export const createTestTable = async (): Promise<TestTable> => {
-  const endpoint = await dynamoEndpoint();
+/** A fresh table, on the shared test instance or on the one at `endpoint`. */
+export const createTestTable = async (endpoint?: string): Promise<TestTable> => {
+  endpoint ??= await dynamoEndpoint();
   const client = new DynamoDBClient({
     endpoint,
     region: 'us-east-1',
