@@ -21,6 +21,12 @@
  * MAX_DESCRIPTION_LENGTH, MAX_METADATA_VALUE_LENGTH). Input values are never
  * echoed whole (see `showValue`).
  */
+import {
+  type BoundsViolation,
+  clip,
+  findBoundsViolation as findViolation,
+  formatPath as sharedFormatPath,
+} from '../../validation/bounds.ts';
 
 export const MAX_PARAMS_DEPTH = 64;
 export const MAX_ARRAY_ITEMS = 10_000;
@@ -35,8 +41,7 @@ export const MAX_METADATA_VALUE_LENGTH = 256;
 /** A key in a field path is clipped to this many characters. */
 const MAX_KEY_LENGTH = 64;
 
-/** `s`, or its first `max - 1` characters and an ellipsis. */
-export const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+export { type BoundsViolation, clip } from '../../validation/bounds.ts';
 
 /** A short, bounded rendering of an input value for an error message (never the value itself). */
 export function showValue(v: unknown): string {
@@ -57,79 +62,13 @@ export function showValue(v: unknown): string {
 }
 
 /** `message.parts[0].text` from path segments, each key clipped, the whole clipped too. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const seg of path) {
-    if (typeof seg === 'number') out += `[${seg}]`;
-    else {
-      const key = clip(String(seg), MAX_KEY_LENGTH);
-      out += out === '' ? key : `.${key}`;
-    }
-    if (out.length > MAX_FIELD_PATH_LENGTH) break;
-  }
-  return out === '' ? 'params' : clip(out, MAX_FIELD_PATH_LENGTH);
-}
+export const formatPath = (path: readonly PropertyKey[]): string =>
+  sharedFormatPath(path, 'params', MAX_KEY_LENGTH, MAX_FIELD_PATH_LENGTH);
 
-export interface BoundsViolation {
-  path: PropertyKey[];
-  description: string;
-}
-
-interface Node {
-  value: unknown;
-  key: PropertyKey | undefined;
-  parent: Node | undefined;
-  depth: number;
-}
-
-const pathOf = (node: Node): PropertyKey[] => {
-  const path: PropertyKey[] = [];
-  for (let n: Node | undefined = node; n?.key !== undefined; n = n.parent) path.push(n.key);
-  return path.reverse();
-};
-
-/**
- * The first place where `params` exceeds the bounds above, or undefined. Iterative (no
- * recursion, whatever the nesting), one look at each value, stops at the first violation.
- */
-export function findBoundsViolation(params: unknown): BoundsViolation | undefined {
-  const stack: Node[] = [{ value: params, key: undefined, parent: undefined, depth: 0 }];
-  while (stack.length > 0) {
-    const node = stack.pop() as Node;
-    const { value, depth } = node;
-    if (typeof value === 'number') {
-      if (!Number.isFinite(value)) {
-        return {
-          path: pathOf(node),
-          description: 'must be a finite number (JSON numbers beyond ±1.8e308 cannot be represented)',
-        };
-      }
-      continue;
-    }
-    if (typeof value !== 'object' || value === null) continue;
-    const isArray = Array.isArray(value);
-    const keys = isArray ? undefined : Object.keys(value);
-    const size = isArray ? value.length : (keys as string[]).length;
-    if (size === 0) continue;
-    if (size > MAX_ARRAY_ITEMS && isArray) {
-      return {
-        path: pathOf(node),
-        description: `has ${size} items; at most ${MAX_ARRAY_ITEMS} are accepted`,
-      };
-    }
-    if (depth >= MAX_PARAMS_DEPTH) {
-      return { path: pathOf(node), description: `nests values deeper than ${MAX_PARAMS_DEPTH} levels` };
-    }
-    if (isArray) {
-      for (let i = size - 1; i >= 0; i--)
-        stack.push({ value: value[i], key: i, parent: node, depth: depth + 1 });
-    } else {
-      const record = value as Record<string, unknown>;
-      for (let i = size - 1; i >= 0; i--) {
-        const key = (keys as string[])[i] as string;
-        stack.push({ value: record[key], key, parent: node, depth: depth + 1 });
-      }
-    }
-  }
-  return undefined;
-}
+/** The first place where `params` exceeds the bounds above, or undefined (iterative, whatever the nesting). */
+export const findBoundsViolation = (params: unknown): BoundsViolation | undefined =>
+  findViolation(params, {
+    maxDepth: MAX_PARAMS_DEPTH,
+    maxArrayItems: MAX_ARRAY_ITEMS,
+    nonFinite: 'must be a finite number (JSON numbers beyond ±1.8e308 cannot be represented)',
+  });
