@@ -189,12 +189,6 @@ export class PushConfigService {
     }
     await this.configs.remove(caller.tenant, record.head.taskId, id);
   }
-
-  /** The configs a delivery goes to (the relay's view: every listed config, secrets included). */
-  forDelivery(record: TaskRecord): Promise<StoredPushConfig[]> {
-    const ids = record.head.pushConfigIds ?? [];
-    return ids.length ? this.configs.get(record.head.tenant, record.head.taskId, ids) : Promise.resolve([]);
-  }
 }
 
 /** A config that is not (or no longer) registered: A2A answers TaskNotFoundError (digest §4.9). */

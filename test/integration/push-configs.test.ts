@@ -80,8 +80,8 @@ describe('push configs', () => {
     assert.deepEqual(await service.get(caller, task.taskId, made.id), made);
     assert.deepEqual(await service.get(caller, task.taskId, undefined), made, 'no id: the first config');
     assert.deepEqual(await service.list(caller, task.taskId), [made]);
-    // the relay's view keeps the secrets to send them
-    const [stored] = await service.forDelivery(record!);
+    // the store keeps the secrets to send them (what the delivery worker reads)
+    const [stored] = await configs.get(caller.tenant, task.taskId, record!.head.pushConfigIds ?? []);
     assert.equal(stored?.token, 'tok');
     assert.equal(stored?.authentication?.credentials, 'secret');
     assert.equal(stored?.version, '1.0');
