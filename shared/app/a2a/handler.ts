@@ -451,10 +451,12 @@ export class A2AHandler {
     return this.requirePush().get(caller, cmd.taskId, cmd.id);
   }
 
-  /** Every config of the task: at most MAX_PUSH_CONFIGS_PER_TASK, so always one page. */
-  async listPushConfigs(caller: Caller, cmd: ListPushConfigsCommand): Promise<PushConfigSummary[]> {
-    const all = await this.requirePush().list(caller, cmd.taskId);
-    return cmd.pageSize !== undefined ? all.slice(0, cmd.pageSize) : all;
+  /**
+   * Every config of the task: at most MAX_PUSH_CONFIGS_PER_TASK, so always one page whatever pageSize
+   * asks (the spec lets a server not paginate; cutting the page without a token would hide configs).
+   */
+  listPushConfigs(caller: Caller, cmd: ListPushConfigsCommand): Promise<PushConfigSummary[]> {
+    return this.requirePush().list(caller, cmd.taskId);
   }
 
   async deletePushConfig(caller: Caller, cmd: PushConfigCommand): Promise<void> {
