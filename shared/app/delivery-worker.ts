@@ -24,8 +24,8 @@ import {
   nextStepOf,
 } from '../domain/delivery.ts';
 import type { TaskEvent } from '../domain/task.ts';
-import { v1Codec } from '../protocol/a2a/v1.ts';
-import { v03Codec } from '../protocol/a2a/v03.ts';
+import * as v1Wire from '../protocol/a2a/v1-wire.ts';
+import * as v03Wire from '../protocol/a2a/v03-wire.ts';
 import { streamEventOf } from './a2a/events.ts';
 import { type DeliveryRequest, deliveryKey } from './deliveries.ts';
 import type { DeliveryResult, WebhookSender } from './delivery-ports.ts';
@@ -371,9 +371,9 @@ export class DeliveryWorker {
   ): Promise<string | undefined> {
     const streamed = streamEventOf(record.head, event);
     if (!streamed) return undefined;
-    if (config.version === '1.0') return JSON.stringify(v1Codec.encodeStreamEvent(streamed));
+    if (config.version === '1.0') return JSON.stringify(v1Wire.encodeStreamEvent(streamed));
     const view = await this.ports.store.view(record, V03_BODY);
-    return JSON.stringify(v03Codec.encodeTask(view, V03_BODY));
+    return JSON.stringify(v03Wire.encodeTask(view, V03_BODY));
   }
 
   /** As long as the task keeps what it wrote: its retention after its deadline or last status. */

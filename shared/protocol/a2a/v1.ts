@@ -7,13 +7,12 @@
  * every known field is validated.
  */
 import { A2A_STATES, type A2AState } from '../../domain/states.ts';
-import type { Artifact, Message, Part, TaskView } from '../../domain/task.ts';
+import type { Message, Part, TaskView } from '../../domain/task.ts';
 import * as z from '../../validation/zod.ts';
 import { MAX_PARTS, showValue } from './bounds.ts';
 import type { A2ACodec } from './codec.ts';
 import { type A2AProtocolError, badRequestOf, type ErrorInfoDetail, errorInfoOf } from './errors.ts';
 import {
-  artifactFields,
   type CancelTaskCommand,
   type CreatePushConfigCommand,
   finishCancelTask,
@@ -28,18 +27,26 @@ import {
   type ListTasksCommand,
   type ListTasksResult,
   listResultWith,
-  messageFields,
   type ParseOptions,
   PUSH_CONFIG_LIMITS,
   type PushConfigCommand,
   type PushConfigView,
   type PushNotificationConfig,
-  projectTask,
   type SendMessageCommand,
-  type StreamEvent,
   type SubscribeToTaskCommand,
   type TaskEncodeOptions,
 } from './operations.ts';
+import {
+  encodeMessage,
+  encodeStreamEvent,
+  encodeTask,
+  type V1ListPushConfigsResponse,
+  type V1ListTasksResponse,
+  type V1PushConfig,
+  type V1SendMessageReply,
+  type V1SendMessageResponse,
+  type V1Task,
+} from './v1-wire.ts';
 import {
   base64Schema,
   boundedArray,
@@ -53,107 +60,7 @@ import {
   wireObject,
 } from './validation.ts';
 
-// ---- wire types (output) ------------------------------------------------------------------------
-
-export type V1Role = 'ROLE_USER' | 'ROLE_AGENT';
-
-export interface V1Part {
-  text?: string;
-  raw?: string;
-  url?: string;
-  data?: unknown;
-  mediaType?: string;
-  filename?: string;
-  metadata?: Record<string, unknown>;
-}
-
-export interface V1Message {
-  messageId: string;
-  contextId?: string;
-  taskId?: string;
-  role: V1Role;
-  parts: V1Part[];
-  metadata?: Record<string, unknown>;
-  extensions?: string[];
-  referenceTaskIds?: string[];
-}
-
-export interface V1Artifact {
-  artifactId: string;
-  name?: string;
-  description?: string;
-  parts: V1Part[];
-  metadata?: Record<string, unknown>;
-  extensions?: string[];
-}
-
-export interface V1TaskStatus {
-  state: A2AState;
-  message?: V1Message;
-  timestamp: string;
-}
-
-export interface V1Task {
-  id: string;
-  contextId: string;
-  status: V1TaskStatus;
-  artifacts?: V1Artifact[];
-  history?: V1Message[];
-  metadata?: Record<string, unknown>;
-}
-
-export interface V1SendMessageResponse {
-  task: V1Task;
-}
-
-/** SendMessageResponse's other payload: a message, no task. */
-export interface V1SendMessageReply {
-  message: V1Message;
-}
-
-export interface V1ListTasksResponse {
-  tasks: V1Task[];
-  nextPageToken: string;
-  pageSize: number;
-  totalSize: number;
-}
-
-export interface V1TaskStatusUpdateEvent {
-  taskId: string;
-  contextId: string;
-  status: V1TaskStatus;
-  metadata?: Record<string, unknown>;
-}
-
-export interface V1TaskArtifactUpdateEvent {
-  taskId: string;
-  contextId: string;
-  artifact: V1Artifact;
-  append?: boolean;
-  lastChunk?: boolean;
-  metadata?: Record<string, unknown>;
-}
-
-/** One stream event (oneof `payload`): exactly one member is set (digest §3.7). */
-export type V1StreamResponse =
-  | { task: V1Task }
-  | { message: V1Message }
-  | { statusUpdate: V1TaskStatusUpdateEvent }
-  | { artifactUpdate: V1TaskArtifactUpdateEvent };
-
-/** v1.0 error details: an ErrorInfo, then (for field violations) a BadRequest. */
-/** TaskPushNotificationConfig as reads return it (no token, no credentials). */
-export interface V1PushConfig {
-  id: string;
-  taskId: string;
-  url: string;
-  authentication?: { scheme: string };
-}
-
-export interface V1ListPushConfigsResponse {
-  configs: V1PushConfig[];
-  nextPageToken: string;
-}
+export * from './v1-wire.ts';
 
 export type V1ErrorDetails = [ErrorInfoDetail, ...Record<string, unknown>[]];
 
@@ -423,78 +330,6 @@ function toPushConfig(c: z.output<typeof pushConfigSchema>): PushNotificationCon
         }
       : {}),
   };
-}
-
-// ---- encoding -----------------------------------------------------------------------------------
-
-const ROLE_TO_WIRE: Readonly<Record<Message['role'], V1Role>> = { user: 'ROLE_USER', agent: 'ROLE_AGENT' };
-
-export function encodePart(p: Part): V1Part {
-  return {
-    ...(p.text !== undefined ? { text: p.text } : {}),
-    ...(p.raw !== undefined ? { raw: p.raw } : {}),
-    ...(p.url !== undefined ? { url: p.url } : {}),
-    ...(p.data !== undefined ? { data: p.data } : {}),
-    ...(nonEmpty(p.mediaType) ? { mediaType: p.mediaType } : {}),
-    ...(nonEmpty(p.filename) ? { filename: p.filename } : {}),
-    ...(p.metadata ? { metadata: p.metadata } : {}),
-  };
-}
-
-export function encodeMessage(m: Message): V1Message {
-  return { ...messageFields(m, encodePart), role: ROLE_TO_WIRE[m.role] };
-}
-
-export function encodeArtifact(a: Artifact): V1Artifact {
-  return artifactFields(a, encodePart);
-}
-
-function encodeTask(view: TaskView, opts: TaskEncodeOptions): V1Task {
-  const t = projectTask(view, opts);
-  return {
-    id: t.id,
-    contextId: t.contextId,
-    status: {
-      state: t.state,
-      ...(t.statusMessage ? { message: encodeMessage(t.statusMessage) } : {}),
-      timestamp: t.timestamp,
-    },
-    ...(t.artifacts ? { artifacts: t.artifacts.map(encodeArtifact) } : {}),
-    ...(t.history ? { history: t.history.map(encodeMessage) } : {}),
-    ...(t.metadata ? { metadata: t.metadata } : {}),
-  };
-}
-
-function encodeStreamEvent(event: StreamEvent): V1StreamResponse {
-  switch (event.kind) {
-    case 'task':
-      return { task: encodeTask(event.view, event.show) };
-    case 'message':
-      return { message: encodeMessage(event.message) };
-    case 'status-update':
-      // no `final` in v1.0: the end of a stream is the close of the connection (digest §1.5, sharp edge 9)
-      return {
-        statusUpdate: {
-          taskId: event.taskId,
-          contextId: event.contextId,
-          status: {
-            state: event.status.state,
-            ...(event.status.message ? { message: encodeMessage(event.status.message) } : {}),
-            timestamp: event.status.timestamp,
-          },
-        },
-      };
-    case 'artifact-update':
-      return {
-        artifactUpdate: {
-          taskId: event.taskId,
-          contextId: event.contextId,
-          artifact: encodeArtifact(event.artifact),
-          ...(event.append !== undefined ? { append: event.append } : {}),
-          ...(event.lastChunk !== undefined ? { lastChunk: event.lastChunk } : {}),
-        },
-      };
-  }
 }
 
 // ---- the codec ----------------------------------------------------------------------------------
