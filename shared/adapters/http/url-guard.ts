@@ -113,11 +113,19 @@ const EXPLICIT_RANGES: ReadonlyArray<readonly [string, string]> = [
   ['fec0::/10', 'a site-local address'],
   ['ff00::/8', 'a multicast address'],
 ];
-const EXPLICIT: ReadonlyArray<{ range: [Address, number]; name: string }> = EXPLICIT_RANGES.map(
-  ([cidr, name]) => ({ range: ipaddr.parseCIDR(cidr), name }),
-);
-const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
-const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96');
+interface Ranges {
+  explicit: ReadonlyArray<{ range: [Address, number]; name: string }>;
+  globalUnicastV6: [Address, number];
+  nat64WellKnown: [Address, number];
+}
+let parsedRanges: Ranges | undefined;
+/** Parsed on first use: a function that never judges an address (most requests) never parses them. */
+const ranges = (): Ranges =>
+  (parsedRanges ??= {
+    explicit: EXPLICIT_RANGES.map(([cidr, name]) => ({ range: ipaddr.parseCIDR(cidr), name })),
+    globalUnicastV6: ipaddr.parseCIDR('2000::/3'),
+    nat64WellKnown: ipaddr.parseCIDR('64:ff9b::/96'),
+  });
 
 const inRange = (address: Address, [base, bits]: [Address, number]): boolean =>
   address.kind() === base.kind() && address.match(base, bits);
@@ -135,7 +143,7 @@ export const addressProblem = (address: Address): string | undefined => {
       const problem = addressProblem(embedded);
       return problem && `${problem} (IPv4-mapped ${embedded.toString()})`;
     }
-    if (inRange(v6, NAT64_WELL_KNOWN)) {
+    if (inRange(v6, ranges().nat64WellKnown)) {
       const [hi = 0, lo = 0] = v6.parts.slice(6);
       const embedded = new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
       const problem = addressProblem(embedded);
@@ -144,9 +152,9 @@ export const addressProblem = (address: Address): string | undefined => {
   }
   const range = address.range();
   if (range !== 'unicast') return RANGE_NAMES[range] ?? `a non-unicast address (${range})`;
-  const explicit = EXPLICIT.find((e) => inRange(address, e.range));
+  const explicit = ranges().explicit.find((e) => inRange(address, e.range));
   if (explicit) return explicit.name;
-  if (address.kind() === 'ipv6' && !inRange(address, GLOBAL_UNICAST_V6))
+  if (address.kind() === 'ipv6' && !inRange(address, ranges().globalUnicastV6))
     return 'not a global unicast address';
   return undefined;
 };
