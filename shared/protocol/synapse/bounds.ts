@@ -58,3 +58,9 @@ export const findBoundsViolation = (value: unknown): BoundsViolation | undefined
     maxObjectKeys: MAX_OBJECT_KEYS,
     nonFinite: 'must be a finite number',
   });
+
+/**
+ * Message ids: letters, digits, `_`, `-`, `:`. No `.` (the separator of the signing string) and no
+ * whitespace, so `timestamp.message_id.body` splits one way only. UUIDs, ULIDs and `msg-xxx` fit.
+ */
+export const MESSAGE_ID_PATTERN = /^[A-Za-z0-9_:-]+$/;

@@ -3,32 +3,14 @@
  * inbound message, so this hub never sends what it would refuse), and the synchronous answers
  * `ack` and `nack`.
  */
-import { randomUUID } from 'node:crypto';
 import { clip, MAX_TEXT_LENGTH } from './bounds.ts';
-import {
-  SYNAPSE_PROTOCOL_VERSION,
-  type SynapseMessage,
-  type SynapseRecipient,
-  type SynapseSender,
-} from './envelope.ts';
+import { composeMessage, type MessageOptions } from './compose.ts';
+import type { SynapseMessage, SynapseSender } from './envelope.ts';
 import { SYNAPSE_ERRORS, type SynapseErrorCode, type SynapseProtocolError } from './errors.ts';
 import { parseSynapseMessage, type ReplyTarget } from './parse.ts';
 import { MESSAGE_TYPES, type SynapseMessageType, type SynapsePayloadInput } from './payloads.ts';
 
-export interface MessageOptions {
-  /** This hub: its agent id and its Synapse endpoint. */
-  sender: SynapseSender;
-  recipient?: SynapseRecipient;
-  /** Default: the payload's task id (`task.id` of a request, `task_id` otherwise). */
-  task_id?: string;
-  correlation_id?: string;
-  /** The message id this message answers. */
-  reply_to?: string;
-  /** Default: a random UUID. A retry of the same message keeps its id. */
-  message_id?: string;
-  /** Default: now. */
-  timestamp?: Date | string;
-}
+export type { MessageOptions };
 
 const payloadTaskId = (type: SynapseMessageType, payload: unknown): string | undefined => {
   const path = MESSAGE_TYPES[type].payloadTaskId;
@@ -45,19 +27,10 @@ export function createMessage<T extends SynapseMessageType>(
   payload: SynapsePayloadInput<T>,
   options: MessageOptions,
 ): SynapseMessage<T> {
-  const timestamp = options.timestamp ?? new Date();
-  const candidate = {
-    protocol_version: SYNAPSE_PROTOCOL_VERSION,
-    type,
-    message_id: options.message_id ?? randomUUID(),
+  const candidate = composeMessage(type, payload, {
+    ...options,
     task_id: options.task_id ?? payloadTaskId(type, payload),
-    sender: options.sender,
-    recipient: options.recipient,
-    timestamp: typeof timestamp === 'string' ? timestamp : timestamp.toISOString(),
-    correlation_id: options.correlation_id,
-    reply_to: options.reply_to,
-    payload,
-  };
+  });
   const parsed = parseSynapseMessage(candidate);
   if (!parsed.ok) throw parsed.error;
   return parsed.message as SynapseMessage<T>;

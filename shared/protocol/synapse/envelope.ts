@@ -38,8 +38,7 @@ import {
   timestampSchema,
 } from './payloads.ts';
 
-/** The version this hub writes. */
-export const SYNAPSE_PROTOCOL_VERSION = '1.0';
+export { SYNAPSE_PROTOCOL_VERSION } from './compose.ts';
 
 /**
  * The versions this hub reads: major 1, any minor (a minor version only adds optional fields or

@@ -6,6 +6,7 @@
  */
 export * from './bounds.ts';
 export * from './build.ts';
+export * from './compose.ts';
 export * from './envelope.ts';
 export * from './errors.ts';
 export * from './parse.ts';

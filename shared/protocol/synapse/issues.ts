@@ -4,9 +4,9 @@
  * clipped (never for configuration, which holds secrets).
  */
 import type * as z from '../../validation/zod.ts';
-import { clip, formatPath, MAX_DESCRIPTION_LENGTH, MAX_VIOLATIONS } from './bounds.ts';
+import { clip, formatPath, MAX_DESCRIPTION_LENGTH, MAX_VIOLATIONS, MESSAGE_ID_PATTERN } from './bounds.ts';
 import type { FieldViolation } from './errors.ts';
-import { MESSAGE_ID_PATTERN, NO_CONTROL } from './payloads.ts';
+import { NO_CONTROL } from './scalars.ts';
 
 export interface DescribeOptions {
   /** Whether a description may show (a clipped rendering of) the value given. */

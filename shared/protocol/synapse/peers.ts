@@ -18,7 +18,7 @@
  */
 import * as z from '../../validation/zod.ts';
 import { violationsOf } from './issues.ts';
-import { endpointSchema, idSchema } from './payloads.ts';
+import { endpointSchema, idSchema } from './scalars.ts';
 
 /** Key ids are sent in a header: a short token. */
 export const KEY_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;

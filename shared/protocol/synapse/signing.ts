@@ -21,8 +21,8 @@
  * Every refusal is permission_denied (403) with a `reason`; none says anything about a key's secret.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { MESSAGE_ID_PATTERN } from './bounds.ts';
 import { SynapseProtocolError } from './errors.ts';
-import { MESSAGE_ID_PATTERN } from './payloads.ts';
 import type { PeerDirectory, PeerKey, SynapsePeer } from './peers.ts';
 
 export const SIGNATURE_HEADER = 'X-Synapse-Signature';
