@@ -1,0 +1,73 @@
+/**
+ * SeenMessageIds on the task table (replay protection for signed Synapse requests,
+ * docs/synapse-protocol.md#signatures): each signed request verified is an item of its own,
+ * `pk = SEEN#<peer>#<messageId>`, `sk = <signedAt>` (epoch seconds, decimal), `ttl = until`, written by
+ * one PutItem on `attribute_not_exists(pk)`: the put that loses is the replay. A retry of a message
+ * (same id, new timestamp) is another sort key, so it is not refused. The partition prefix cannot be a
+ * task's (`T#`), the item has no index key, and its sort key is never `T`: it is in no index and the
+ * relay's stream filter does not pass it. TTL deletes it some time after `until`; until then a second
+ * put of the same request is refused, and after `until` the verifier refuses its timestamp anyway.
+ */
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { SeenMessageIds } from '../../protocol/synapse/signing.ts';
+import { TASK_TABLE } from './table.ts';
+
+export const SEEN_PREFIX = 'SEEN#';
+
+/**
+ * A key part URI-encoded (as the index key parts of keys.ts), so a `#` in a peer id cannot forge
+ * another peer's key; a lone surrogate is written as `%u<hex>` rather than throwing.
+ */
+const part = (s: string): string => {
+  let out = '';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    out += c >= 0xd800 && c <= 0xdfff ? `%u${c.toString(16)}` : encodeURIComponent(ch);
+  }
+  return out;
+};
+
+export const seenPk = (peer: string, messageId: string): string =>
+  `${SEEN_PREFIX}${part(peer)}#${part(messageId)}`;
+export const seenSk = (signedAt: number): string => String(signedAt);
+
+/** The times are whole epoch seconds: anything else is a caller's bug, refused before any write. */
+const checkTimes = (signedAt: number, until: number): void => {
+  if (!Number.isSafeInteger(signedAt) || !Number.isSafeInteger(until)) {
+    throw new RangeError('signedAt and until must be whole epoch seconds');
+  }
+};
+
+export class DynamoSeenMessageIds implements SeenMessageIds {
+  private readonly doc: DynamoDBDocumentClient;
+
+  constructor(
+    client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {
+    this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  }
+
+  async remember(peer: string, messageId: string, signedAt: number, until: number): Promise<boolean> {
+    checkTimes(signedAt, until);
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            [TASK_TABLE.partitionKey]: seenPk(peer, messageId),
+            [TASK_TABLE.sortKey]: seenSk(signedAt),
+            [TASK_TABLE.ttlAttribute]: until,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+      );
+      return true;
+    } catch (e) {
+      if (e instanceof ConditionalCheckFailedException) return false;
+      throw e;
+    }
+  }
+}
