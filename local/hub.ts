@@ -66,6 +66,8 @@ export interface HubHandlers {
   /** Response-streaming, as jsonrpc. */
   rest: ApiHandler;
   jwks: ApiHandler;
+  /** The Synapse P2P endpoint and its schemas (functions/synapse.ts). */
+  synapse: ApiHandler;
   executor: SqsHandler;
   /** The heartbeat queue's consumer (heartbeat watches of running tasks). */
   heartbeat: SqsHandler;
@@ -331,6 +333,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       jsonrpc: given.jsonrpc ?? (await loadHandler('jsonrpc')),
       rest: given.rest ?? (await loadHandler('rest')),
       jwks: given.jwks ?? (await loadHandler('jwks')),
+      synapse: given.synapse ?? (await loadHandler('synapse')),
       executor: given.executor ?? (await loadHandler('executor')),
       heartbeat: given.heartbeat ?? (await loadHandler('heartbeat')),
       deliver: given.deliver ?? (await loadHandler('deliver')),
@@ -341,6 +344,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
     apiHandlers.jsonrpc = handlers.jsonrpc;
     apiHandlers.rest = handlers.rest;
     apiHandlers.jwks = handlers.jwks;
+    apiHandlers.synapse = handlers.synapse;
 
     const executor: EventSource = startEventSource({
       client: sqs.client,

@@ -6,7 +6,8 @@
  * - the retry policy: DELIVERY_MAX_ATTEMPTS, DELIVERY_BASE_DELAY_SECONDS, DELIVERY_BACKOFF_FACTOR,
  *   DELIVERY_MAX_DELAY_SECONDS, DELIVERY_JITTER; DELIVERY_TIMEOUT_MS (per request, 10 s);
  * - the SSRF guard: PUSH_URL_ALLOWLIST, PUSH_URL_ALLOW_HTTP (docs/ssrf.md);
- * - the push JWT: PUSH_SIGNING_KEYS or PUSH_SIGNING_SECRET_ARN, PUBLIC_URL (docs/push-signing.md).
+ * - the push JWT: PUSH_SIGNING_KEYS or PUSH_SIGNING_SECRET_ARN, PUBLIC_URL (docs/push-signing.md);
+ * - Synapse callbacks: SYNAPSE_PEERS or SYNAPSE_PEERS_SECRET_ARN, SYNAPSE_AGENT_ID (shared/synapse-config.ts).
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { DynamoDeliveryLog } from './adapters/dynamodb/delivery-log.ts';
@@ -25,6 +26,7 @@ import {
 } from './app/delivery-worker.ts';
 import { deliveryQueueUrl } from './delivery-wiring.ts';
 import { countMetric, MetricName, metrics } from './observability/index.ts';
+import { synapsePeers, synapseSelf } from './synapse-config.ts';
 import { dynamoClient, sqsClient } from './wiring.ts';
 
 const required = (name: string): string => {
@@ -68,6 +70,8 @@ export const deliveryWorker = (): DeliveryWorker => {
     env.DELIVERY_MAX_DELAY_SECONDS,
     env.DELIVERY_JITTER,
     env.DELIVERY_TIMEOUT_MS,
+    env.PUBLIC_URL,
+    env.SYNAPSE_AGENT_ID,
   ].join('\n');
   if (worker && workerEnv === id) return worker;
   const tableName = required('TABLE_NAME');
@@ -82,6 +86,8 @@ export const deliveryWorker = (): DeliveryWorker => {
       sender: new HttpWebhookSender({ guard: urlGuardFromEnv(env) }),
       signer: { sign: (input) => signerFromEnv().sign(input) },
       queue: new SqsDeliveryQueue(sqsClient(), deliveryQueueUrl(), required(DELIVERY_DLQ_URL_ENV)),
+      // Synapse callbacks: signed with the peer's key, sent as this hub (PUBLIC_URL's /synapse/callback)
+      synapse: { peers: () => synapsePeers(), self: synapseSelf(required('PUBLIC_URL')) },
     },
     {
       policy: deliveryPolicyFrom(env),

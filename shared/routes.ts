@@ -2,7 +2,7 @@
  * The HTTP routes and the function serving each, in one place: the CDK API
  * and the local runtime's gateway are both built from this list.
  */
-export type FunctionName = 'agent-card' | 'jsonrpc' | 'rest' | 'jwks';
+export type FunctionName = 'agent-card' | 'jsonrpc' | 'rest' | 'jwks' | 'synapse';
 
 export interface RouteDefinition {
   /** `ANY`: every method (the function answers 405 for those its route does not take). */
@@ -28,6 +28,12 @@ export const JWKS_PATH = '/.well-known/jwks.json';
 /** Base path of the HTTP+JSON (REST) interface: its routes (`/message:send`, `/tasks/{id}`…) are below it. */
 export const REST_PATH = '/a2a/rest';
 
+/** Where Synapse peers POST their p2p messages (docs/synapse-protocol.md#the-endpoint). */
+export const SYNAPSE_CALLBACK_PATH = '/synapse/callback';
+
+/** Where the hub serves the Synapse JSON Schemas (`/synapse/schemas/index.json`, `…/envelope.json`, …). */
+export const SYNAPSE_SCHEMAS_PATH = '/synapse/schemas';
+
 /**
  * Time limits of streamed routes (docs/streaming.md). API Gateway REST APIs allow a streamed response up
  * to 15 minutes, and close it after 5 idle minutes (regional endpoints; 30 s edge-optimized): the hub
@@ -51,4 +57,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   // the HTTP+JSON routes (`/message:send`, `/tasks/{id}:subscribe`, `/{tenant}/…`) are the REST
   // binding's to match: API Gateway resource paths cannot hold `:verb` suffixes or an optional prefix
   { method: 'ANY', path: `${REST_PATH}/{proxy+}`, function: 'rest', stream: true },
+  // Synapse P2P: signed p2p messages in, their synchronous answers out; the JSON Schemas they follow
+  { method: 'POST', path: SYNAPSE_CALLBACK_PATH, function: 'synapse' },
+  { method: 'GET', path: `${SYNAPSE_SCHEMAS_PATH}/{name}`, function: 'synapse' },
 ];

@@ -2,7 +2,8 @@
  * Which committed events are delivered where: the stream relay asks this of each task change, and
  * enqueues one delivery per (event, push config). Pure: the relay and its tests share it.
  *
- * What is delivered is what a stream shows (shared/app/a2a/events.ts: status and artifact updates),
+ * What is delivered is what a stream shows (shared/app/a2a/events.ts: status and artifact updates) to an
+ * A2A receiver, and the Synapse callbacks (shared/app/synapse/callbacks.ts) to a task's Synapse requester,
  * to the configs the task lists after the change, each from the event that follows its registration
  * on (a config registered mid-change gets only the events after its `push_config` event). Order: a
  * delivery carries its event's version, the task's own sequence, so a receiver orders by it and drops
@@ -12,6 +13,7 @@
 import type { TaskEvent } from '../domain/task.ts';
 import { streamEventOf } from './a2a/events.ts';
 import type { TaskChange } from './ports.ts';
+import { isCallbackEvent, SYNAPSE_CALLBACK_CONFIG_ID } from './synapse/callbacks.ts';
 
 export interface DeliveryRequest {
   tenant: string;
@@ -42,9 +44,12 @@ export const deliveriesOf = (change: TaskChange): DeliveryRequest[] => {
       applyRegistration(active, event);
       continue;
     }
-    if (!streamEventOf(head, event)) continue;
+    const streamed = streamEventOf(head, event) !== undefined;
+    const toldSynapse = isCallbackEvent(event);
     for (const configId of listed) {
       if (!active.has(configId)) continue;
+      // a Synapse requester is told its protocol's events; an A2A receiver, what a stream shows
+      if (!(configId === SYNAPSE_CALLBACK_CONFIG_ID ? toldSynapse : streamed)) continue;
       out.push({
         tenant: head.tenant,
         taskId: head.taskId,

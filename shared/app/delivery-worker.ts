@@ -26,12 +26,17 @@ import {
 import type { TaskEvent } from '../domain/task.ts';
 import * as v1Wire from '../protocol/a2a/v1-wire.ts';
 import * as v03Wire from '../protocol/a2a/v03-wire.ts';
+import { composeMessage } from '../protocol/synapse/compose.ts';
+import type { SynapseSender } from '../protocol/synapse/envelope.ts';
+import type { PeerDirectory } from '../protocol/synapse/peers.ts';
+import { signForPeer } from '../protocol/synapse/signing.ts';
 import { streamEventOf } from './a2a/events.ts';
 import { type DeliveryRequest, deliveryKey } from './deliveries.ts';
 import type { DeliveryResult, WebhookSender } from './delivery-ports.ts';
 import { type Clock, systemClock, type TaskRecord, type TaskStore } from './ports.ts';
 import type { PushConfigStore, StoredPushConfig } from './push-configs.ts';
 import { type PushSigner, pushJwtHeaders } from './push-signing.ts';
+import { callbackMessageId, callbackOf } from './synapse/callbacks.ts';
 
 /**
  * One delivery as the queue carries it. `redrive` numbers the rounds a dead-lettered delivery was
@@ -152,6 +157,8 @@ export interface DeliveryWorkerPorts {
   sender: WebhookSender;
   signer: Pick<PushSigner, 'sign'>;
   queue: DeliveryQueue;
+  /** Where Synapse callbacks are signed: the peers' keys and this hub as the sender. */
+  synapse?: { peers: () => Promise<PeerDirectory>; self: SynapseSender };
 }
 
 /** What one delivery message came to. */
@@ -341,6 +348,7 @@ export class DeliveryWorker {
     if (!config) return 'config_removed';
     const [event] = await this.ports.store.events(record, message.version - 1, 1);
     if (!event || event.version !== message.version) return 'not_deliverable';
+    if (config.version === 'synapse') return this.prepareCallback(message, record, event, config);
     const body = await this.bodyOf(record, event, config);
     if (body === undefined) return 'not_deliverable';
 
@@ -353,6 +361,45 @@ export class DeliveryWorker {
         ? { Authorization: auth.credentials ? `${auth.scheme} ${auth.credentials}` : auth.scheme }
         : {}),
       ...(config.token ? { 'X-A2A-Notification-Token': config.token } : {}),
+      [DeliveryHeader.IdempotencyKey]: deliveryKey(message),
+      [DeliveryHeader.EventVersion]: String(message.version),
+      [DeliveryHeader.Attempt]: String(message.attempt),
+    };
+    return { config, body, headers, record };
+  }
+
+  /**
+   * A Synapse callback: the p2p message of the event (its id the same on every attempt), signed with
+   * the peer's first key, the timestamp of this attempt. A peer no longer configured gets nothing.
+   */
+  private async prepareCallback(
+    message: DeliveryMessage,
+    record: TaskRecord,
+    event: TaskEvent,
+    config: StoredPushConfig,
+  ): Promise<Prepared | Dropped> {
+    if (!config.synapse || !this.ports.synapse) return 'not_deliverable';
+    const peer = (await this.ports.synapse.peers()).peer(config.synapse.peerId);
+    if (!peer) return 'not_deliverable';
+    const view =
+      event.type === 'complete'
+        ? await this.ports.store.view(record, { includeArtifacts: true, historyLength: 0 })
+        : undefined;
+    const callback = callbackOf(event, config.synapse.remoteTaskId, view);
+    if (!callback) return 'not_deliverable';
+    const messageId = callbackMessageId(record.head.taskId, event.version);
+    const body = JSON.stringify(
+      composeMessage(callback.type, callback.payload, {
+        sender: this.ports.synapse.self,
+        recipient: { agent_id: peer.peerId },
+        task_id: config.synapse.remoteTaskId,
+        message_id: messageId,
+        timestamp: event.at,
+      }),
+    );
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      ...signForPeer(peer, body, messageId, this.clock.now().getTime()),
       [DeliveryHeader.IdempotencyKey]: deliveryKey(message),
       [DeliveryHeader.EventVersion]: String(message.version),
       [DeliveryHeader.Attempt]: String(message.attempt),

@@ -10,6 +10,7 @@ import { InvalidTransitionError, TaskNotFoundError, ValidationError } from '../d
 import { isTerminal } from '../domain/states.ts';
 import type { PushUrlGuard } from './delivery-ports.ts';
 import type { TaskRecord } from './ports.ts';
+import { SYNAPSE_CALLBACK_CONFIG_ID } from './synapse/callbacks.ts';
 import type { TaskEngine } from './task-engine.ts';
 import type { Caller, TaskService } from './task-service.ts';
 
@@ -27,8 +28,13 @@ export interface StoredPushConfig {
   url: string;
   token?: string;
   authentication?: { scheme: string; credentials?: string };
-  /** The A2A version the config was registered over: deliveries use its shapes (digest §6.2). */
-  version: '1.0' | '0.3';
+  /**
+   * The A2A version the config was registered over: deliveries use its shapes (digest §6.2); or
+   * `synapse`: the task's Synapse requester, told with signed p2p callbacks (shared/app/synapse).
+   */
+  version: '1.0' | '0.3' | 'synapse';
+  /** A Synapse requester: the peer (its keys sign the callbacks) and its own id of the task. */
+  synapse?: { peerId: string; remoteTaskId: string };
   createdAt: string;
 }
 
@@ -63,6 +69,7 @@ export interface NewPushConfig {
 export interface InlinePushConfig {
   config: NewPushConfig;
   version: StoredPushConfig['version'];
+  synapse?: StoredPushConfig['synapse'];
 }
 
 export const storedConfig = (
@@ -70,6 +77,7 @@ export const storedConfig = (
   taskId: string,
   input: NewPushConfig & { id: string },
   version: StoredPushConfig['version'],
+  synapse?: StoredPushConfig['synapse'],
 ): StoredPushConfig => ({
   tenant,
   taskId,
@@ -78,6 +86,7 @@ export const storedConfig = (
   ...(input.token ? { token: input.token } : {}),
   ...(input.authentication ? { authentication: input.authentication } : {}),
   version,
+  ...(synapse ? { synapse } : {}),
   createdAt: new Date().toISOString(),
 });
 
@@ -91,6 +100,15 @@ export const summaryOf = (c: StoredPushConfig): PushConfigSummary => ({
   url: c.url,
   ...(c.authentication ? { authentication: { scheme: c.authentication.scheme } } : {}),
 });
+
+/** The id of a task's Synapse requester (shared/app/synapse/callbacks.ts) is not an A2A config's to take. */
+const refuseReserved = (id: string | undefined): void => {
+  if (id === SYNAPSE_CALLBACK_CONFIG_ID)
+    throw new ValidationError(
+      `push notification config id "${id}" is reserved for the task's Synapse requester`,
+      'id',
+    );
+};
 
 export class PushConfigService {
   constructor(
@@ -114,6 +132,7 @@ export class PushConfigService {
     const record = await this.tasks.owned(caller, taskId);
     if (isTerminal(record.head.state)) throw finished(record);
     const id = input.id ?? this.newId();
+    refuseReserved(input.id);
     const ids = record.head.pushConfigIds ?? [];
     if (!ids.includes(id) && ids.length >= MAX_PUSH_CONFIGS_PER_TASK) {
       throw new ValidationError(
@@ -149,6 +168,7 @@ export class PushConfigService {
   inline(input: NewPushConfig, version: StoredPushConfig['version']): InlinePushConfig {
     const checked = this.urls.check(input.url);
     if (!checked.ok) throw new ValidationError(`push notification url refused: ${checked.reason}`, 'url');
+    refuseReserved(input.id);
     return { config: { ...input, url: checked.url }, version };
   }
 

@@ -24,6 +24,7 @@ import {
   MAX_ID_LENGTH,
   type Message,
   type TaskHead,
+  type TaskProtocol,
   type TaskView,
 } from '../domain/task.ts';
 import type { TaskExecutor } from './executor.ts';
@@ -67,6 +68,13 @@ export interface SendOptions {
   runInlineUntil?: number;
   /** A push config sent with the message: registered in the write that creates or continues the task. */
   pushConfig?: InlinePushConfig;
+  /**
+   * The new task's id, when its protocol names the task (Synapse: derived from the peer and the
+   * requester's task id, so its later messages find it); default derived from the message.
+   */
+  taskId?: string;
+  /** The protocol the task came over (default a2a). */
+  protocol?: TaskProtocol;
 }
 
 /** No task has an id that could not be one: such ids are simply not found. */
@@ -157,9 +165,10 @@ export class TaskService {
       message,
       dedupScope: caller.owner,
       deadlineAt: new Date(Date.now() + this.taskTimeoutSeconds * 1000).toISOString(),
+      ...(options.protocol ? { protocol: options.protocol } : {}),
     };
     const runner = options.runInlineUntil !== undefined ? this.inline : undefined;
-    const taskId = this.engine.taskIdFor(base);
+    const taskId = options.taskId ?? this.engine.taskIdFor(base);
     const registered = await this.registerInline(caller, taskId, base.deadlineAt, options.pushConfig);
     if (!runner) {
       const then = registered;
@@ -387,7 +396,7 @@ export class TaskService {
       );
     }
     await this.pushConfigs.put(
-      storedConfig(caller.tenant, taskId, { ...inline.config, id }, inline.version),
+      storedConfig(caller.tenant, taskId, { ...inline.config, id }, inline.version, inline.synapse),
       keepUntilOf(deadlineAt),
     );
     return [{ type: 'push_config', data: { set: id } }];

@@ -1,0 +1,63 @@
+/**
+ * Synapse P2P endpoint: `POST /synapse/callback` hands the raw body and headers to the transport-neutral
+ * SynapseEndpoint (shared/app/synapse/inbound.ts), which answers p2p:ack, p2p:nack (at the seed's HTTP
+ * status), p2p:task_ack or p2p:capability_response; `GET /synapse/schemas/{name}` serves the JSON
+ * Schemas every inbound message is validated against (the files of docs/synapse-schemas/).
+ */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { lowerCaseHeaders } from '../shared/http.ts';
+import { appendTaskKeys, logger, withObservability } from '../shared/observability/index.ts';
+import { shortName, synapseSchemaFiles } from '../shared/protocol/synapse/json-schema.ts';
+import { SYNAPSE_MESSAGE_TYPES } from '../shared/protocol/synapse/payloads.ts';
+import { SYNAPSE_SCHEMAS_PATH } from '../shared/routes.ts';
+import { synapseEndpoint } from '../shared/synapse-wiring.ts';
+
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
+
+let schemas: Record<string, unknown> | undefined;
+/** By the name in the URL: `index.json`, `envelope.json`, `message.json`, `<type>.json` (a payload). */
+const schemaFiles = (): Record<string, unknown> => {
+  if (schemas) return schemas;
+  const files = synapseSchemaFiles();
+  const byName: Record<string, unknown> = {
+    'envelope.json': files['envelope.json'],
+    'message.json': files['message.json'],
+  };
+  for (const type of SYNAPSE_MESSAGE_TYPES)
+    byName[`${shortName(type)}.json`] = files[`payloads/${shortName(type)}.json`];
+  byName['index.json'] = {
+    schemas: Object.keys(byName).map((name) => `${SYNAPSE_SCHEMAS_PATH}/${name}`),
+    payloads: Object.fromEntries(
+      SYNAPSE_MESSAGE_TYPES.map((t) => [t, `${SYNAPSE_SCHEMAS_PATH}/${shortName(t)}.json`]),
+    ),
+  };
+  schemas = byName;
+  return byName;
+};
+
+const schema = (event: APIGatewayProxyEvent): APIGatewayProxyResult => {
+  const name = event.pathParameters?.name ?? '';
+  const files = schemaFiles();
+  if (!Object.hasOwn(files, name))
+    return { statusCode: 404, headers: JSON_HEADERS, body: JSON.stringify({ message: `No schema ${name}` }) };
+  return {
+    statusCode: 200,
+    headers: { 'Content-Type': 'application/schema+json', 'Cache-Control': 'public, max-age=300' },
+    body: JSON.stringify(files[name]),
+  };
+};
+
+export const synapseHandler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  if (event.httpMethod === 'GET') return schema(event);
+  const body =
+    event.isBase64Encoded && event.body
+      ? Buffer.from(event.body, 'base64').toString('utf8')
+      : (event.body ?? undefined);
+  const endpoint = await synapseEndpoint(event);
+  const answer = await endpoint.handle({ body, headers: lowerCaseHeaders(event.headers) });
+  appendTaskKeys({ taskId: answer.meta.taskId, requestId: event.requestContext?.requestId });
+  logger.info('synapse message', { ...answer.meta, statusCode: answer.statusCode });
+  return { statusCode: answer.statusCode, headers: JSON_HEADERS, body: JSON.stringify(answer.body) };
+};
+
+export const handler = withObservability(synapseHandler, { functionName: 'synapse' });

@@ -1,0 +1,40 @@
+/**
+ * Composition root of the Synapse endpoint functions/synapse.ts serves (docs/synapse-protocol.md), its
+ * peers and identity from shared/synapse-config.ts. From the environment:
+ * - SYNAPSE_PEERS (the peers as JSON, shared/protocol/synapse/peers.ts), or on AWS
+ *   SYNAPSE_PEERS_SECRET_ARN (the same JSON in a Secrets Manager secret, read again every
+ *   PEERS_CACHE_MS so a rotation reaches warm containers);
+ * - SYNAPSE_AGENT_ID: this hub's agent id (default `synapse-hub`); its endpoint is
+ *   `${PUBLIC_URL}/synapse/callback`;
+ * - SYNAPSE_SIGNATURE_WINDOW_SECONDS: how far a signature's timestamp may be from now (300).
+ */
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { DynamoSeenMessageIds } from './adapters/dynamodb/seen-message-ids.ts';
+import { urlGuardFromEnv } from './adapters/http/url-guard.ts';
+import { loadAgent } from './agent/load.ts';
+import { pushNotificationsConfigured } from './app/a2a/card.ts';
+import { SynapseEndpoint } from './app/synapse/inbound.ts';
+import { publicUrlOf } from './http.ts';
+import { synapsePeers, synapseSelf } from './synapse-config.ts';
+import { dynamoClient, taskService } from './wiring.ts';
+
+/** The endpoint for a request arriving at `publicUrl` (the peers as configured now). */
+export const synapseEndpoint = async (event: APIGatewayProxyEvent): Promise<SynapseEndpoint> => {
+  const [tasks, agent, peers] = await Promise.all([taskService(), loadAgent(), synapsePeers()]);
+  const window = process.env.SYNAPSE_SIGNATURE_WINDOW_SECONDS;
+  return new SynapseEndpoint(tasks, {
+    agent: agent.describe(),
+    peers,
+    seen: new DynamoSeenMessageIds(dynamoClient(), requiredTable()),
+    self: synapseSelf(publicUrlOf(event)),
+    urls: urlGuardFromEnv(),
+    callbacksEnabled: pushNotificationsConfigured(),
+    ...(window ? { windowSeconds: Number(window) } : {}),
+  });
+};
+
+const requiredTable = (): string => {
+  const name = process.env.TABLE_NAME;
+  if (!name) throw new Error('Environment variable TABLE_NAME is not set');
+  return name;
+};
