@@ -118,6 +118,9 @@ describe('push configs', () => {
       ValidationError,
     );
     await assert.rejects(service.create(other, task.taskId, { url }, '1.0'), TaskNotFoundError);
+    // the id of a task's Synapse requester is reserved
+    await assert.rejects(service.create(caller, task.taskId, { id: 'synapse', url }, '1.0'), /reserved/);
+    assert.throws(() => service.inline({ id: 'synapse', url }, '1.0'), /reserved/);
     await assert.rejects(service.list(other, task.taskId), TaskNotFoundError);
     await assert.rejects(service.create(caller, 'no-such-task', { url }, '1.0'), TaskNotFoundError);
     assert.deepEqual(await itemsOf(task.taskId), before);

@@ -4,6 +4,7 @@ import { DELIVERY_QUEUE } from '../../../shared/adapters/sqs/queues.ts';
 import { DELIVERY_QUEUE_URL_ENV } from '../../../shared/app/a2a/card.ts';
 import { deliveriesOf, deliveryKey } from '../../../shared/app/deliveries.ts';
 import type { TaskChange } from '../../../shared/app/ports.ts';
+import { SYNAPSE_CALLBACK_CONFIG_ID } from '../../../shared/app/synapse/callbacks.ts';
 import type { TaskEvent, TaskHead } from '../../../shared/domain/task.ts';
 
 const at = '2026-12-02T00:00:00.000Z';
@@ -89,5 +90,27 @@ describe('deliveries of a change', () => {
 describe('where push notifications are offered', () => {
   it('the card looks for the delivery queue the stack and the local hub configure', () => {
     assert.equal(DELIVERY_QUEUE_URL_ENV, DELIVERY_QUEUE.urlEnv);
+  });
+});
+
+describe('deliveries to a Synapse requester (the reserved config id)', () => {
+  it('gets the events its protocol tells (confirm, complete), not what only a stream shows (start, artifact)', () => {
+    const ids = { pushConfigIds: [SYNAPSE_CALLBACK_CONFIG_ID, 'a2a'] };
+    const c = change(head({ version: 1, state: 'pending', ...ids }), head({ ...ids, state: 'completed' }), [
+      event(2, 'confirm', { from: 'pending', to: 'confirmed' }),
+      event(3, 'start', { from: 'confirmed', to: 'executing' }),
+      event(4, 'artifact', { artifact: { artifactId: 'x', parts: [{ text: 'hi' }] } }),
+      event(5, 'complete', { to: 'completed' }),
+    ]);
+    assert.deepEqual(
+      deliveriesOf(c).map((d) => [d.configId, d.version]),
+      [
+        [SYNAPSE_CALLBACK_CONFIG_ID, 2],
+        ['a2a', 3],
+        ['a2a', 4],
+        [SYNAPSE_CALLBACK_CONFIG_ID, 5],
+        ['a2a', 5],
+      ],
+    );
   });
 });
