@@ -302,6 +302,12 @@ describe('the hub as a Synapse executor (local runtime)', () => {
     assert.equal(invalid.status, 400);
     assert.equal((invalid.body.payload as { code: string }).code, 'invalid_params');
     await noTask(id);
+    // a message for another agent
+    const misdirected = { ...request(id, 'echo x', 'echo'), recipient: { agent_id: 'someone-else' } };
+    const wrong = await send(misdirected);
+    assert.equal(wrong.status, 400);
+    assert.match((wrong.body.payload as { message: string }).message, /for someone-else/);
+    await noTask(id);
   });
 
   it('an unknown task type is capability_lacking (403); a capability query lists the agent skills', async () => {

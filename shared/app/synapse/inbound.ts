@@ -3,7 +3,8 @@
  * (docs/synapse-protocol.md#the-endpoint). In order:
  * 1. the body: present, at most MAX_MESSAGE_BYTES, JSON;
  * 2. the message: the envelope and its type's payload schema (message_format_invalid / invalid_params);
- * 3. the signature of its sender, a configured peer (permission_denied, 403);
+ * 3. the signature of its sender, a configured peer (permission_denied, 403), and its recipient, when
+ *    named: this hub (invalid_params);
  * 4. what it asks, through the same task service and conditional writes as A2A, for the peer's tenant
  *    and as the peer (owner `synapse:<peer id>`): a task of another peer is not found.
  *
@@ -160,6 +161,14 @@ export class SynapseEndpoint {
     if (!verified.ok) {
       const n = nackOf(verified.error, { sender, inReplyTo: message });
       return { statusCode: n.status, body: n.message, meta: { ...meta, code: verified.reason } };
+    }
+    const recipient = message.recipient?.agent_id;
+    if (recipient !== undefined && recipient !== sender.agent_id) {
+      const n = nack('invalid_params', `This message is for ${recipient}; this agent is ${sender.agent_id}`, {
+        sender,
+        inReplyTo: message,
+      });
+      return { statusCode: n.status, body: n.message, meta: { ...meta, code: 'invalid_params' } };
     }
     try {
       return await this.dispatch(message, verified.peer, meta);

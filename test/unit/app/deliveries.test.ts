@@ -99,7 +99,7 @@ describe('deliveries to a Synapse requester (the reserved config id)', () => {
     const c = change(head({ version: 1, state: 'pending', ...ids }), head({ ...ids, state: 'completed' }), [
       event(2, 'confirm', { from: 'pending', to: 'confirmed' }),
       event(3, 'start', { from: 'confirmed', to: 'executing' }),
-      event(4, 'artifact', { artifact: { artifactId: 'x', parts: [{ text: 'hi' }] } }),
+      event(4, 'artifact', { artifact: { artifact: { artifactId: 'x', parts: [{ text: 'hi' }] } } }),
       event(5, 'complete', { to: 'completed' }),
     ]);
     assert.deepEqual(
