@@ -10,6 +10,7 @@
  *   alarmEmail          e-mail subscribed to the alarm topic
  *   logLevel            function LOG_LEVEL (default INFO)
  *   defaultTenant       DEFAULT_TENANT of the functions (tenant of unauthenticated callers)
+ *   synapseAgentId      this hub's Synapse agent id, SYNAPSE_AGENT_ID (default `synapse-hub`)
  *   nag                 `false` to skip the cdk-nag AwsSolutions checks (default on: synth fails on a violation)
  */
 import { App } from 'aws-cdk-lib';

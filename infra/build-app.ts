@@ -39,6 +39,7 @@ export const buildApp = (app: App, options: BuildAppOptions = {}): HubApp => {
   const alarmEmail = str(app, 'alarmEmail');
   const logLevel = str(app, 'logLevel');
   const defaultTenant = str(app, 'defaultTenant');
+  const synapseAgentId = str(app, 'synapseAgentId');
   const environment: Record<string, string> = {
     ...(defaultTenant ? { DEFAULT_TENANT: defaultTenant } : {}),
     // stack traces mapped to the TypeScript sources, at the price of a slower cold start
@@ -51,6 +52,7 @@ export const buildApp = (app: App, options: BuildAppOptions = {}): HubApp => {
     ...(publicUrl ? { publicUrl } : {}),
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(logLevel ? { logLevel } : {}),
+    ...(synapseAgentId ? { synapseAgentId } : {}),
     ...(Object.keys(environment).length ? { environment } : {}),
   });
   stateless.addStackDependency(stateful);

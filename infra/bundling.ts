@@ -23,6 +23,7 @@ export type FunctionId =
   | 'jsonrpc'
   | 'rest'
   | 'jwks'
+  | 'synapse'
   | 'executor'
   | 'heartbeat'
   | 'deliver'
@@ -35,6 +36,7 @@ export const FUNCTION_IDS: readonly FunctionId[] = [
   'jsonrpc',
   'rest',
   'jwks',
+  'synapse',
   'executor',
   'heartbeat',
   'deliver',
@@ -49,6 +51,7 @@ export const FUNCTION_MEMORY_MB: Readonly<Record<FunctionId, number>> = {
   jsonrpc: 512,
   rest: 512,
   jwks: 256,
+  synapse: 256,
   executor: 1024,
   heartbeat: 256,
   deliver: 256,

@@ -1,7 +1,8 @@
 /**
  * The Synapse hub as reusable CDK constructs.
  *
- * - `SynapseState`: what holds data (task table, queues + DLQs, lifecycle event bus, push signing keys).
+ * - `SynapseState`: what holds data (task table, queues + DLQs, lifecycle event bus, push signing keys,
+ *   the Synapse peers secret).
  * - `SynapseServices`: what runs (functions, REST API, schedule, dashboard, alarms),
  *   given the state (possibly from another stack).
  * - `SynapseHub`: both in one scope, for your own CDK app:
@@ -25,7 +26,13 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DELIVERY_QUEUE, EXECUTOR_QUEUE, HEARTBEAT_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE } from '../shared/observability/names.ts';
-import { JSONRPC_PATH, JWKS_PATH, REST_PATH, type RouteDefinition } from '../shared/routes.ts';
+import {
+  JSONRPC_PATH,
+  JWKS_PATH,
+  REST_PATH,
+  type RouteDefinition,
+  SYNAPSE_CALLBACK_PATH,
+} from '../shared/routes.ts';
 import { type FunctionId, resolveAgentModule } from './bundling.ts';
 import { Api } from './constructs/api.ts';
 import { Data } from './constructs/data.ts';
@@ -36,6 +43,7 @@ import { PushSigningKeys } from './constructs/keys.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { type QueueRef, Queues } from './constructs/queues.ts';
 import { Schedules } from './constructs/schedules.ts';
+import { SynapsePeers, synapseAgentIdOf } from './constructs/synapse.ts';
 import { Workers } from './constructs/workers.ts';
 
 export interface SynapseStateProps {
@@ -60,6 +68,8 @@ export interface SynapseStateRefs {
   signingKeys: secretsmanager.ISecret;
   /** The function rotating it (alarmed on with the services' functions). */
   signingKeyRotation?: lambda.IFunction;
+  /** The secret holding the Synapse peers, a JSON array (constructs/synapse.ts). */
+  synapsePeers: secretsmanager.ISecret;
 }
 
 /** The functions of the services (the state's key rotation function is not one). */
@@ -73,6 +83,7 @@ export class SynapseState extends Construct implements SynapseStateRefs {
   readonly pushSigningKeys: PushSigningKeys;
   readonly signingKeys: secretsmanager.Secret;
   readonly signingKeyRotation: lambda.IFunction;
+  readonly synapsePeers: secretsmanager.Secret;
 
   constructor(scope: Construct, id: string, props: SynapseStateProps = {}) {
     super(scope, id);
@@ -89,6 +100,7 @@ export class SynapseState extends Construct implements SynapseStateRefs {
     });
     this.signingKeys = this.pushSigningKeys.secret;
     this.signingKeyRotation = this.pushSigningKeys.rotation.function;
+    this.synapsePeers = new SynapsePeers(this, 'SynapsePeers').secret;
     if (props.outputs ?? true) {
       new CfnOutput(this, 'TableName', { key: 'TableName', value: this.table.tableName });
       new CfnOutput(this, 'EventBusName', { key: 'EventBusName', value: this.bus.eventBusName });
@@ -97,6 +109,11 @@ export class SynapseState extends Construct implements SynapseStateRefs {
         value: this.signingKeys.secretArn,
         description:
           'Secret holding the push signing JWK set (private keys; rotated every 30 days by default)',
+      });
+      new CfnOutput(this, 'SynapsePeersSecretArn', {
+        key: 'SynapsePeersSecretArn',
+        value: this.synapsePeers.secretArn,
+        description: 'Secret holding the Synapse peers (JSON array; initially [], no peer): put yours there',
       });
       new CfnOutput(this, 'RelayFailuresQueueUrl', {
         key: 'RelayFailuresQueueUrl',
@@ -138,6 +155,11 @@ export interface SynapseServicesOptions {
   apiCloudWatchRole?: boolean;
   /** Further routes answered with a streamed response (those marked `stream: true` always are; see constructs/api.ts). */
   streaming?: (route: RouteDefinition) => boolean;
+  /**
+   * This hub's Synapse agent id, SYNAPSE_AGENT_ID of the synapse function and the delivery worker: the
+   * sender of its Synapse messages and callbacks (default `synapse-hub`).
+   */
+  synapseAgentId?: string;
   /** Extra environment for every function (e.g. DEFAULT_TENANT). */
   environment?: Record<string, string>;
   /** Add CloudFormation outputs (default true). */
@@ -161,6 +183,10 @@ export class SynapseServices extends Construct {
    * function that signs push notifications read it.
    */
   readonly signingKeys: secretsmanager.ISecret;
+  /** The Synapse peers secret (read by the synapse function and the delivery worker, constructs/synapse.ts). */
+  readonly synapsePeers: secretsmanager.ISecret;
+  /** This hub's Synapse agent id. */
+  readonly synapseAgentId: string;
   /** Absolute path of the bundled agent module. */
   readonly agentModule: string;
 
@@ -175,6 +201,8 @@ export class SynapseServices extends Construct {
     if (!deliveryQueue) throw new Error(`state has no ${DELIVERY_QUEUE.name} queue`);
     const serviceName = props.serviceName ?? DEFAULT_SERVICE_NAME;
     this.signingKeys = props.state.signingKeys;
+    this.synapsePeers = props.state.synapsePeers;
+    this.synapseAgentId = synapseAgentIdOf(props.synapseAgentId);
 
     // AGENT_MODULE is deliberately absent: the agent is bundled (`#agent`), see infra/bundling.ts.
     const environment: Record<string, string> = {
@@ -192,6 +220,8 @@ export class SynapseServices extends Construct {
       environment,
       table: props.state.table,
       signingKeys: props.state.signingKeys,
+      synapsePeers: props.state.synapsePeers,
+      synapseAgentId: this.synapseAgentId,
       ...(props.publicUrl ? { publicUrl: props.publicUrl } : {}),
       ...(props.throttlingRateLimit !== undefined ? { throttlingRateLimit: props.throttlingRateLimit } : {}),
       ...(props.throttlingBurstLimit !== undefined
@@ -213,11 +243,13 @@ export class SynapseServices extends Construct {
     });
     this.deliveries = new Deliveries(this, 'Deliveries', {
       agentModule: this.agentModule,
-      // PUBLIC_URL: the push JWT's issuer
+      // PUBLIC_URL: the push JWT's issuer, and `${PUBLIC_URL}/synapse/callback` the callbacks' sender endpoint
       environment: { ...environment, PUBLIC_URL: this.api.publicUrl },
       table: props.state.table,
       queue: deliveryQueue,
       signingKeys: props.state.signingKeys,
+      synapsePeers: props.state.synapsePeers,
+      synapseAgentId: this.synapseAgentId,
       relay: this.workers.relay.function,
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });
@@ -272,6 +304,11 @@ export class SynapseServices extends Construct {
         value: this.api.urlFor(JWKS_PATH),
         description: 'JWKS that verifies the push notification JWTs (docs/push-signing.md)',
       });
+      new CfnOutput(this, 'SynapseCallbackUrl', {
+        key: 'SynapseCallbackUrl',
+        value: this.api.urlFor(SYNAPSE_CALLBACK_PATH),
+        description: 'Synapse P2P endpoint: where peers send their p2p messages (docs/synapse-protocol.md)',
+      });
       new CfnOutput(this, 'DashboardName', {
         key: 'DashboardName',
         value: this.monitoring.dashboard.dashboardName,
@@ -293,10 +330,11 @@ export class SynapseHub extends Construct {
 
   constructor(scope: Construct, id: string, props: SynapseHubProps = {}) {
     super(scope, id);
-    const { deletionProtection, tableRemovalPolicy, ...services } = props;
+    const { deletionProtection, tableRemovalPolicy, signingKeyRotationDays, ...services } = props;
     this.state = new SynapseState(this, 'State', {
       ...(deletionProtection !== undefined ? { deletionProtection } : {}),
       ...(tableRemovalPolicy ? { tableRemovalPolicy } : {}),
+      ...(signingKeyRotationDays ? { signingKeyRotationDays } : {}),
       ...(props.outputs !== undefined ? { outputs: props.outputs } : {}),
     });
     this.services = new SynapseServices(this, 'Services', { ...services, state: this.state });

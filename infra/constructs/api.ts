@@ -1,8 +1,8 @@
 /**
  * The HTTP edge: an API Gateway REST API whose resources and methods come
  * from `ROUTES`, each a Lambda proxy integration to the function serving it
- * (agent-card, jsonrpc, rest, jwks). Stage `prod` with JSON access logs, error-level
- * execution logs, X-Ray tracing and default throttling.
+ * (agent-card, jsonrpc, rest, jwks, synapse). Stage `prod` with JSON access logs, error-level
+ * execution logs, X-Ray tracing and default throttling (the stage's, for every route).
  *
  * Response streaming (SSE, docs/streaming.md): a route marked `stream: true` in
  * ROUTES (the JSON-RPC and REST routes), or one for which the `streaming(route)` prop is
@@ -29,6 +29,7 @@ export const JSONRPC_INDEXES = ['byContext', 'byOwner'] as const;
 import { HubFunction } from './function.ts';
 import { grantPushSigningKeys } from './keys.ts';
 import { acknowledge } from './nag.ts';
+import { DEFAULT_SYNAPSE_AGENT_ID, grantSynapsePeers, SYNAPSE_INDEXES } from './synapse.ts';
 
 export const STAGE_NAME = 'prod';
 
@@ -39,6 +40,10 @@ export interface ApiProps {
   table: ITableV2;
   /** The push signing key secret the JWKS function publishes the public keys of (constructs/keys.ts). */
   signingKeys: secretsmanager.ISecret;
+  /** The Synapse peers secret the synapse function verifies signatures with (constructs/synapse.ts). */
+  synapsePeers: secretsmanager.ISecret;
+  /** This hub's Synapse agent id (SYNAPSE_AGENT_ID; default `synapse-hub`). */
+  synapseAgentId?: string;
   /** Base URL advertised in the agent card (custom domain); default the stage URL. */
   publicUrl?: string;
   /** Default ROUTES. */
@@ -192,7 +197,15 @@ export class Api extends Construct {
       description: 'Synapse: serves the JWKS that verifies push notification JWTs',
       logRetention: retention,
     });
-    this.functions = { 'agent-card': agentCard, jsonrpc, rest, jwks };
+    const synapse = new HubFunction(this, 'Synapse', {
+      fn: 'synapse',
+      agentModule: props.agentModule,
+      environment,
+      timeout: timeoutOf('synapse', Duration.seconds(29)),
+      description: 'Synapse: P2P endpoint (signed p2p messages in, their answers out; the JSON Schemas)',
+      logRetention: retention,
+    });
+    this.functions = { 'agent-card': agentCard, jsonrpc, rest, jwks, synapse };
 
     // Least privilege: the agent card needs nothing; jsonrpc and rest read and write tasks (they run blocking
     // and streamed sends inline; the stream relay, not they, hands work to the executor queue).
@@ -200,6 +213,11 @@ export class Api extends Construct {
       grantTableReadWrite(props.table, fn.function, { indexes: JSONRPC_INDEXES });
     // the JWKS function reads the signing key set (it publishes only the public parts) and no task
     grantPushSigningKeys(props.signingKeys, jwks.function);
+    // the synapse function submits, continues and cancels tasks through the same task service (by key:
+    // no index), puts its replay-protection items (`SEEN#…`, conditional PutItem) in the same table, and
+    // reads the peers; as jsonrpc's, its tasks reach the executor through the stream relay, not a queue
+    grantTableReadWrite(props.table, synapse.function, { indexes: SYNAPSE_INDEXES });
+    grantSynapsePeers(props.synapsePeers, synapse.function, props.synapseAgentId ?? DEFAULT_SYNAPSE_AGENT_ID);
 
     const integrations = new Map<string, apigateway.LambdaIntegration>();
     const integrationFor = (route: RouteDefinition): apigateway.LambdaIntegration => {

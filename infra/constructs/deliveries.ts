@@ -7,8 +7,10 @@
  * push configs: GetItem, BatchGetItem, Query; no index) and writes with PutItem alone (its delivery
  * log items; it never writes a task: the conditional puts it makes are on `L#` items), consumes its
  * queue (granted by the event source), sends to it (its own retries) and to the dead-letter queue (a
- * delivery that gave up), and reads the push signing key secret (grantPushSigningKeys). The relay is
- * granted sending to the delivery queue here, beside the rest of what deliveries need.
+ * delivery that gave up), reads the push signing key secret (grantPushSigningKeys) and the Synapse
+ * peers secret (grantSynapsePeers: it signs the Synapse callbacks, as SYNAPSE_AGENT_ID from
+ * `${PUBLIC_URL}/synapse/callback`). The relay is granted sending to the delivery queue here, beside
+ * the rest of what deliveries need.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -23,6 +25,7 @@ import { TABLE_READ_ACTIONS } from '../permissions.ts';
 import { HubFunction } from './function.ts';
 import { grantPushSigningKeys } from './keys.ts';
 import type { QueueRef } from './queues.ts';
+import { DEFAULT_SYNAPSE_AGENT_ID, grantSynapsePeers } from './synapse.ts';
 
 /** What the worker writes: its log items, one conditional PutItem each (never a batch, never an update). */
 export const DELIVERY_WRITE_ACTIONS = ['dynamodb:PutItem'] as const;
@@ -35,6 +38,10 @@ export interface DeliveriesProps {
   queue: QueueRef;
   /** The push signing key secret (constructs/keys.ts). */
   signingKeys: secretsmanager.ISecret;
+  /** The Synapse peers secret the callbacks are signed with (constructs/synapse.ts). */
+  synapsePeers: secretsmanager.ISecret;
+  /** This hub's Synapse agent id, the callbacks' sender (default `synapse-hub`). */
+  synapseAgentId?: string;
   /** The stream relay, which enqueues the deliveries. */
   relay: lambda.IFunction;
   logRetention?: logs.RetentionDays;
@@ -55,7 +62,8 @@ export class Deliveries extends Construct {
       agentModule: props.agentModule,
       environment: { ...props.environment, [DELIVERY_DLQ_URL_ENV]: deadLetterQueue.queueUrl },
       timeout: Duration.seconds(definition.consumerTimeoutSeconds),
-      description: 'Synapse: delivers push notifications (signed, SSRF-guarded, retried, logged per task)',
+      description:
+        'Synapse: delivers push notifications and Synapse callbacks (signed, SSRF-guarded, retried, logged per task)',
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });
     const fn = this.worker.function;
@@ -76,6 +84,7 @@ export class Deliveries extends Construct {
     queue.grantSendMessages(fn);
     deadLetterQueue.grantSendMessages(fn);
     grantPushSigningKeys(props.signingKeys, fn);
+    grantSynapsePeers(props.synapsePeers, fn, props.synapseAgentId ?? DEFAULT_SYNAPSE_AGENT_ID);
 
     queue.grantSendMessages(props.relay);
   }

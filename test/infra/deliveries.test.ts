@@ -1,8 +1,8 @@
 /**
  * Push deliveries in the CDK app (cdk-nag on): the delivery queue and its DLQ (stateful stack), the
  * worker fed by the queue with partial batch responses, its own role (reads the table, PutItem only,
- * sends to its queue and DLQ, reads the signing key secret), the relay sending to the queue, the
- * DLQ-not-empty alarm and the dashboard's delivery widgets.
+ * sends to its queue and DLQ, reads the signing key secret and the Synapse peers secret), the relay
+ * sending to the queue, the DLQ-not-empty alarm and the dashboard's delivery widgets.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -26,6 +26,7 @@ let hub: SynthesizedHub;
 let queueId: string;
 let dlqId: string;
 let secretId: string;
+let peersId: string;
 
 before(() => {
   hub = synthHub();
@@ -33,6 +34,7 @@ before(() => {
   queueId = logicalId(ref.queue as never);
   dlqId = logicalId(ref.deadLetterQueue as never);
   secretId = logicalId(hub.stateful.state.pushSigningKeys.secret);
+  peersId = logicalId(hub.stateful.state.synapsePeers);
 });
 after(() => hub?.cleanup());
 
@@ -71,7 +73,7 @@ describe('push deliveries in the stack', () => {
     assert.ok(env.TABLE_NAME);
   });
 
-  it('gives the worker its own role: table reads, PutItem alone, its queue and DLQ, the signing secret', () => {
+  it('gives the worker its own role: table reads, PutItem alone, its queue and DLQ, the signing and peers secrets', () => {
     const ids = functionIds(hub);
     const statements = statementsOfRole(hub.statelessTemplate, ids.deliver.role);
     const dynamo = actionsOf(statements).filter((a) => a.startsWith('dynamodb:'));
@@ -97,8 +99,17 @@ describe('push deliveries in the stack', () => {
     assert.equal(sends.length, 2, 'no other queue');
     const receives = resourcesIn(statements, 'sqs:ReceiveMessage');
     assert.ok(receives.length === 1 && receives[0]!.includes(queueId), 'consumes its queue alone');
-    assert.deepEqual(resourcesIn(statements, 'secretsmanager:GetSecretValue').length, 1);
-    assert.match(resourcesIn(statements, 'secretsmanager:GetSecretValue')[0]!, new RegExp(secretId));
+    // the push JWT's keys, and the Synapse peers the callbacks are signed for (test/infra/synapse.test.ts)
+    const reads = resourcesIn(statements, 'secretsmanager:GetSecretValue');
+    assert.equal(reads.length, 2);
+    assert.ok(
+      reads.some((r) => r.includes(secretId)),
+      'the signing keys',
+    );
+    assert.ok(
+      reads.some((r) => r.includes(peersId)),
+      'the Synapse peers',
+    );
   });
 
   it('lets the relay send to the delivery queue (not its DLQ); no API function may', () => {
@@ -109,7 +120,7 @@ describe('push deliveries in the stack', () => {
     );
     assert.ok(relaySends.some((r) => r.includes(queueId)));
     assert.ok(!relaySends.some((r) => r.includes(dlqId)));
-    for (const name of ['jsonrpc', 'rest', 'agent-card', 'jwks'] as const) {
+    for (const name of ['jsonrpc', 'rest', 'agent-card', 'jwks', 'synapse'] as const) {
       const sends = resourcesIn(statementsOfRole(hub.statelessTemplate, ids[name].role), 'sqs:SendMessage');
       assert.ok(!sends.some((r) => r.includes(queueId)), name);
     }

@@ -61,6 +61,9 @@ const EXPECTED_ACTIONS: Record<string, string[]> = {
   rest: sorted(LOGS, XRAY, TABLE_RW),
   // publishes the public parts of the push signing keys (test/infra/keys.test.ts)
   jwks: sorted(LOGS, XRAY, ['secretsmanager:GetSecretValue']),
+  // Synapse P2P (test/infra/synapse.test.ts): tasks through the task service, its replay-protection items,
+  // the peers secret
+  synapse: sorted(LOGS, XRAY, TABLE_RW, ['secretsmanager:GetSecretValue']),
   // sends to its own queue: a lease still running is looked at again later
   executor: sorted(LOGS, XRAY, TABLE_RW, SQS_CONSUME, SQS_SEND),
   // consumes the heartbeat queue and sends to it (a watch of a run still alive re-arms itself)
@@ -230,9 +233,10 @@ describe('stateless stack: functions and triggers', () => {
       'relay',
       'rest',
       'sweeper',
+      'synapse',
     ]);
     const fns = resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Function');
-    assert.equal(Object.keys(fns).length, 9);
+    assert.equal(Object.keys(fns).length, Object.keys(ids).length);
     for (const [name, { fn }] of Object.entries(ids)) {
       const p = fns[fn]?.Properties ?? {};
       assert.equal(p.Runtime, 'nodejs22.x', name);
