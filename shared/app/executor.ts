@@ -113,6 +113,8 @@ export class TaskExecutor {
     const ref: TaskRef = { tenant: run.tenant, taskId: run.taskId };
     const record = await this.engine.store.get(ref);
     if (!record || isTerminal(record.head.state)) return { result: 'skipped' };
+    // a task this hub delegated is a Synapse peer's to work on
+    if (record.head.role === 'requester') return { result: 'skipped' };
     if (run.watch === 'lease' || record.head.state === 'executing') return this.checkLease(ref, record, run);
 
     if (record.head.state === 'pending') {

@@ -8,7 +8,7 @@
  * firing. Reads every live task once.
  */
 import type { HeartbeatRules } from '../domain/heartbeat.ts';
-import { AWAITING_EXECUTOR } from '../domain/states.ts';
+import { awaitsLocalRun } from '../domain/states.ts';
 import { type HeartbeatQueue, type HeartbeatWatch, watchDelaySeconds, watchOf } from './heartbeat.ts';
 import type { Clock, ExecutorQueue, ExecutorRun, TaskRecord, TaskStore } from './ports.ts';
 import { systemClock } from './ports.ts';
@@ -44,8 +44,7 @@ export const recoverPendingWork = async (
   for (const record of records) {
     if (!record) continue;
     const { head } = record;
-    if (AWAITING_EXECUTOR.has(head.state))
-      runs.push({ tenant: head.tenant, taskId: head.taskId, version: head.version });
+    if (awaitsLocalRun(head)) runs.push({ tenant: head.tenant, taskId: head.taskId, version: head.version });
     else if (watchOf(head)) claimed.push(record);
   }
   if (runs.length) await queue.enqueue(runs);

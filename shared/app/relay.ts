@@ -16,7 +16,7 @@
  * second write succeeding.
  */
 import type { HeartbeatRules } from '../domain/heartbeat.ts';
-import { AWAITING_EXECUTOR, toA2AState } from '../domain/states.ts';
+import { awaitsLocalRun, toA2AState } from '../domain/states.ts';
 import type { TaskHead } from '../domain/task.ts';
 import { deliveriesOf } from './deliveries.ts';
 import type { DeliveryQueue } from './delivery-worker.ts';
@@ -159,8 +159,7 @@ export const relayChanges = async (
     const after = change.after?.head;
     if (!after) continue;
     lastOf.set(after.taskId, change.after!);
-    if (AWAITING_EXECUTOR.has(after.state) && change.before?.state !== after.state)
-      madeRunnable.add(after.taskId);
+    if (awaitsLocalRun(after) && change.before?.state !== after.state) madeRunnable.add(after.taskId);
     if (change.events.some((e) => e.type === 'start' || e.type === 'resume')) claimed.add(after.taskId);
   }
   const runs: ExecutorRun[] = [];
@@ -170,7 +169,7 @@ export const relayChanges = async (
   for (const [taskId, record] of lastOf) {
     const { head } = record;
     const ref = { tenant: head.tenant, taskId, version: head.version };
-    if (madeRunnable.has(taskId) && AWAITING_EXECUTOR.has(head.state)) runs.push(ref);
+    if (madeRunnable.has(taskId) && awaitsLocalRun(head)) runs.push(ref);
     const watch = claimed.has(taskId) ? watchOf(head) : undefined;
     if (watch && ports.heartbeats) {
       heartbeatWatches.push({ watch, delaySeconds: watchDelaySeconds(record, ports.heartbeats.rules, now) });

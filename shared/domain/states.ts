@@ -90,3 +90,10 @@ export const AWAITING_EXECUTOR: ReadonlySet<SynapseState> = new Set([
   'human_approved',
   'human_rejected',
 ]);
+
+/**
+ * Whether this hub's executor must (re)run the task: it waits for a run, and its agent is this hub's.
+ * A requester task (this hub delegated it to a Synapse peer) is worked on by the peer: never run here.
+ */
+export const awaitsLocalRun = (head: { role: 'executor' | 'requester'; state: SynapseState }): boolean =>
+  head.role === 'executor' && AWAITING_EXECUTOR.has(head.state);
