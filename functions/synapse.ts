@@ -2,15 +2,17 @@
  * Synapse P2P endpoint: `POST /synapse/callback` hands the raw body and headers to the transport-neutral
  * SynapseEndpoint (shared/app/synapse/inbound.ts), which answers p2p:ack, p2p:nack (at the seed's HTTP
  * status), p2p:task_ack or p2p:capability_response; `GET /synapse/schemas/{name}` serves the JSON
- * Schemas every inbound message is validated against (the files of docs/synapse-schemas/).
+ * Schemas every inbound message is validated against (the files of docs/synapse-schemas/);
+ * `/synapse/tasks…` is the requester's API (delegate a task to a peer, read, answer, cancel it).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { lowerCaseHeaders } from '../shared/http.ts';
 import { appendTaskKeys, logger, withObservability } from '../shared/observability/index.ts';
 import { shortName, synapseSchemaFiles } from '../shared/protocol/synapse/json-schema.ts';
 import { SYNAPSE_MESSAGE_TYPES } from '../shared/protocol/synapse/payloads.ts';
-import { SYNAPSE_SCHEMAS_PATH } from '../shared/routes.ts';
-import { synapseEndpoint } from '../shared/synapse-wiring.ts';
+import { SYNAPSE_SCHEMAS_PATH, SYNAPSE_TASKS_PATH } from '../shared/routes.ts';
+import { synapseEndpoint, synapseTasksApi } from '../shared/synapse-wiring.ts';
+import { callerOf } from '../shared/wiring.ts';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
@@ -47,7 +49,26 @@ const schema = (event: APIGatewayProxyEvent): APIGatewayProxyResult => {
   };
 };
 
+/** `/synapse/tasks…`: the requester's API (shared/app/synapse/tasks-api.ts). */
+const tasksRequest = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  const path = event.path ?? '';
+  const at = path.indexOf(SYNAPSE_TASKS_PATH);
+  const below = at >= 0 ? path.slice(at + SYNAPSE_TASKS_PATH.length) : '';
+  const body =
+    event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  const answer = await (await synapseTasksApi()).handle({
+    method: event.httpMethod,
+    path: below,
+    body: body ?? undefined,
+    caller: callerOf(event),
+  });
+  appendTaskKeys({ taskId: answer.meta.taskId, requestId: event.requestContext?.requestId });
+  logger.info('synapse tasks request', { ...answer.meta, statusCode: answer.statusCode });
+  return { statusCode: answer.statusCode, headers: JSON_HEADERS, body: JSON.stringify(answer.body) };
+};
+
 export const synapseHandler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  if ((event.path ?? '').includes(SYNAPSE_TASKS_PATH)) return tasksRequest(event);
   if (event.httpMethod === 'GET') return schema(event);
   const body =
     event.isBase64Encoded && event.body

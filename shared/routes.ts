@@ -31,6 +31,9 @@ export const REST_PATH = '/a2a/rest';
 /** Where Synapse peers POST their p2p messages (docs/synapse-protocol.md#the-endpoint). */
 export const SYNAPSE_CALLBACK_PATH = '/synapse/callback';
 
+/** The requester's API: delegate a task to a Synapse peer, read it, answer it, cancel it. */
+export const SYNAPSE_TASKS_PATH = '/synapse/tasks';
+
 /** Where the hub serves the Synapse JSON Schemas (`/synapse/schemas/index.json`, `…/envelope.json`, …). */
 export const SYNAPSE_SCHEMAS_PATH = '/synapse/schemas';
 
@@ -60,4 +63,6 @@ export const ROUTES: readonly RouteDefinition[] = [
   // Synapse P2P: signed p2p messages in, their synchronous answers out; the JSON Schemas they follow
   { method: 'POST', path: SYNAPSE_CALLBACK_PATH, function: 'synapse' },
   { method: 'GET', path: `${SYNAPSE_SCHEMAS_PATH}/{name}`, function: 'synapse' },
+  { method: 'POST', path: SYNAPSE_TASKS_PATH, function: 'synapse' },
+  { method: 'ANY', path: `${SYNAPSE_TASKS_PATH}/{proxy+}`, function: 'synapse' },
 ];

@@ -14,9 +14,11 @@ import { urlGuardFromEnv } from './adapters/http/url-guard.ts';
 import { loadAgent } from './agent/load.ts';
 import { pushNotificationsConfigured } from './app/a2a/card.ts';
 import { SynapseEndpoint } from './app/synapse/inbound.ts';
+import { SynapseRequester } from './app/synapse/requester.ts';
+import { SynapseTasksApi } from './app/synapse/tasks-api.ts';
 import { publicUrlOf } from './http.ts';
 import { synapsePeers, synapseSelf } from './synapse-config.ts';
-import { dynamoClient, taskService } from './wiring.ts';
+import { dynamoClient, pushConfigStore, taskEngine, taskService } from './wiring.ts';
 
 /** The endpoint for a request arriving at `publicUrl` (the peers as configured now). */
 export const synapseEndpoint = async (event: APIGatewayProxyEvent): Promise<SynapseEndpoint> => {
@@ -29,9 +31,18 @@ export const synapseEndpoint = async (event: APIGatewayProxyEvent): Promise<Syna
     self: synapseSelf(publicUrlOf(event)),
     urls: urlGuardFromEnv(),
     callbacksEnabled: pushNotificationsConfigured(),
+    requester: synapseRequester(),
     ...(window ? { windowSeconds: Number(window) } : {}),
   });
 };
+
+/** The requester role: tasks this hub delegates (their peers' reports come in through the endpoint). */
+export const synapseRequester = (): SynapseRequester =>
+  new SynapseRequester(taskEngine(), pushConfigStore(), () => synapsePeers());
+
+/** The requester's HTTP API under /synapse/tasks. */
+export const synapseTasksApi = async (): Promise<SynapseTasksApi> =>
+  new SynapseTasksApi(await taskService(), synapseRequester());
 
 const requiredTable = (): string => {
   const name = process.env.TABLE_NAME;

@@ -45,7 +45,7 @@ export const deliveriesOf = (change: TaskChange): DeliveryRequest[] => {
       continue;
     }
     const streamed = streamEventOf(head, event) !== undefined;
-    const toldSynapse = isCallbackEvent(event);
+    const toldSynapse = isCallbackEvent(head.role, event);
     for (const configId of listed) {
       if (!active.has(configId)) continue;
       // a Synapse requester is told its protocol's events; an A2A receiver, what a stream shows

@@ -36,7 +36,7 @@ import type { DeliveryResult, WebhookSender } from './delivery-ports.ts';
 import { type Clock, systemClock, type TaskRecord, type TaskStore } from './ports.ts';
 import type { PushConfigStore, StoredPushConfig } from './push-configs.ts';
 import { type PushSigner, pushJwtHeaders } from './push-signing.ts';
-import { callbackMessageId, callbackOf } from './synapse/callbacks.ts';
+import { callbackMessageId, callbackOf, requesterMessageOf } from './synapse/callbacks.ts';
 
 /**
  * One delivery as the queue carries it. `redrive` numbers the rounds a dead-lettered delivery was
@@ -381,11 +381,21 @@ export class DeliveryWorker {
     if (!config.synapse || !this.ports.synapse) return 'not_deliverable';
     const peer = (await this.ports.synapse.peers()).peer(config.synapse.peerId);
     if (!peer) return 'not_deliverable';
-    const view =
-      event.type === 'complete'
-        ? await this.ports.store.view(record, { includeArtifacts: true, historyLength: 0 })
-        : undefined;
-    const callback = callbackOf(event, config.synapse.remoteTaskId, view);
+    const callback =
+      record.head.role === 'requester'
+        ? requesterMessageOf(event, {
+            head: record.head,
+            ...(event.type === 'submit'
+              ? { request: (await this.ports.store.events(record, 0, 1))[0]?.message }
+              : {}),
+          })
+        : callbackOf(
+            event,
+            config.synapse.remoteTaskId,
+            event.type === 'complete'
+              ? await this.ports.store.view(record, { includeArtifacts: true, historyLength: 0 })
+              : undefined,
+          );
     if (!callback) return 'not_deliverable';
     const messageId = callbackMessageId(record.head.taskId, event.version);
     const body = JSON.stringify(

@@ -215,7 +215,8 @@ export class TaskService {
     // a retry of a message the task already applied gets the same answer, whatever state it is in now
     if (head.recentMessageKeys?.includes(messageKey(caller.owner, message)))
       return { record, head, duplicate: true };
-    const runner = options.runInlineUntil !== undefined ? this.inline : undefined;
+    // a task delegated to a Synapse peer is the peer's to resume: the answer is only recorded (and sent)
+    const runner = options.runInlineUntil !== undefined && head.role === 'executor' ? this.inline : undefined;
     const answer = this.answerDrafts(head, message);
     if (!answer) {
       if (head.state === 'need_human' || head.state === 'human_deciding') {

@@ -1,7 +1,9 @@
 /**
- * What this hub, as a Synapse executor, tells the requester of each committed event of its task
- * (docs/synapse-protocol.md#callbacks). Pure: the stream relay asks `isCallbackEvent` of every change
- * to queue the deliveries, and the delivery worker builds the message with `callbackOf`.
+ * What this hub tells the Synapse peer of a task of each committed event (docs/synapse-protocol.md#callbacks).
+ * Pure: the stream relay asks `isCallbackEvent` of every change to queue the deliveries, and the delivery
+ * worker builds the message with `callbackOf`.
+ *
+ * As executor (role `executor`: a peer delegated the task to this hub), to the requester:
  *
  * | event | callback |
  * |---|---|
@@ -15,9 +17,18 @@
  *
  * Nothing else is sent: the requester's own messages (answers, decisions, cancel: a cancel is answered
  * synchronously with p2p:task_ack), claims, artifacts (they travel in the completion), push configs.
+ *
+ * As requester (role `requester`: this hub delegated the task to the peer), to the executor:
+ *
+ * | event | message |
+ * |---|---|
+ * | submit | p2p:task_request (the task's first message: its type, payload, deadline, context) |
+ * | info_provided | p2p:task_info_provided (the answer's provided fields, its text) |
+ * | human_approve, human_reject | p2p:human_decision (who decided: the answer's `decided_by`, else the task's owner) |
+ * | cancel | p2p:task_cancel |
  */
 import { textOf } from '../../agent/api.ts';
-import type { Artifact, Message, TaskEvent, TaskView } from '../../domain/task.ts';
+import type { Artifact, Message, TaskEvent, TaskHead, TaskView } from '../../domain/task.ts';
 import type { SynapseMessageType, SynapsePayloadInput } from '../../protocol/synapse/index.ts';
 
 /** The config id of a task's Synapse requester among its push configs (reserved: A2A may not use it). */
@@ -25,6 +36,16 @@ export const SYNAPSE_CALLBACK_CONFIG_ID = 'synapse';
 
 /** The longest text a callback carries in one field (the schemas' MAX_TEXT_LENGTH). */
 const MAX_TEXT = 8_192;
+
+type Role = TaskHead['role'];
+
+const REQUESTER_MESSAGE_TYPE: Partial<Record<TaskEvent['type'], SynapseMessageType>> = {
+  submit: 'p2p:task_request',
+  info_provided: 'p2p:task_info_provided',
+  human_approve: 'p2p:human_decision',
+  human_reject: 'p2p:human_decision',
+  cancel: 'p2p:task_cancel',
+};
 
 const CALLBACK_TYPE: Partial<Record<TaskEvent['type'], SynapseMessageType>> = {
   confirm: 'p2p:task_confirm',
@@ -38,9 +59,11 @@ const CALLBACK_TYPE: Partial<Record<TaskEvent['type'], SynapseMessageType>> = {
   heartbeat_lost: 'p2p:task_failed',
 };
 
-/** Whether the requester is told of this event. */
-export const isCallbackEvent = (event: Pick<TaskEvent, 'type'>): boolean =>
-  CALLBACK_TYPE[event.type] !== undefined;
+const typesOf = (role: Role) => (role === 'requester' ? REQUESTER_MESSAGE_TYPE : CALLBACK_TYPE);
+
+/** Whether the peer is told of this event of a task in `role`. */
+export const isCallbackEvent = (role: Role, event: Pick<TaskEvent, 'type'>): boolean =>
+  typesOf(role)[event.type] !== undefined;
 
 export interface Callback<T extends SynapseMessageType = SynapseMessageType> {
   type: T;
@@ -183,3 +206,109 @@ export function callbackOf(
 /** The message id of the callback of one event: the same on every retry (receivers de-duplicate on it). */
 export const callbackMessageId = (taskId: string, version: number): string =>
   `cb_${taskId.replace(/[^A-Za-z0-9_:-]/g, '_')}_${version}`;
+
+/** What a requester's message needs besides its event: the task, and its first message for a request. */
+export interface RequestContext {
+  head: Pick<TaskHead, 'taskId' | 'contextId' | 'owner' | 'deadlineAt' | 'metadata'>;
+  /** The task's first message (the `created` event's): what a p2p:task_request carries. */
+  request?: Message;
+}
+
+/** The data part of a message holding `key`, if any. */
+const dataWith = (message: Message | undefined, key: string): Record<string, unknown> | undefined => {
+  for (const part of message?.parts ?? []) {
+    const data = part.data as Record<string, unknown> | undefined;
+    if (data && typeof data === 'object' && !Array.isArray(data) && key in data) return data;
+  }
+  return undefined;
+};
+
+const plainObject = (v: unknown): Record<string, unknown> | undefined =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+
+const textOrUndefined = (message: Message | undefined): string | undefined => {
+  const text = message ? textOf(message) : '';
+  return text ? clipText(text) : undefined;
+};
+
+/** The message this hub, as requester, sends the executor for `event`, or undefined when none. */
+export function requesterMessageOf(event: TaskEvent, context: RequestContext): Callback | undefined {
+  const { head } = context;
+  const task_id = head.taskId;
+  switch (event.type) {
+    case 'submit': {
+      const request = context.request;
+      const meta = head.metadata ?? {};
+      const spec = dataWith(request, 'type');
+      const type = typeof spec?.type === 'string' ? spec.type : String(meta['synapse.skill'] ?? 'default');
+      const text = textOrUndefined(request);
+      const payload = plainObject(spec?.payload) ?? (text ? { text } : {});
+      return {
+        type: 'p2p:task_request',
+        payload: {
+          task: {
+            id: task_id,
+            type,
+            ...(typeof meta['synapse.priority'] === 'string' ? { priority: meta['synapse.priority'] } : {}),
+            deadline: head.deadlineAt,
+            payload,
+          },
+          context: { session_id: head.contextId },
+        },
+      };
+    }
+    case 'info_provided': {
+      const text = textOrUndefined(event.message);
+      const provided = plainObject(dataWith(event.message, 'provided_fields')?.provided_fields);
+      return {
+        type: 'p2p:task_info_provided',
+        payload: {
+          task_id,
+          provided_fields: provided ?? { answer: text ?? '' },
+          ...(text ? { message: text } : {}),
+        },
+      };
+    }
+    case 'human_approve':
+    case 'human_reject': {
+      const data = dataWith(event.message, 'decision') ?? {};
+      const by = plainObject(data.decided_by) ?? plainObject(event.message?.metadata?.['synapse.decidedBy']);
+      const notes =
+        typeof event.data?.notes === 'string'
+          ? event.data.notes
+          : typeof data.notes === 'string'
+            ? data.notes
+            : undefined;
+      return {
+        type: 'p2p:human_decision',
+        payload: {
+          task_id,
+          decision_id:
+            typeof data.decision_id === 'string' && data.decision_id
+              ? data.decision_id
+              : `${task_id}:${event.version}`,
+          decided_by: {
+            user_id: typeof by?.user_id === 'string' && by.user_id ? by.user_id : head.owner,
+            ...(typeof by?.user_name === 'string' ? { user_name: by.user_name } : {}),
+            ...(typeof by?.role === 'string' ? { role: by.role } : {}),
+          },
+          decision: { action: event.type === 'human_approve' ? 'approve' : 'reject' },
+          ...(notes ? { notes: clipText(notes) } : {}),
+          timestamp: event.at,
+        },
+      };
+    }
+    case 'cancel':
+      return {
+        type: 'p2p:task_cancel',
+        payload: {
+          task_id,
+          ...(event.reason
+            ? { reason: { code: event.reason.code, message: clipText(event.reason.message) } }
+            : {}),
+        },
+      };
+    default:
+      return undefined;
+  }
+}

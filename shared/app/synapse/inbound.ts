@@ -14,8 +14,8 @@
  * answered from the agent's description. Every other message is acknowledged: a message received
  * before (the same message id: the task keeps the ids of the messages it applied, and a request's task
  * id is derived from the peer and its own id) is acknowledged again with `duplicate: true`, no effect.
- * The requester role (executor → requester messages about tasks this hub delegated) is not built yet:
- * such messages find no task (task_not_found).
+ * Reports of an executor (confirm, status, need_info, …) about a task this hub delegated go to the
+ * requester role (./requester.ts); a completion is answered with p2p:task_ack.
  */
 import { createHash } from 'node:crypto';
 import type { AgentDescription } from '../../agent/api.ts';
@@ -48,6 +48,7 @@ import { REQUEST_DEADLINE_KEY, REQUEST_SKILL_KEY } from '../deadlines.ts';
 import type { PushUrlGuard } from '../delivery-ports.ts';
 import type { Caller, TaskService } from '../task-service.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from './callbacks.ts';
+import { ReportRefusedError, type SynapseRequester } from './requester.ts';
 
 export interface SynapseRequest {
   /** The raw body, exactly as received (the signature covers these bytes). */
@@ -73,6 +74,8 @@ export interface SynapseEndpointOptions {
   urls: PushUrlGuard;
   /** Whether callbacks can be delivered (the delivery queue is configured); without, requests are refused. */
   callbacksEnabled: boolean;
+  /** The requester role: reports about tasks this hub delegated (without it they find no task). */
+  requester?: SynapseRequester;
   windowSeconds?: number;
   /** Epoch milliseconds. */
   now?: () => number;
@@ -276,9 +279,33 @@ export class SynapseEndpoint {
       case 'p2p:capability_response':
         return this.acked(message, meta);
       default:
-        // an executor's message about a task this hub delegated: the requester role is not built yet
-        throw new TaskNotFoundError(message.task_id ?? '');
+        return this.report(message, peer, meta);
     }
+  }
+
+  /** An executor's report about a task this hub delegated to it (./requester.ts). */
+  private async report(
+    message: SynapseMessage,
+    peer: SynapsePeer,
+    meta: SynapseAnswer['meta'],
+  ): Promise<SynapseAnswer> {
+    const requester = this.options.requester;
+    const taskId = message.task_id ?? '';
+    const record = requester && (await requester.taskOf(peer.tenant, peer.peerId, taskId));
+    if (!requester || !record) throw new TaskNotFoundError(taskId);
+    const received = await requester.receive(record, message);
+    const outcome = { state: received.record.head.state, duplicate: received.duplicate };
+    if (message.type !== 'p2p:task_complete') return this.acked(message, meta, outcome);
+    // the seed answers a completion with a task-level acknowledgement
+    return {
+      statusCode: 200,
+      body: createMessage(
+        'p2p:task_ack',
+        { task_id: taskId, acked_type: 'p2p:task_complete', status: outcome.state },
+        replyOptions(message, this.options.self),
+      ),
+      meta: { ...meta, ...(received.duplicate ? { duplicate: true } : {}) },
+    };
   }
 
   private async request(
@@ -375,6 +402,8 @@ class SynapseRefusal extends Error {
 /** The seed's code and a message for what the task service threw. */
 const errorOf = (e: unknown): [SynapseErrorCode, string] => {
   if (e instanceof SynapseRefusal) return [e.code, e.message];
+  if (e instanceof ReportRefusedError)
+    return [isTerminal(e.state) ? 'task_already_completed' : 'invalid_params', e.message];
   if (e instanceof TaskNotFoundError) return ['task_not_found', 'No such task (of this peer)'];
   if (e instanceof InvalidTransitionError) {
     return isTerminal(e.state)

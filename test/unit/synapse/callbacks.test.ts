@@ -39,7 +39,7 @@ const parsed = (e: TaskEvent, view?: Parameters<typeof callbackOf>[2]) => {
 
 describe('Synapse callbacks of task events', () => {
   it('tells exactly the requester-facing events', () => {
-    const told = TRANSITION_EVENTS.filter((t) => isCallbackEvent({ type: t }));
+    const told = TRANSITION_EVENTS.filter((t) => isCallbackEvent('executor', { type: t }));
     assert.deepEqual(told.sort(), [
       'complete',
       'confirm',

@@ -1,0 +1,307 @@
+/**
+ * The requester role (docs/synapse-protocol.md#the-requester-role): this hub delegates a task to a
+ * Synapse peer, and follows it through what the peer reports.
+ *
+ * - `delegate` makes a task of role `requester` that starts `idle`, its peer registered as the task's
+ *   `synapse` push config and `submit` (→ pending) in the same write: the stream relay then queues
+ *   the p2p:task_request as a delivery (retried until the peer acknowledges it, then the DLQ), as it
+ *   queues every later message of the requester (./callbacks.ts). No local run is ever made for it.
+ * - `receive` applies a peer's report (confirm, reject, need_info, status, need_human, complete,
+ *   failed) with the engine's conditional writes. Reports may arrive out of order (a retried one is
+ *   not held back): what a report implies happened first is applied with it (a completion that
+ *   arrives before the confirmation confirms and starts the task in the same write), and a progress
+ *   report the task has already moved past is acknowledged with no effect.
+ * - Answers (info, a human decision) and cancel go through the task service like any requester's: the
+ *   task waits in `info_needed` / `need_human` (input-required in A2A) for its owner.
+ */
+import { ValidationError } from '../../domain/errors.ts';
+import { isTerminal, type SynapseState } from '../../domain/states.ts';
+import type { Artifact, EventDraft, Message, Part } from '../../domain/task.ts';
+import { nextState, type TransitionEvent } from '../../domain/transitions.ts';
+import type { PeerDirectory, SynapseMessage } from '../../protocol/synapse/index.ts';
+import { REQUEST_DEADLINE_KEY, REQUEST_SKILL_KEY } from '../deadlines.ts';
+import type { TaskRecord } from '../ports.ts';
+import { keepUntilOf, type PushConfigStore, storedConfig } from '../push-configs.ts';
+import type { TaskEngine } from '../task-engine.ts';
+import type { Caller } from '../task-service.ts';
+import { SYNAPSE_CALLBACK_CONFIG_ID } from './callbacks.ts';
+
+/** The seed's TaskTimeout: a delegated task that has not finished by then fails. */
+export const DEFAULT_DELEGATION_TIMEOUT_SECONDS = 300;
+
+/** The metadata key naming a requester task's peer (shown in A2A's Task.metadata). */
+export const PEER_KEY = 'synapse.peer';
+
+export interface Delegation {
+  /** The peer to delegate to (a configured one). */
+  peerId: string;
+  /** The task type (`task.type`): the peer's skill. */
+  type: string;
+  /** The task's payload (`task.payload`); default `{text}` when only a text is given. */
+  payload?: Record<string, unknown>;
+  /** What the task is, as text (the first message's text part). */
+  text?: string;
+  /** Seconds until the task times out (default DEFAULT_DELEGATION_TIMEOUT_SECONDS). */
+  deadlineSeconds?: number;
+  contextId?: string;
+  priority?: string;
+  /**
+   * The first message, when the caller has one (an A2A message bridged to a peer); else one is made.
+   * Its id de-duplicates a retried delegation.
+   */
+  message?: Message;
+}
+
+export interface Received {
+  record: TaskRecord;
+  /** The report was applied before (the same message id), or the task had moved past it. */
+  duplicate: boolean;
+}
+
+/** Thrown when a report does not fit the task (it is not refused as a duplicate). */
+export class ReportRefusedError extends Error {
+  constructor(
+    readonly state: SynapseState,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ReportRefusedError';
+  }
+}
+
+const text = (t: string): Part => ({ text: t, mediaType: 'text/plain' });
+const data = (d: unknown): Part => ({ data: d, mediaType: 'application/json' });
+
+const agentMessage = (
+  messageId: string,
+  body: string | undefined,
+  extra: Part[] = [],
+): Message | undefined =>
+  body || extra.length
+    ? { messageId, role: 'agent', parts: [...(body ? [text(body)] : []), ...extra] }
+    : undefined;
+
+/** Reports that only say work goes on: one the task has moved past is old news, not an error. */
+const PROGRESS: ReadonlySet<string> = new Set(['p2p:task_confirm', 'p2p:task_status_update']);
+
+/** What a report implies happened before it, tried in order when the report alone does not apply. */
+const IMPLIED: readonly (readonly TransitionEvent[])[] = [
+  [],
+  ['status_update'],
+  ['confirm'],
+  ['confirm', 'status_update'],
+];
+
+const fitsFrom = (state: SynapseState, events: readonly TransitionEvent[]): boolean => {
+  let s: SynapseState | undefined = state;
+  for (const e of events) {
+    s = s === undefined ? undefined : nextState(s, e);
+    if (s === undefined) return false;
+  }
+  return true;
+};
+
+/** The artifacts a completion's `result.output` carries: this project's `[{artifact_id, parts}]`, or any value as data. */
+const artifactsOf = (output: unknown, prefix: string): Artifact[] => {
+  if (output === undefined || output === null) return [];
+  if (Array.isArray(output) && output.every((a) => a && typeof a === 'object' && Array.isArray(a.parts))) {
+    return output.map((a, i) => ({
+      artifactId: typeof a.artifact_id === 'string' && a.artifact_id ? a.artifact_id : `${prefix}-${i + 1}`,
+      ...(typeof a.name === 'string' ? { name: a.name } : {}),
+      parts: a.parts as Part[],
+    }));
+  }
+  return [{ artifactId: `${prefix}-1`, name: 'result', parts: [data(output)] }];
+};
+
+export class SynapseRequester {
+  constructor(
+    private readonly engine: TaskEngine,
+    private readonly configs: PushConfigStore,
+    private readonly peers: () => Promise<PeerDirectory>,
+  ) {}
+
+  /** Delegates a task to a peer: the task is made (or found again, for a retried message) and its request queued. */
+  async delegate(caller: Caller, input: Delegation): Promise<{ record: TaskRecord; duplicate: boolean }> {
+    const peer = (await this.peers()).peer(input.peerId);
+    if (!peer) throw new ValidationError(`no Synapse peer "${input.peerId}" is configured`, 'peer');
+    if (peer.tenant !== caller.tenant)
+      throw new ValidationError(`no Synapse peer "${input.peerId}" is configured`, 'peer');
+    const seconds = input.deadlineSeconds ?? DEFAULT_DELEGATION_TIMEOUT_SECONDS;
+    const given = input.message;
+    const message: Message = {
+      messageId: given?.messageId ?? crypto.randomUUID(),
+      role: 'user',
+      parts: [
+        ...(given?.parts.length ? given.parts : input.text ? [text(input.text)] : []),
+        data({ type: input.type, payload: input.payload ?? (input.text ? { text: input.text } : {}) }),
+      ],
+      metadata: { ...given?.metadata, [REQUEST_SKILL_KEY]: input.type, [REQUEST_DEADLINE_KEY]: seconds },
+    };
+    const base = {
+      tenant: caller.tenant,
+      owner: caller.owner,
+      message,
+      dedupScope: caller.owner,
+      ...(input.contextId ? { contextId: input.contextId } : {}),
+    };
+    const taskId = this.engine.taskIdFor(base);
+    const deadlineAt = new Date(Date.now() + seconds * 1000).toISOString();
+    // the config first, then the write that lists it (as any push config)
+    await this.configs.put(
+      storedConfig(caller.tenant, taskId, { id: SYNAPSE_CALLBACK_CONFIG_ID, url: peer.endpoint }, 'synapse', {
+        peerId: peer.peerId,
+        remoteTaskId: taskId,
+      }),
+      keepUntilOf(deadlineAt),
+    );
+    const then: EventDraft[] = [
+      { type: 'push_config', data: { set: SYNAPSE_CALLBACK_CONFIG_ID } },
+      { type: 'submit' },
+    ];
+    const created = await this.engine.create(
+      {
+        ...base,
+        role: 'requester',
+        protocol: 'synapse',
+        initialState: 'idle',
+        deadlineAt,
+        metadata: {
+          [PEER_KEY]: peer.peerId,
+          ...(input.priority ? { 'synapse.priority': input.priority } : {}),
+        },
+        then,
+      },
+      taskId,
+    );
+    return { record: created.record, duplicate: created.duplicate };
+  }
+
+  /** The requester task `taskId` delegated to `peerId` in `tenant`, or undefined. */
+  async taskOf(tenant: string, peerId: string, taskId: string): Promise<TaskRecord | undefined> {
+    const record = await this.engine.store.get({ tenant, taskId });
+    if (record?.head.role !== 'requester' || record.head.metadata?.[PEER_KEY] !== peerId) return undefined;
+    return record;
+  }
+
+  /** Applies a peer's report about a task this hub delegated to it. */
+  async receive(record: TaskRecord, report: SynapseMessage): Promise<Received> {
+    const drafts = this.draftsOf(report);
+    if (!drafts)
+      throw new ReportRefusedError(record.head.state, `${report.type} is not a report to a requester`);
+    let seen = record;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const state = seen.head.state;
+      const first = drafts[0]!.type as TransitionEvent;
+      const implied = IMPLIED.find((pre) => fitsFrom(state, [...pre, first]));
+      if (!implied) {
+        if (PROGRESS.has(report.type) && state !== 'idle') return { record: seen, duplicate: true };
+        throw new ReportRefusedError(
+          state,
+          isTerminal(state) ? `The task is ${state}` : `The task is ${state}: ${report.type} does not apply`,
+        );
+      }
+      try {
+        const applied = await this.engine.apply(
+          { tenant: seen.head.tenant, taskId: seen.head.taskId },
+          [...implied.map((type) => ({ type })), ...drafts],
+          { dedupScope: `synapse:${report.sender.agent_id}`, seen, maxAttempts: 1 },
+        );
+        return { record: applied.record, duplicate: applied.duplicate };
+      } catch (e) {
+        // a report that raced another one: decide again against the task as it is now
+        const now = await this.engine.store.get({ tenant: seen.head.tenant, taskId: seen.head.taskId });
+        if (!now || attempt === 2) throw e;
+        seen = now;
+      }
+    }
+    throw new Error('unreachable');
+  }
+
+  /** The events a report makes on the requester's task (its message id de-duplicates it). */
+  private draftsOf(report: SynapseMessage): EventDraft[] | undefined {
+    const id = report.message_id;
+    switch (report.type) {
+      case 'p2p:task_confirm':
+        return [{ type: 'confirm' }];
+      case 'p2p:task_reject': {
+        const { reason } = report.payload;
+        return [
+          {
+            type: 'reject',
+            message: agentMessage(id, reason.message || reason.code)!,
+            reason: { code: reason.code, message: reason.message },
+          },
+        ];
+      }
+      case 'p2p:task_need_info': {
+        const p = report.payload;
+        const fields = p.missing_fields.map((f) => f.field).join(', ');
+        return [
+          {
+            type: 'need_info',
+            message: agentMessage(id, p.question ?? `The executor needs: ${fields}`)!,
+            data: {
+              missingFields: p.missing_fields.map((f) => ({
+                field: f.field,
+                ...(f.reason ? { reason: f.reason } : {}),
+                ...(f.suggested_value !== undefined ? { suggestedValue: f.suggested_value } : {}),
+              })),
+            },
+          },
+        ];
+      }
+      case 'p2p:task_status_update': {
+        const p = report.payload;
+        const message = agentMessage(id, p.message);
+        return [
+          {
+            type: 'status_update',
+            ...(p.progress !== undefined ? { progress: p.progress } : {}),
+            ...(message ? { message } : {}),
+          },
+        ];
+      }
+      case 'p2p:task_need_human': {
+        const p = report.payload;
+        return [
+          {
+            type: 'need_human',
+            message: agentMessage(id, p.reason.message || 'A human must decide')!,
+            data: {
+              options: (p.options ?? []).map((o) => ({
+                field: o.field,
+                value: o.value,
+                ...(o.pros_cons ? { prosCons: o.pros_cons } : {}),
+                ...(o.confidence !== undefined ? { confidence: o.confidence } : {}),
+              })),
+            },
+          },
+        ];
+      }
+      case 'p2p:task_complete': {
+        const p = report.payload;
+        const message = agentMessage(id, p.summary);
+        return [
+          ...artifactsOf(p.result.output, `${id}-artifact`).map((artifact) => ({
+            type: 'artifact' as const,
+            artifact: { artifact },
+          })),
+          { type: 'complete', ...(message ? { message } : {}) },
+        ];
+      }
+      case 'p2p:task_failed': {
+        const { error } = report.payload;
+        return [
+          {
+            type: 'fail',
+            message: agentMessage(id, error.message || error.code)!,
+            reason: { code: error.code, message: error.message },
+          },
+        ];
+      }
+      default:
+        return undefined;
+    }
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * The requester's HTTP API, transport-neutral (docs/synapse-protocol.md#the-requester-role):
+ *
+ * | request | what |
+ * |---|---|
+ * | `POST /synapse/tasks` `{peer, type, payload?, text?, deadlineSeconds?, contextId?, priority?, messageId?}` | delegates a task to a configured peer: 201 and the task (200 for a retried `messageId`) |
+ * | `GET /synapse/tasks/{id}` | the task |
+ * | `POST /synapse/tasks/{id}/answer` `{fields?, text?}` or `{decision: "approve" \| "reject", notes?, decidedBy?}` | answers the peer's question, or gives the human decision it asked for |
+ * | `POST /synapse/tasks/{id}/cancel` | cancels it (the peer is told) |
+ *
+ * A task is shown as `{task}` (A2A v1.0's Task shape: the same task is readable over A2A) with
+ * `synapse: {state, peer}` beside it. Errors are `{error: {code, message}}` with 400 (invalid input),
+ * 404 (no such task of the caller's), 409 (the task cannot take that now).
+ */
+import {
+  InvalidTransitionError,
+  PayloadTooLargeError,
+  TaskNotFoundError,
+  ValidationError,
+} from '../../domain/errors.ts';
+import { isTerminal } from '../../domain/states.ts';
+import type { Message, Part, TaskView } from '../../domain/task.ts';
+import * as v1Wire from '../../protocol/a2a/v1-wire.ts';
+import * as z from '../../validation/zod.ts';
+import type { Caller, TaskService } from '../task-service.ts';
+import { PEER_KEY, type SynapseRequester } from './requester.ts';
+
+export interface TasksApiRequest {
+  method: string;
+  /** Below `/synapse/tasks`: `''`, `/{id}`, `/{id}/answer`, `/{id}/cancel`. */
+  path: string;
+  body: string | undefined;
+  caller: Caller;
+}
+
+export interface TasksApiAnswer {
+  statusCode: number;
+  body: unknown;
+  meta: { taskId?: string; code?: string };
+}
+
+const MAX_BODY_BYTES = 1_048_576;
+const id = z.string().check(z.minLength(1), z.maxLength(256));
+const short = z.string().check(z.minLength(1), z.maxLength(128));
+const plain = z.record(z.string(), z.unknown());
+
+const delegateSchema = z.strictObject({
+  peer: id,
+  type: short,
+  payload: z.optional(plain),
+  text: z.optional(z.string().check(z.maxLength(65_536))),
+  deadlineSeconds: z.optional(z.int().check(z.gte(1), z.lte(86_400))),
+  contextId: z.optional(id),
+  priority: z.optional(short),
+  messageId: z.optional(id),
+});
+
+const answerSchema = z.union([
+  z.strictObject({
+    decision: z.enum(['approve', 'reject']),
+    notes: z.optional(z.string().check(z.maxLength(8_192))),
+    decidedBy: z.optional(
+      z.strictObject({ userId: id, userName: z.optional(z.string()), role: z.optional(z.string()) }),
+    ),
+    messageId: z.optional(id),
+  }),
+  z.strictObject({
+    fields: z.optional(plain),
+    text: z.optional(z.string().check(z.maxLength(65_536))),
+    messageId: z.optional(id),
+  }),
+]);
+
+const problem = (statusCode: number, code: string, message: string): TasksApiAnswer => ({
+  statusCode,
+  body: { error: { code, message } },
+  meta: { code },
+});
+
+const parseBody = <T>(schema: z.ZodMiniType<T>, body: string | undefined): T | TasksApiAnswer => {
+  if (body && Buffer.byteLength(body, 'utf8') > MAX_BODY_BYTES)
+    return problem(400, 'invalid_request', `the body is larger than ${MAX_BODY_BYTES} bytes`);
+  let raw: unknown;
+  try {
+    raw = body ? JSON.parse(body) : {};
+  } catch {
+    return problem(400, 'invalid_request', 'the body is not JSON');
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return problem(
+      400,
+      'invalid_request',
+      `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`,
+    );
+  }
+  return parsed.data;
+};
+
+const isAnswer = (v: unknown): v is TasksApiAnswer =>
+  typeof v === 'object' && v !== null && 'statusCode' in v && 'meta' in v;
+
+const SHOW = { includeArtifacts: true, historyLength: 20 } as const;
+
+export class SynapseTasksApi {
+  constructor(
+    private readonly tasks: TaskService,
+    private readonly requester: SynapseRequester,
+  ) {}
+
+  async handle(request: TasksApiRequest): Promise<TasksApiAnswer> {
+    const [, taskId, action, ...rest] = request.path.split('/');
+    try {
+      if (!taskId) {
+        if (request.method !== 'POST')
+          return problem(405, 'method_not_allowed', 'POST /synapse/tasks delegates a task');
+        return await this.delegate(request);
+      }
+      if (rest.length) return problem(404, 'not_found', `no route ${request.path}`);
+      const decoded = decodeURIComponent(taskId);
+      if (!action) {
+        if (request.method !== 'GET') return problem(405, 'method_not_allowed', 'GET reads a task');
+        return this.shown(200, await this.owned(request.caller, decoded));
+      }
+      if (request.method !== 'POST') return problem(405, 'method_not_allowed', `POST …/${action}`);
+      if (action === 'answer') return await this.answer(request, decoded);
+      if (action === 'cancel') {
+        await this.owned(request.caller, decoded);
+        return this.shown(200, await this.tasks.cancel(request.caller, decoded, SHOW));
+      }
+      return problem(404, 'not_found', `no action ${action}: answer or cancel`);
+    } catch (e) {
+      if (e instanceof TaskNotFoundError) return problem(404, 'task_not_found', 'No such task');
+      if (e instanceof InvalidTransitionError)
+        return problem(409, isTerminal(e.state) ? 'task_already_completed' : 'invalid_state', e.message);
+      if (e instanceof ValidationError || e instanceof PayloadTooLargeError)
+        return problem(400, 'invalid_request', e.message);
+      throw e;
+    }
+  }
+
+  private async delegate(request: TasksApiRequest): Promise<TasksApiAnswer> {
+    const input = parseBody(delegateSchema, request.body);
+    if (isAnswer(input)) return input;
+    const { record, duplicate } = await this.requester.delegate(request.caller, {
+      peerId: input.peer,
+      type: input.type,
+      ...(input.payload ? { payload: input.payload } : {}),
+      ...(input.text ? { text: input.text } : {}),
+      ...(input.deadlineSeconds ? { deadlineSeconds: input.deadlineSeconds } : {}),
+      ...(input.contextId ? { contextId: input.contextId } : {}),
+      ...(input.priority ? { priority: input.priority } : {}),
+      ...(input.messageId
+        ? {
+            message: {
+              messageId: input.messageId,
+              role: 'user',
+              parts: input.text ? [textPart(input.text)] : [],
+            },
+          }
+        : {}),
+    });
+    return this.shown(duplicate ? 200 : 201, await this.tasks.view(record, SHOW));
+  }
+
+  private async answer(request: TasksApiRequest, taskId: string): Promise<TasksApiAnswer> {
+    const input = parseBody(answerSchema, request.body);
+    if (isAnswer(input)) return input;
+    await this.owned(request.caller, taskId);
+    const messageId = input.messageId ?? crypto.randomUUID();
+    let message: Message;
+    if ('decision' in input) {
+      const decidedBy = input.decidedBy
+        ? {
+            user_id: input.decidedBy.userId,
+            ...(input.decidedBy.userName ? { user_name: input.decidedBy.userName } : {}),
+            ...(input.decidedBy.role ? { role: input.decidedBy.role } : {}),
+          }
+        : { user_id: request.caller.owner };
+      message = {
+        messageId,
+        role: 'user',
+        parts: [
+          {
+            data: {
+              decision: input.decision,
+              ...(input.notes ? { notes: input.notes } : {}),
+              decided_by: decidedBy,
+            },
+            mediaType: 'application/json',
+          },
+        ],
+        metadata: { 'synapse.decidedBy': decidedBy },
+      };
+    } else {
+      if (!input.fields && !input.text)
+        return problem(400, 'invalid_request', 'an answer needs fields or text');
+      message = {
+        messageId,
+        role: 'user',
+        parts: [
+          ...(input.text ? [textPart(input.text)] : []),
+          ...(input.fields
+            ? [{ data: { provided_fields: input.fields }, mediaType: 'application/json' }]
+            : []),
+        ],
+      };
+    }
+    const continued = await this.tasks.continueTask(request.caller, taskId, message);
+    return this.shown(200, await this.tasks.view(continued.record, SHOW));
+  }
+
+  /** The caller's requester task (another caller's, or a task not delegated, is not found). */
+  private async owned(caller: Caller, taskId: string): Promise<TaskView> {
+    const view = await this.tasks.read(caller, taskId, SHOW);
+    if (!view.head.metadata?.[PEER_KEY]) throw new TaskNotFoundError(taskId);
+    return view;
+  }
+
+  private shown(statusCode: number, view: TaskView): TasksApiAnswer {
+    return {
+      statusCode,
+      body: {
+        task: v1Wire.encodeTask(view, SHOW),
+        synapse: { state: view.head.state, peer: view.head.metadata?.[PEER_KEY] },
+      },
+      meta: { taskId: view.head.taskId },
+    };
+  }
+}
+
+const textPart = (text: string): Part => ({ text, mediaType: 'text/plain' });

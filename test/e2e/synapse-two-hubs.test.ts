@@ -1,0 +1,281 @@
+/**
+ * Two hubs talk Synapse to each other on the local runtime, on two ports: hub A (this process) is the
+ * requester, hub B (a child process: `npm start`'s entry) the executor with the demo agent. Tasks are
+ * delegated through A's requester API (/synapse/tasks) and carried out by B; every message between
+ * them is signed and goes through each hub's delivery pipeline. The seed's four flows, a report with a
+ * bad signature (refused, nothing changes), and an unreachable executor (retries, the DLQ, the task
+ * failing at its timeout with a reason).
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type LocalHub, startLocalHub } from '../../local/hub.ts';
+import { DynamoDeliveryLog } from '../../shared/adapters/dynamodb/delivery-log.ts';
+import { composeMessage, signSynapseRequest } from '../../shared/protocol/synapse/index.ts';
+import { SYNAPSE_CALLBACK_PATH, SYNAPSE_TASKS_PATH } from '../../shared/routes.ts';
+
+const KEY = { id: 'ab-1', secret: 'the-secret-hub-a-and-hub-b-share-32+' };
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+let hubA: LocalHub;
+let hubB: ChildProcess;
+let urlB: string;
+
+const startHubB = (port: number, peersOfB: unknown): Promise<ChildProcess> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts'], {
+      env: {
+        ...process.env,
+        NODE_OPTIONS: '',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        SYNAPSE_QUIET_EVENTS: '1',
+        SYNAPSE_AGENT_ID: 'hub-b',
+        SYNAPSE_PEERS: JSON.stringify(peersOfB),
+        PUSH_URL_ALLOWLIST: '127.0.0.1',
+        DELIVERY_BASE_DELAY_SECONDS: '0.05',
+        DELIVERY_JITTER: '0',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`hub B did not start: ${out}`)), 60_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('Synapse local hub ready')) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`hub B exited (${code}): ${out}`));
+    });
+  });
+
+before(async () => {
+  const [portA, portB] = [await freePort(), await freePort()];
+  urlB = `http://127.0.0.1:${portB}`;
+  const urlA = `http://127.0.0.1:${portA}`;
+  const ghost = await freePort(); // nothing listens there
+  hubB = await startHubB(portB, [
+    { peerId: 'hub-a', tenant: 'partners', endpoint: `${urlA}${SYNAPSE_CALLBACK_PATH}`, keys: [KEY] },
+  ]);
+  hubA = await startLocalHub({
+    port: portA,
+    sweepIntervalMs: 500,
+    env: {
+      SYNAPSE_AGENT_ID: 'hub-a',
+      SYNAPSE_PEERS: JSON.stringify([
+        { peerId: 'hub-b', tenant: 'default', endpoint: `${urlB}${SYNAPSE_CALLBACK_PATH}`, keys: [KEY] },
+        {
+          peerId: 'ghost',
+          tenant: 'default',
+          endpoint: `http://127.0.0.1:${ghost}${SYNAPSE_CALLBACK_PATH}`,
+          keys: [KEY],
+        },
+      ]),
+      PUSH_URL_ALLOWLIST: '127.0.0.1',
+      DELIVERY_BASE_DELAY_SECONDS: '0.2',
+      DELIVERY_MAX_ATTEMPTS: '3',
+      DELIVERY_JITTER: '0',
+      DELIVERY_TIMEOUT_MS: '1000',
+    },
+  });
+});
+
+after(async () => {
+  await hubA?.stop();
+  if (hubB && hubB.exitCode === null) {
+    const exited = new Promise((r) => hubB.once('exit', r));
+    hubB.kill('SIGTERM');
+    await exited;
+  }
+});
+
+interface Shown {
+  task: {
+    id: string;
+    status: { state: string; message?: { parts: { text?: string }[] } };
+    artifacts?: unknown[];
+  };
+  synapse: { state: string; peer: string };
+}
+
+const api = async (
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Shown }> => {
+  const res = await fetch(`${hubA.url}${SYNAPSE_TASKS_PATH}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json' },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, body: (await res.json()) as Shown };
+};
+
+const waitForState = async (id: string, states: readonly string[], timeoutMs = 30_000): Promise<Shown> => {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await api('GET', `/${id}`);
+    if (states.includes(body.synapse?.state)) return body;
+    if (Date.now() > until)
+      throw new Error(`task ${id} is ${body.synapse?.state}, not ${states.join(' or ')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+const delegate = async (text: string, type = text.split(' ')[0]!, extra: Record<string, unknown> = {}) => {
+  const made = await api('POST', '', { peer: 'hub-b', type, text, ...extra });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  assert.equal(made.body.synapse.peer, extra.peer ?? 'hub-b');
+  return made.body.task.id;
+};
+
+/** Asks hub B, as hub A, what state its task for A's `id` is in (a signed p2p:heartbeat). */
+const stateAtB = async (id: string): Promise<string> => {
+  const message = composeMessage(
+    'p2p:heartbeat',
+    { task_id: id },
+    {
+      sender: { agent_id: 'hub-a', endpoint: `${hubA.url}${SYNAPSE_CALLBACK_PATH}` },
+      task_id: id,
+      message_id: `hb-${crypto.randomUUID()}`,
+    },
+  );
+  const raw = JSON.stringify(message);
+  const res = await fetch(`${urlB}${SYNAPSE_CALLBACK_PATH}`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      ...signSynapseRequest({ rawBody: raw, messageId: message.message_id, key: KEY }),
+    },
+    body: raw,
+  });
+  return ((await res.json()) as { payload: { status: string } }).payload.status;
+};
+
+describe('two hubs over Synapse: A delegates, B executes (local runtime)', () => {
+  it('normal: the request is confirmed, worked on and completed; the result comes back as artifacts', async () => {
+    const id = await delegate('echo across hubs', 'echo');
+    const done = await waitForState(id, ['completed', 'failed', 'rejected']);
+    assert.equal(done.synapse.state, 'completed', JSON.stringify(done));
+    assert.equal(done.task.status.state, 'TASK_STATE_COMPLETED');
+    assert.ok(
+      JSON.stringify(done.task.artifacts).includes('echo across hubs'),
+      JSON.stringify(done.task.artifacts),
+    );
+    assert.equal(await stateAtB(id), 'completed');
+  });
+
+  it('info needed: B asks, A’s task waits (input-required) until its owner answers, then B finishes', async () => {
+    const id = await delegate('slow', 'slow');
+    const waiting = await waitForState(id, ['info_needed']);
+    assert.equal(waiting.task.status.state, 'TASK_STATE_INPUT_REQUIRED');
+    assert.match(JSON.stringify(waiting.task.status.message), /How many seconds/);
+    const answered = await api('POST', `/${id}/answer`, { fields: { seconds: 1 } });
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    const done = await waitForState(id, ['completed', 'failed']);
+    assert.equal(done.synapse.state, 'completed');
+    assert.match(JSON.stringify(done.task.status.message), /Done after 1 s/);
+  });
+
+  it('human decision: B asks for one, the decision (with who decided) reaches B, which completes', async () => {
+    const id = await delegate('approve', 'approve');
+    await waitForState(id, ['need_human']);
+    const decided = await api('POST', `/${id}/answer`, {
+      decision: 'approve',
+      notes: 'fine by me',
+      decidedBy: { userId: 'u-1', userName: 'Grace', role: 'lead' },
+    });
+    assert.equal(decided.status, 200, JSON.stringify(decided.body));
+    const done = await waitForState(id, ['completed', 'failed', 'rejected']);
+    assert.equal(done.synapse.state, 'completed');
+    assert.match(JSON.stringify(done.task.status.message), /Approved: fine by me/);
+  });
+
+  it('cancel: cancelling at A cancels at B, and no completion follows', async () => {
+    const id = await delegate('slow 30', 'slow');
+    await waitForState(id, ['confirmed', 'executing']);
+    const cancelled = await api('POST', `/${id}/cancel`);
+    assert.equal(cancelled.status, 200);
+    assert.equal(cancelled.body.synapse.state, 'cancelled');
+    const until = Date.now() + 15_000;
+    while ((await stateAtB(id)) !== 'cancelled' && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await stateAtB(id), 'cancelled');
+    await new Promise((r) => setTimeout(r, 1_000));
+    assert.equal((await api('GET', `/${id}`)).body.synapse.state, 'cancelled');
+  });
+
+  it('a report with a bad signature is refused (403) and changes nothing', async () => {
+    const id = await delegate('slow 30', 'slow');
+    await waitForState(id, ['confirmed', 'executing']);
+    const forged = composeMessage(
+      'p2p:task_complete',
+      { task_id: id, result: { output: 'forged' } },
+      {
+        sender: { agent_id: 'hub-b', endpoint: `${urlB}${SYNAPSE_CALLBACK_PATH}` },
+        task_id: id,
+        message_id: `f-${crypto.randomUUID()}`,
+      },
+    );
+    const raw = JSON.stringify(forged);
+    const res = await fetch(`${hubA.url}${SYNAPSE_CALLBACK_PATH}`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        ...signSynapseRequest({
+          rawBody: raw,
+          messageId: forged.message_id,
+          key: { id: KEY.id, secret: 'x'.repeat(40) },
+        }),
+      },
+      body: raw,
+    });
+    assert.equal(res.status, 403);
+    const state = (await api('GET', `/${id}`)).body.synapse.state;
+    assert.ok(['confirmed', 'executing'].includes(state), state);
+    await api('POST', `/${id}/cancel`);
+  });
+
+  it('an unreachable executor: the request is retried at the configured delays, dead-lettered, and the task fails at its timeout', async () => {
+    const made = await api('POST', '', { peer: 'ghost', type: 'echo', text: 'anyone?', deadlineSeconds: 4 });
+    assert.equal(made.status, 201);
+    const id = made.body.task.id;
+    const failed = await waitForState(id, ['failed'], 30_000);
+    assert.match(JSON.stringify(failed.task.status), /deadline/i);
+    const log = new DynamoDeliveryLog(new DynamoDBClient({ endpoint: hubA.dynamoEndpoint }), hubA.tableName);
+    // the only delivery of the task: its request (the submit event), to the peer
+    const attempts = await log.list('default', id);
+    assert.deepEqual(
+      attempts.map((a) => [a.attempt, a.status]),
+      [
+        [1, 'retrying'],
+        [2, 'retrying'],
+        [3, 'failed'],
+      ],
+    );
+    assert.deepEqual(attempts.map((a) => a.retryInSeconds).slice(0, 2), [0.2, 0.4]);
+    assert.equal(attempts[2]!.deadLetter, 'attempts_exhausted');
+  });
+
+  it('refuses a delegation to an unknown peer (400) and makes no task', async () => {
+    const refused = await api('POST', '', { peer: 'nobody', type: 'echo', text: 'x' });
+    assert.equal(refused.status, 400);
+    const malformed = await api('POST', '', { peer: 'hub-b' });
+    assert.equal(malformed.status, 400);
+  });
+});
