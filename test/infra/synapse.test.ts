@@ -18,7 +18,12 @@ import {
 } from '../../infra/constructs/synapse.ts';
 import { SIGNING_SECRET_ENV } from '../../shared/adapters/keys/env.ts';
 import { DELIVERY_QUEUE, EXECUTOR_QUEUE, HEARTBEAT_QUEUE } from '../../shared/adapters/sqs/queues.ts';
-import { ROUTES, SYNAPSE_CALLBACK_PATH, SYNAPSE_SCHEMAS_PATH } from '../../shared/routes.ts';
+import {
+  ROUTES,
+  SYNAPSE_CALLBACK_PATH,
+  SYNAPSE_SCHEMAS_PATH,
+  SYNAPSE_TASKS_PATH,
+} from '../../shared/routes.ts';
 import {
   actionsOf,
   asArray,
@@ -42,9 +47,12 @@ const TABLE_RW = [
   'dynamodb:PutItem',
   'dynamodb:Query',
 ];
+/** Sorted by path, as the assertion lists them. */
 const SYNAPSE_ROUTES = [
   { method: 'POST', path: SYNAPSE_CALLBACK_PATH },
   { method: 'GET', path: `${SYNAPSE_SCHEMAS_PATH}/{name}` },
+  { method: 'POST', path: SYNAPSE_TASKS_PATH },
+  { method: 'ANY', path: `${SYNAPSE_TASKS_PATH}/{proxy+}` },
 ];
 
 let hub: SynthesizedHub;
@@ -134,7 +142,7 @@ describe('synapse function (stateless stack)', () => {
     assert.equal(env[SIGNING_SECRET_ENV], undefined, 'it signs no push notification');
   });
 
-  it('serves POST /synapse/callback and GET /synapse/schemas/{name}: buffered proxy integrations, nothing else', () => {
+  it('serves POST /synapse/callback, GET /synapse/schemas/{name} and the requester API /synapse/tasks: buffered proxy integrations, nothing else', () => {
     for (const route of SYNAPSE_ROUTES)
       assert.ok(
         ROUTES.some((r) => r.method === route.method && r.path === route.path && r.function === 'synapse'),
@@ -163,7 +171,11 @@ describe('synapse function (stateless stack)', () => {
       assert.equal(integration.Type, 'AWS_PROXY');
       assert.notEqual(integration.ResponseTransferMode, 'STREAM');
       assert.doesNotMatch(JSON.stringify(integration.Uri), /response-streaming-invocations/);
-      assert.equal(m.Properties.AuthorizationType, 'NONE', 'public: the signature is the authentication');
+      assert.equal(
+        m.Properties.AuthorizationType,
+        'NONE',
+        'callback: the signature is the authentication; tasks: as the A2A routes, until authentication lands',
+      );
     }
     // API Gateway may invoke it, for these methods only
     const permissions = Object.values(resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Permission')).filter(
@@ -173,7 +185,7 @@ describe('synapse function (stateless stack)', () => {
     for (const p of permissions) {
       assert.equal(p.Properties.Action, 'lambda:InvokeFunction');
       assert.equal(p.Properties.Principal, 'apigateway.amazonaws.com');
-      assert.match(JSON.stringify(p.Properties.SourceArn), /\/(POST|GET)\/synapse\//);
+      assert.match(JSON.stringify(p.Properties.SourceArn), /\/(POST|GET|\*)\/synapse\//);
     }
   });
 
