@@ -28,6 +28,7 @@ const messageSchema = z.object({
   version: positive,
   attempt: positive,
   redrive: z.optional(z.number().check(z.int(), z.nonnegative())),
+  waited: z.optional(z.number().check(z.int(), z.nonnegative())),
 });
 
 /** The attempt is held by another invocation: the record comes back later, no backoff. */
@@ -73,6 +74,10 @@ export const createDeliverHandler =
           await deps.comeBackIn(record, outcome.retryInSeconds + 1).catch(() => undefined);
           logger.info('delivery attempt held by another invocation', { ...keys, ...outcome });
           throw new AttemptInFlight();
+        }
+        if (outcome.result === 'waiting') {
+          logger.info('synapse message waits for the one before it', { ...keys, ...outcome });
+          return;
         }
         if (outcome.result === 'duplicate') {
           logger.info('delivery attempt recorded before: nothing sent', {

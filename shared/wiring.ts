@@ -11,14 +11,17 @@ import { EventBridgeLifecyclePublisher } from './adapters/eventbridge/lifecycle-
 import { SqsExecutorQueue } from './adapters/sqs/executor-queue.ts';
 import { SqsHeartbeatQueue } from './adapters/sqs/heartbeat-queue.ts';
 import { EXECUTOR_QUEUE, HEARTBEAT_QUEUE } from './adapters/sqs/queues.ts';
+import type { AgentHandler } from './agent/api.ts';
 import { loadAgent } from './agent/load.ts';
 import { pushNotificationsConfigured } from './app/a2a/card.ts';
 import { DEFAULT_MAX_REQUEST_DEADLINE_SECONDS, deadlineRulesOf } from './app/deadlines.ts';
 import { TaskExecutor } from './app/executor.ts';
 import { type HeartbeatQueue, HeartbeatWatcher, heartbeatRulesFrom } from './app/heartbeat.ts';
 import type { ExecutorQueue, LifecyclePublisher } from './app/ports.ts';
+import { agentSkillOf, parseRemoteSkills, remoteRouteOf } from './app/synapse/bridge.ts';
+import { SynapseRequester } from './app/synapse/requester.ts';
 import { type EngineObserver, TaskEngine } from './app/task-engine.ts';
-import { DEFAULT_TASK_TIMEOUT_SECONDS, TaskService } from './app/task-service.ts';
+import { DEFAULT_TASK_TIMEOUT_SECONDS, type RemoteExecution, TaskService } from './app/task-service.ts';
 import { countMetric, countTransition, MetricName, metrics } from './observability/index.ts';
 
 // a per-event-type metric is a Powertools single metric (costly to build): only when metrics are on
@@ -129,9 +132,27 @@ export const taskService = (): Promise<TaskService> => {
         runner,
         Number(process.env.TASK_TIMEOUT_SECONDS ?? DEFAULT_TASK_TIMEOUT_SECONDS),
         pushNotificationsConfigured() ? pushConfigStore() : undefined,
+        remoteExecution(agent),
       ),
   );
   return service;
+};
+
+/**
+ * The skills SYNAPSE_REMOTE_SKILLS hands to Synapse peers (shared/app/synapse/bridge.ts): their tasks are
+ * delegated, which needs the delivery queue (the messages to the peer are deliveries).
+ */
+const remoteExecution = (agent: AgentHandler): RemoteExecution | undefined => {
+  const skills = parseRemoteSkills(process.env.SYNAPSE_REMOTE_SKILLS);
+  if (Object.keys(skills).length === 0) return undefined;
+  if (!pushNotificationsConfigured())
+    throw new Error(
+      'SYNAPSE_REMOTE_SKILLS needs the delivery queue (DELIVERY_QUEUE_URL): messages to peers are deliveries',
+    );
+  return {
+    route: remoteRouteOf(skills, agentSkillOf(agent.skillOf?.bind(agent))),
+    requester: new SynapseRequester(taskEngine(), pushConfigStore()),
+  };
 };
 
 let pushConfigs: DynamoPushConfigStore | undefined;

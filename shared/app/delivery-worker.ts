@@ -36,7 +36,7 @@ import type { DeliveryResult, WebhookSender } from './delivery-ports.ts';
 import { type Clock, systemClock, type TaskRecord, type TaskStore } from './ports.ts';
 import type { PushConfigStore, StoredPushConfig } from './push-configs.ts';
 import { type PushSigner, pushJwtHeaders } from './push-signing.ts';
-import { callbackMessageId, callbackOf, requesterMessageOf } from './synapse/callbacks.ts';
+import { callbackMessageId, callbackOf, isCallbackEvent, requesterMessageOf } from './synapse/callbacks.ts';
 
 /**
  * One delivery as the queue carries it. `redrive` numbers the rounds a dead-lettered delivery was
@@ -45,6 +45,11 @@ import { callbackMessageId, callbackOf, requesterMessageOf } from './synapse/cal
  */
 export interface DeliveryMessage extends DeliveryRequest {
   redrive?: number;
+  /**
+   * How many times a Synapse message was put back to wait for the one before it (absent: 0): a peer
+   * gets each task's messages in order, but never waits forever (MAX_ORDER_WAITS).
+   */
+  waited?: number;
 }
 
 /** Why a delivery reached the dead-letter queue, as its message there says. */
@@ -168,7 +173,9 @@ export type DeliverResult =
   /** The attempt was recorded before (a redelivered message): nothing was sent. */
   | { result: 'duplicate'; existing: DeliveryAttempt }
   /** Another invocation holds the attempt (or died holding it less than inFlightSeconds ago): try later. */
-  | { result: 'in_flight'; retryInSeconds: number };
+  | { result: 'in_flight'; retryInSeconds: number }
+  /** A Synapse message whose task's previous message is not delivered yet: queued again, nothing sent. */
+  | { result: 'waiting'; retryInSeconds: number; previousVersion: number };
 
 /** The task's retention (30 days, as the store keeps a finished task) and the week its parts outlive it. */
 export const DELIVERY_LOG_KEEP_SECONDS = 37 * 86_400;
@@ -185,6 +192,21 @@ export const DeliveryHeader = {
   /** The attempt's number within its round (1 for the first). */
   Attempt: 'A2A-Delivery-Attempt',
 } as const;
+
+/** How long a Synapse message waits before it looks again whether the one before it was delivered. */
+const ORDER_WAIT_SECONDS = 1;
+/** It waits at most this many times (a minute and more), then goes anyway. */
+const MAX_ORDER_WAITS = 90;
+/** How far back the previous message to the peer is looked for. */
+const ORDER_LOOKBACK = 20;
+/** Statuses after which an attempt is over (nothing more will be sent for it). */
+const ENDED: ReadonlySet<AttemptStatus> = new Set([
+  'delivered',
+  'failed',
+  'config_removed',
+  'task_missing',
+  'not_deliverable',
+]);
 
 /** v0.3 Task bodies show the artifacts and the status, not the history (a receiver reads it with GetTask). */
 const V03_BODY = { includeArtifacts: true, historyLength: 0 } as const;
@@ -236,7 +258,7 @@ export class DeliveryWorker {
     const claim = await this.ports.log.claim(claimed);
     if (!claim.claimed) return this.alreadyClaimed(message, claim.existing);
 
-    let prepared: Prepared | Dropped;
+    let prepared: Prepared | Dropped | { waitFor: number };
     try {
       prepared = await this.prepare(message);
     } catch (e) {
@@ -246,6 +268,17 @@ export class DeliveryWorker {
     }
     if (typeof prepared === 'string') {
       return this.record({ ...claimed, status: prepared, finishedAt: this.clock.now().toISOString() });
+    }
+    if ('waitFor' in prepared) {
+      // not this one's turn: back to the queue (the claim given back first, so the copy may take it)
+      const retryInSeconds = ORDER_WAIT_SECONDS;
+      await this.ports.log.finish({
+        ...claimed,
+        status: 'released',
+        error: `waits for version ${prepared.waitFor}`,
+      });
+      await this.ports.queue.enqueue([{ ...message, waited: (message.waited ?? 0) + 1 }], retryInSeconds);
+      return { result: 'waiting', retryInSeconds, previousVersion: prepared.waitFor };
     }
     const sending = { ...claimed, keepUntil: this.keepUntilOf(prepared.record, now) };
     const result = await this.ports.sender.post({
@@ -338,8 +371,8 @@ export class DeliveryWorker {
     };
   }
 
-  /** The task, the config, the event and what to send; or why there is nothing to send. */
-  private async prepare(message: DeliveryMessage): Promise<Prepared | Dropped> {
+  /** The task, the config, the event and what to send; or why there is nothing to send, or whom it waits for. */
+  private async prepare(message: DeliveryMessage): Promise<Prepared | Dropped | { waitFor: number }> {
     const record = await this.ports.store.get({ tenant: message.tenant, taskId: message.taskId });
     if (!record) return 'task_missing';
     const { head } = record;
@@ -348,7 +381,12 @@ export class DeliveryWorker {
     if (!config) return 'config_removed';
     const [event] = await this.ports.store.events(record, message.version - 1, 1);
     if (!event || event.version !== message.version) return 'not_deliverable';
-    if (config.version === 'synapse') return this.prepareCallback(message, record, event, config);
+    if (config.version === 'synapse') {
+      const waitFor =
+        (message.waited ?? 0) < MAX_ORDER_WAITS ? await this.undeliveredBefore(record, message) : undefined;
+      if (waitFor !== undefined) return { waitFor };
+      return this.prepareCallback(message, record, event, config);
+    }
     const body = await this.bodyOf(record, event, config);
     if (body === undefined) return 'not_deliverable';
 
@@ -366,6 +404,24 @@ export class DeliveryWorker {
       [DeliveryHeader.Attempt]: String(message.attempt),
     };
     return { config, body, headers, record };
+  }
+
+  /**
+   * The version of the task's previous message to the same peer while its delivery has not ended (a peer
+   * gets a task's messages in order: a completion never overtakes the last progress report, a cancel never
+   * the request), or undefined. The previous message is the latest told event of the few before this one
+   * (they are in the task item); it has ended once its last attempt is delivered, failed or dropped.
+   */
+  private async undeliveredBefore(record: TaskRecord, message: DeliveryMessage): Promise<number | undefined> {
+    const from = Math.max(0, message.version - 1 - ORDER_LOOKBACK);
+    const before = await this.ports.store.events(record, from, message.version - 1 - from);
+    const previous = [...before].reverse().find((e) => isCallbackEvent(record.head.role, e));
+    if (!previous) return undefined;
+    const attempts = (await this.ports.log.list(message.tenant, message.taskId)).filter(
+      (a) => a.configId === message.configId && a.version === previous.version,
+    );
+    const last = attempts.sort((a, b) => a.redrive - b.redrive || a.attempt - b.attempt).at(-1);
+    return last && ENDED.has(last.status) ? undefined : previous.version;
   }
 
   /**
@@ -414,7 +470,9 @@ export class DeliveryWorker {
       [DeliveryHeader.EventVersion]: String(message.version),
       [DeliveryHeader.Attempt]: String(message.attempt),
     };
-    return { config, body, headers, record };
+    // as requester, to the peer's configured endpoint; as executor, where the request asked callbacks to go
+    const url = record.head.role === 'requester' ? peer.endpoint : config.url;
+    return { config: { ...config, url }, body, headers, record };
   }
 
   /**

@@ -43,7 +43,15 @@ import {
   type PushConfigStore,
   storedConfig,
 } from './push-configs.ts';
+import type { RemoteSkill } from './synapse/bridge.ts';
+import type { SynapseRequester } from './synapse/requester.ts';
 import { DEFAULT_TASK_TIMEOUT_SECONDS, messageKey, type TaskEngine } from './task-engine.ts';
+
+/** The bridge to Synapse: which new messages go to a remote executor, and who delegates them. */
+export interface RemoteExecution {
+  route(message: Message): RemoteSkill | undefined;
+  requester: Pick<SynapseRequester, 'delegate'>;
+}
 
 export interface Caller {
   tenant: string;
@@ -110,6 +118,8 @@ export class TaskService {
     private readonly taskTimeoutSeconds = DEFAULT_TASK_TIMEOUT_SECONDS,
     /** Where inline push configs are kept; without it a message's push config is refused. */
     private readonly pushConfigs?: PushConfigStore,
+    /** Skills carried out by a remote Synapse executor (shared/app/synapse/bridge.ts). */
+    private readonly remote?: RemoteExecution,
   ) {}
 
   /**
@@ -122,6 +132,18 @@ export class TaskService {
     contextId?: string,
     options: SendOptions = {},
   ): Promise<SendResult> {
+    const remote = this.remote?.route(message);
+    if (remote) {
+      // a remote skill: a requester task, delegated to the peer (not answered or run here)
+      const { record, duplicate } = await this.remote!.requester.delegate(caller, {
+        peerId: remote.peer,
+        type: remote.type,
+        message,
+        ...(contextId ? { contextId } : {}),
+        ...(options.pushConfig ? { pushConfig: options.pushConfig } : {}),
+      });
+      return { record, head: record.head, duplicate };
+    }
     if (this.inline) {
       const context = contextId ?? crypto.randomUUID();
       const reply = await this.inline.respond({

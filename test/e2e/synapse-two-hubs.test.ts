@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { type Message, Role, type Task, TaskState } from '@a2a-js/sdk';
+import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 import { DynamoDeliveryLog } from '../../shared/adapters/dynamodb/delivery-log.ts';
@@ -86,6 +88,12 @@ before(async () => {
           keys: [KEY],
         },
       ]),
+      // the bridge: these skills of A's card are carried out by B
+      SYNAPSE_REMOTE_SKILLS: JSON.stringify({
+        echo: 'hub-b',
+        slow: 'hub-b',
+        approve: { peer: 'hub-b', type: 'approve' },
+      }),
       PUSH_URL_ALLOWLIST: '127.0.0.1',
       DELIVERY_BASE_DELAY_SECONDS: '0.2',
       DELIVERY_MAX_ATTEMPTS: '3',
@@ -277,5 +285,112 @@ describe('two hubs over Synapse: A delegates, B executes (local runtime)', () =>
     assert.equal(refused.status, 400);
     const malformed = await api('POST', '', { peer: 'hub-b' });
     assert.equal(malformed.status, 400);
+  });
+});
+
+// ---- the bridge: an A2A client of hub A, whose skills run at hub B ------------------------------
+
+const a2aMessage = (text: string, skill?: string, taskId = ''): Message => ({
+  messageId: crypto.randomUUID(),
+  contextId: '',
+  taskId,
+  role: Role.ROLE_USER,
+  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
+  metadata: skill ? { 'synapse.skill': skill } : undefined,
+  extensions: [],
+  referenceTaskIds: [],
+});
+
+const partsText = (m: Message | undefined) =>
+  (m?.parts ?? []).map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+
+const send = async (client: Client, m: Message, returnImmediately = false): Promise<Task> =>
+  (await client.sendMessage({
+    tenant: '',
+    message: m,
+    configuration: { acceptedOutputModes: [], returnImmediately, taskPushNotificationConfig: undefined },
+    metadata: undefined,
+  })) as Task;
+
+const settle = async (client: Client, id: string, states: TaskState[], timeoutMs = 30_000): Promise<Task> => {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const task = await client.getTask({ tenant: '', id, historyLength: undefined });
+    if (task.status && states.includes(task.status.state)) return task;
+    if (Date.now() > until) throw new Error(`task ${id} is ${task.status?.state}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+describe('the bridge: an A2A client of hub A, the skill carried out by hub B over Synapse', () => {
+  let client: Client;
+  before(async () => {
+    client = await new ClientFactory().createFromUrl(hubA.url);
+  });
+
+  it('a blocking send completes with the artifacts B made; the task is linked (same id at both hubs)', async () => {
+    const task = await send(client, a2aMessage('echo bridged hello', 'echo'));
+    const done =
+      task.status?.state === TaskState.TASK_STATE_COMPLETED
+        ? task
+        : await settle(client, task.id, [TaskState.TASK_STATE_COMPLETED]);
+    assert.ok(JSON.stringify(done.artifacts).includes('bridged hello'), JSON.stringify(done.artifacts));
+    assert.equal((done.metadata as Record<string, unknown>)['synapse.peer'], 'hub-b');
+    assert.equal(await stateAtB(task.id), 'completed');
+  });
+
+  it('info needed → input-required with the question; the client’s next message answers it', async () => {
+    const task = await send(client, a2aMessage('slow', 'slow'), true);
+    const asking = await settle(client, task.id, [TaskState.TASK_STATE_INPUT_REQUIRED]);
+    assert.match(partsText(asking.status?.message), /How many seconds/);
+    await send(client, a2aMessage('1', undefined, task.id), true);
+    const done = await settle(client, task.id, [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED]);
+    assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED);
+    assert.match(partsText(done.status?.message), /Done after 1 s/);
+  });
+
+  it('need human → input-required; "approve …" from the client reaches B as a human decision', async () => {
+    const task = await send(client, a2aMessage('approve', 'approve'), true);
+    const asking = await settle(client, task.id, [TaskState.TASK_STATE_INPUT_REQUIRED]);
+    assert.match(partsText(asking.status?.message), /Approve/);
+    await send(client, a2aMessage('approve ship it', undefined, task.id), true);
+    const done = await settle(client, task.id, [
+      TaskState.TASK_STATE_COMPLETED,
+      TaskState.TASK_STATE_REJECTED,
+    ]);
+    assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED);
+    assert.match(partsText(done.status?.message), /Approved: ship it/);
+  });
+
+  it('a streaming client sees B’s progress live, then the completion', async () => {
+    const progress: string[] = [];
+    let last: TaskState | undefined;
+    for await (const event of client.sendMessageStream({
+      tenant: '',
+      message: a2aMessage('slow 2', 'slow'),
+      configuration: undefined,
+      metadata: undefined,
+    })) {
+      if (event.payload?.$case === 'statusUpdate') {
+        const text = partsText(event.payload.value.status?.message);
+        if (text) progress.push(text);
+        last = event.payload.value.status?.state;
+      }
+    }
+    assert.deepEqual(
+      progress.filter((t) => /^\d\/2 s$/.test(t)),
+      ['1/2 s', '2/2 s'],
+    );
+    assert.equal(last, TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('CancelTask at A cancels the task at B', async () => {
+    const task = await send(client, a2aMessage('slow 30', 'slow'), true);
+    const cancelled = await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
+    assert.equal(cancelled.status?.state, TaskState.TASK_STATE_CANCELED);
+    const until = Date.now() + 15_000;
+    while ((await stateAtB(task.id)) !== 'cancelled' && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await stateAtB(task.id), 'cancelled');
   });
 });

@@ -14,6 +14,8 @@
  * - Answers (info, a human decision) and cancel go through the task service like any requester's: the
  *   task waits in `info_needed` / `need_human` (input-required in A2A) for its owner.
  */
+
+import { textOf } from '../../agent/api.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { isTerminal, type SynapseState } from '../../domain/states.ts';
 import type { Artifact, EventDraft, Message, Part } from '../../domain/task.ts';
@@ -21,7 +23,7 @@ import { nextState, type TransitionEvent } from '../../domain/transitions.ts';
 import type { PeerDirectory, SynapseMessage } from '../../protocol/synapse/index.ts';
 import { REQUEST_DEADLINE_KEY, REQUEST_SKILL_KEY } from '../deadlines.ts';
 import type { TaskRecord } from '../ports.ts';
-import { keepUntilOf, type PushConfigStore, storedConfig } from '../push-configs.ts';
+import { type InlinePushConfig, keepUntilOf, type PushConfigStore, storedConfig } from '../push-configs.ts';
 import type { TaskEngine } from '../task-engine.ts';
 import type { Caller } from '../task-service.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from './callbacks.ts';
@@ -50,6 +52,8 @@ export interface Delegation {
    * Its id de-duplicates a retried delegation.
    */
   message?: Message;
+  /** An A2A push config sent with a bridged message: registered in the same write. */
+  pushConfig?: InlinePushConfig;
 }
 
 export interface Received {
@@ -118,23 +122,30 @@ export class SynapseRequester {
   constructor(
     private readonly engine: TaskEngine,
     private readonly configs: PushConfigStore,
-    private readonly peers: () => Promise<PeerDirectory>,
+    /**
+     * The configured peers, to refuse a delegation to an unknown one (or one of another tenant) at once.
+     * Without them (the A2A bridge: its peers are the deployment's own configuration) the delivery
+     * worker, which reads them to sign, finds out: a peer it does not know gets nothing.
+     */
+    private readonly peers?: () => Promise<PeerDirectory>,
   ) {}
 
   /** Delegates a task to a peer: the task is made (or found again, for a retried message) and its request queued. */
   async delegate(caller: Caller, input: Delegation): Promise<{ record: TaskRecord; duplicate: boolean }> {
-    const peer = (await this.peers()).peer(input.peerId);
-    if (!peer) throw new ValidationError(`no Synapse peer "${input.peerId}" is configured`, 'peer');
-    if (peer.tenant !== caller.tenant)
-      throw new ValidationError(`no Synapse peer "${input.peerId}" is configured`, 'peer');
+    if (this.peers) {
+      const peer = (await this.peers()).peer(input.peerId);
+      if (!peer || peer.tenant !== caller.tenant)
+        throw new ValidationError(`no Synapse peer "${input.peerId}" is configured`, 'peer');
+    }
     const seconds = input.deadlineSeconds ?? DEFAULT_DELEGATION_TIMEOUT_SECONDS;
     const given = input.message;
+    const body = input.text ?? (given ? textOf(given) : undefined);
     const message: Message = {
       messageId: given?.messageId ?? crypto.randomUUID(),
       role: 'user',
       parts: [
         ...(given?.parts.length ? given.parts : input.text ? [text(input.text)] : []),
-        data({ type: input.type, payload: input.payload ?? (input.text ? { text: input.text } : {}) }),
+        data({ type: input.type, payload: input.payload ?? (body ? { text: body } : {}) }),
       ],
       metadata: { ...given?.metadata, [REQUEST_SKILL_KEY]: input.type, [REQUEST_DEADLINE_KEY]: seconds },
     };
@@ -149,8 +160,9 @@ export class SynapseRequester {
     const deadlineAt = new Date(Date.now() + seconds * 1000).toISOString();
     // the config first, then the write that lists it (as any push config)
     await this.configs.put(
-      storedConfig(caller.tenant, taskId, { id: SYNAPSE_CALLBACK_CONFIG_ID, url: peer.endpoint }, 'synapse', {
-        peerId: peer.peerId,
+      // the worker sends a requester's messages to the peer's configured endpoint (none is kept here)
+      storedConfig(caller.tenant, taskId, { id: SYNAPSE_CALLBACK_CONFIG_ID, url: '' }, 'synapse', {
+        peerId: input.peerId,
         remoteTaskId: taskId,
       }),
       keepUntilOf(deadlineAt),
@@ -167,7 +179,7 @@ export class SynapseRequester {
         initialState: 'idle',
         deadlineAt,
         metadata: {
-          [PEER_KEY]: peer.peerId,
+          [PEER_KEY]: input.peerId,
           ...(input.priority ? { 'synapse.priority': input.priority } : {}),
         },
         then,
