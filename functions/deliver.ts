@@ -29,6 +29,7 @@ const messageSchema = z.object({
   attempt: positive,
   redrive: z.optional(z.number().check(z.int(), z.nonnegative())),
   waited: z.optional(z.number().check(z.int(), z.nonnegative())),
+  heartbeat: z.optional(z.object({ claim: text, beat: positive })),
 });
 
 /** The attempt is held by another invocation: the record comes back later, no backoff. */
@@ -74,6 +75,10 @@ export const createDeliverHandler =
           await deps.comeBackIn(record, outcome.retryInSeconds + 1).catch(() => undefined);
           logger.info('delivery attempt held by another invocation', { ...keys, ...outcome });
           throw new AttemptInFlight();
+        }
+        if (outcome.result === 'heartbeat') {
+          logger.info('synapse heartbeat', { ...keys, ...outcome });
+          return;
         }
         if (outcome.result === 'waiting') {
           logger.info('synapse message waits for the one before it', { ...keys, ...outcome });

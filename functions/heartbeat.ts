@@ -18,7 +18,7 @@ const watchSchema = z.object({
   tenant: z.string().check(z.minLength(1)),
   taskId: z.string().check(z.minLength(1)),
   version: z.number().check(z.int(), z.nonnegative()),
-  claim: z.string().check(z.minLength(1)),
+  claim: z.optional(z.string().check(z.minLength(1))),
 });
 
 export const heartbeatHandler = async (event: SQSEvent): Promise<SQSBatchResponse> => {

@@ -24,6 +24,7 @@ import {
   DeliveryWorker,
   deliveryPolicyFrom,
 } from './app/delivery-worker.ts';
+import { heartbeatRulesFrom } from './app/heartbeat.ts';
 import { deliveryQueueUrl } from './delivery-wiring.ts';
 import { countMetric, MetricName, metrics } from './observability/index.ts';
 import { synapsePeers, synapseSelf } from './synapse-config.ts';
@@ -72,6 +73,7 @@ export const deliveryWorker = (): DeliveryWorker => {
     env.DELIVERY_TIMEOUT_MS,
     env.PUBLIC_URL,
     env.SYNAPSE_AGENT_ID,
+    env.HEARTBEAT_INTERVAL_SECONDS,
   ].join('\n');
   if (worker && workerEnv === id) return worker;
   const tableName = required('TABLE_NAME');
@@ -94,6 +96,7 @@ export const deliveryWorker = (): DeliveryWorker => {
       inFlightSeconds: DELIVERY_QUEUE.consumerTimeoutSeconds,
       ...(timeoutMs ? { timeoutMs } : {}),
       observer: deliveryMetrics,
+      heartbeatSeconds: heartbeatRulesFrom(env).intervalSeconds,
     },
   );
   workerEnv = id;

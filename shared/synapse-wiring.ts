@@ -18,7 +18,7 @@ import { SynapseRequester } from './app/synapse/requester.ts';
 import { SynapseTasksApi } from './app/synapse/tasks-api.ts';
 import { publicUrlOf } from './http.ts';
 import { synapsePeers, synapseSelf } from './synapse-config.ts';
-import { dynamoClient, pushConfigStore, taskEngine, taskService } from './wiring.ts';
+import { dynamoClient, pushConfigStore, taskEngine, taskService, taskStore } from './wiring.ts';
 
 /** The endpoint for a request arriving at `publicUrl` (the peers as configured now). */
 export const synapseEndpoint = async (event: APIGatewayProxyEvent): Promise<SynapseEndpoint> => {
@@ -38,7 +38,7 @@ export const synapseEndpoint = async (event: APIGatewayProxyEvent): Promise<Syna
 
 /** The requester role: tasks this hub delegates (their peers' reports come in through the endpoint). */
 export const synapseRequester = (): SynapseRequester =>
-  new SynapseRequester(taskEngine(), pushConfigStore(), () => synapsePeers());
+  new SynapseRequester(taskEngine(), pushConfigStore(), () => synapsePeers(), taskStore());
 
 /** The requester's HTTP API under /synapse/tasks. */
 export const synapseTasksApi = async (): Promise<SynapseTasksApi> =>

@@ -10,8 +10,9 @@
  * what it has seen (deliveries of one task may arrive out of order when one is retried: we do not hold
  * the later ones back behind it).
  */
-import type { TaskEvent } from '../domain/task.ts';
+import type { TaskEvent, TaskHead } from '../domain/task.ts';
 import { streamEventOf } from './a2a/events.ts';
+import type { DeliveryMessage } from './delivery-worker.ts';
 import type { TaskChange } from './ports.ts';
 import { isCallbackEvent, SYNAPSE_CALLBACK_CONFIG_ID } from './synapse/callbacks.ts';
 
@@ -67,3 +68,18 @@ const applyRegistration = (active: Set<string>, event: TaskEvent): void => {
   if (typeof event.data?.set === 'string') active.add(event.data.set);
   if (typeof event.data?.deleted === 'string') active.delete(event.data.deleted);
 };
+
+/**
+ * The first p2p:heartbeat of a claim of a task a Synapse requester waits on (docs/synapse-protocol.md#heartbeats):
+ * a delivery of the task's `synapse` config that sends the heartbeat, then queues the next, as long as
+ * that claim runs. `version` is the task's when claimed (heartbeats are not events: they have none).
+ */
+export const firstPeerHeartbeat = (head: TaskHead, claim: string): DeliveryMessage => ({
+  tenant: head.tenant,
+  taskId: head.taskId,
+  contextId: head.contextId,
+  configId: SYNAPSE_CALLBACK_CONFIG_ID,
+  version: head.version,
+  attempt: 1,
+  heartbeat: { claim, beat: 1 },
+});

@@ -23,6 +23,7 @@ import {
   type NextStep,
   nextStepOf,
 } from '../domain/delivery.ts';
+import { DEFAULT_HEARTBEAT_RULES } from '../domain/heartbeat.ts';
 import type { TaskEvent } from '../domain/task.ts';
 import * as v1Wire from '../protocol/a2a/v1-wire.ts';
 import * as v03Wire from '../protocol/a2a/v03-wire.ts';
@@ -50,6 +51,11 @@ export interface DeliveryMessage extends DeliveryRequest {
    * gets each task's messages in order, but never waits forever (MAX_ORDER_WAITS).
    */
   waited?: number;
+  /**
+   * A p2p:heartbeat to a task's Synapse requester, not an event's delivery: sent while the claim it
+   * follows (the lease end of the run) still runs the task, `beat` counting them; each queues the next.
+   */
+  heartbeat?: { claim: string; beat: number };
 }
 
 /** Why a delivery reached the dead-letter queue, as its message there says. */
@@ -153,6 +159,8 @@ export interface DeliveryWorkerOptions {
   random?: () => number;
   newClaim?: () => string;
   observer?: DeliveryObserver;
+  /** How often a Synapse requester gets a p2p:heartbeat while its task runs (HEARTBEAT_INTERVAL_SECONDS, 30). */
+  heartbeatSeconds?: number;
 }
 
 export interface DeliveryWorkerPorts {
@@ -174,6 +182,8 @@ export type DeliverResult =
   | { result: 'duplicate'; existing: DeliveryAttempt }
   /** Another invocation holds the attempt (or died holding it less than inFlightSeconds ago): try later. */
   | { result: 'in_flight'; retryInSeconds: number }
+  /** A p2p:heartbeat: `sent` when the requester took it, `next` when the following one is queued. */
+  | { result: 'heartbeat'; sent: boolean; next: boolean; error?: string }
   /** A Synapse message whose task's previous message is not delivered yet: queued again, nothing sent. */
   | { result: 'waiting'; retryInSeconds: number; previousVersion: number };
 
@@ -227,6 +237,7 @@ export class DeliveryWorker {
   private readonly clock: Clock;
   private readonly random: () => number;
   private readonly newClaim: () => string;
+  private readonly heartbeatSeconds: number;
 
   constructor(
     private readonly ports: DeliveryWorkerPorts,
@@ -238,9 +249,11 @@ export class DeliveryWorker {
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.newClaim = options.newClaim ?? randomUUID;
+    this.heartbeatSeconds = options.heartbeatSeconds ?? DEFAULT_HEARTBEAT_RULES.intervalSeconds;
   }
 
   async deliver(message: DeliveryMessage): Promise<DeliverResult> {
+    if (message.heartbeat) return this.beatPeer(message, message.heartbeat);
     const now = this.clock.now();
     const claimed: DeliveryAttempt = {
       tenant: message.tenant,
@@ -404,6 +417,66 @@ export class DeliveryWorker {
       [DeliveryHeader.Attempt]: String(message.attempt),
     };
     return { config, body, headers, record };
+  }
+
+  /**
+   * One p2p:heartbeat to the task's Synapse requester, while the claim it follows runs the task; then
+   * the next one, an interval later. Best effort and not logged (a lost one is followed by the next; a
+   * requester counts any message as a sign of life): not retried, never dead-lettered.
+   */
+  private async beatPeer(
+    message: DeliveryMessage,
+    beat: NonNullable<DeliveryMessage['heartbeat']>,
+  ): Promise<DeliverResult> {
+    const record = await this.ports.store.get({ tenant: message.tenant, taskId: message.taskId });
+    const head = record?.head;
+    const running =
+      head?.role === 'executor' &&
+      head.state === 'executing' &&
+      head.leaseUntil === beat.claim &&
+      (head.pushConfigIds ?? []).includes(message.configId);
+    if (!head || !running) return { result: 'heartbeat', sent: false, next: false };
+    const [config] = await this.ports.configs.get(message.tenant, message.taskId, [message.configId]);
+    const peer = config?.synapse
+      ? (await this.ports.synapse?.peers())?.peer(config.synapse.peerId)
+      : undefined;
+    let sent = false;
+    let error: string | undefined;
+    if (config?.synapse && peer && this.ports.synapse) {
+      const now = this.clock.now();
+      const messageId = `hb_${head.taskId.replace(/[^A-Za-z0-9_:-]/g, '_')}_${Date.parse(beat.claim)}_${beat.beat}`;
+      const body = JSON.stringify(
+        composeMessage(
+          'p2p:heartbeat',
+          {
+            task_id: config.synapse.remoteTaskId,
+            status: head.state,
+            ...(head.progress !== undefined ? { progress: head.progress } : {}),
+            interval: this.heartbeatSeconds,
+          },
+          {
+            sender: this.ports.synapse.self,
+            recipient: { agent_id: peer.peerId },
+            task_id: config.synapse.remoteTaskId,
+            message_id: messageId,
+            timestamp: now,
+          },
+        ),
+      );
+      const result = await this.ports.sender.post({
+        url: config.url,
+        body,
+        headers: { 'Content-Type': 'application/json', ...signForPeer(peer, body, messageId, now.getTime()) },
+        ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}),
+      });
+      sent = result.outcome === 'delivered';
+      error = result.error;
+    }
+    await this.ports.queue.enqueue(
+      [{ ...message, heartbeat: { claim: beat.claim, beat: beat.beat + 1 } }],
+      this.heartbeatSeconds,
+    );
+    return { result: 'heartbeat', sent, next: true, ...(error ? { error } : {}) };
   }
 
   /**

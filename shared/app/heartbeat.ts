@@ -30,8 +30,11 @@ export interface HeartbeatWatch {
   tenant: string;
   taskId: string;
   version: number;
-  /** The lease end its claim set: a claim's identity. A watch of an older claim stops. */
-  claim: string;
+  /**
+   * The lease end its claim set: a claim's identity. A watch of an older claim stops. Absent for a
+   * requester task: the peer's liveness is watched (its reports and p2p:heartbeats), not a claim.
+   */
+  claim?: string;
 }
 
 /** Delayed watches (an SQS queue in production and locally). */
@@ -81,11 +84,17 @@ export const heartbeatRulesFrom = (env: Record<string, string | undefined>): Hea
 
 const lastEventAt = (record: TaskRecord): string | undefined => record.recent.at(-1)?.at;
 
-/** The watch of a claimed, executing task (undefined for any other). */
-export const watchOf = (head: TaskHead): HeartbeatWatch | undefined =>
-  head.state === 'executing' && head.leaseUntil
+/**
+ * The watch of a claimed, executing task, or of an executing requester task (its Synapse peer works on
+ * it: the peer's silence past the limit fails it); undefined for any other.
+ */
+export const watchOf = (head: TaskHead): HeartbeatWatch | undefined => {
+  if (head.state !== 'executing') return undefined;
+  if (head.role === 'requester') return { tenant: head.tenant, taskId: head.taskId, version: head.version };
+  return head.leaseUntil
     ? { tenant: head.tenant, taskId: head.taskId, version: head.version, claim: head.leaseUntil }
     : undefined;
+};
 
 /** When a new watch of `record` should come due: when its run would be declared lost (0: now). */
 export const watchDelaySeconds = (record: TaskRecord, rules: HeartbeatRules, nowMs: number): number => {
@@ -165,7 +174,8 @@ export class HeartbeatWatcher {
       claim: watch.claim,
       nowMs: this.clock.now().getTime(),
       rules: this.rules,
-      idempotent: this.options.idempotent,
+      // a requester task is the peer's to run: lost, it fails (nothing here can run it again)
+      idempotent: this.options.idempotent && record.head.role === 'executor',
     });
   }
 
@@ -175,11 +185,15 @@ export class HeartbeatWatcher {
     const { intervalSeconds, missedLimit, maxReruns } = this.rules;
     const code = LOST_RUN[verdict.cause];
     const lastAt = new Date(lastSignOfLife(head, lastEventAt(record))).toISOString();
+    const peer = head.role === 'requester' ? head.metadata?.['synapse.peer'] : undefined;
     const why =
       verdict.cause === 'lease'
         ? `The run ended without an outcome; its lease expired at ${head.leaseUntil}`
-        : `No heartbeat from the run for ${verdict.silentSeconds} s (last sign of life at ${lastAt}; ` +
-          `a run is lost after ${missedLimit} missed heartbeats, ${intervalSeconds} s apart): the executor was lost`;
+        : peer !== undefined
+          ? `No heartbeat from the Synapse peer ${String(peer)} for ${verdict.silentSeconds} s (last sign of life at ${lastAt}; ` +
+            `a peer is lost after ${missedLimit} missed heartbeats, ${intervalSeconds} s apart)`
+          : `No heartbeat from the run for ${verdict.silentSeconds} s (last sign of life at ${lastAt}; ` +
+            `a run is lost after ${missedLimit} missed heartbeats, ${intervalSeconds} s apart): the executor was lost`;
     const reruns = head.reruns ?? 0;
     const details = {
       lastSignOfLifeAt: lastAt,
@@ -190,7 +204,7 @@ export class HeartbeatWatcher {
     const text =
       verdict.action === 'rerun'
         ? `${why}; running it again (${reruns + 1} of ${maxReruns})`
-        : this.options.idempotent
+        : this.options.idempotent && head.role === 'executor'
           ? `${why}; it was run again ${reruns} time${reruns === 1 ? '' : 's'} already, the most allowed`
           : why;
     return [

@@ -58,7 +58,8 @@ export const recoverPendingWork = async (
       byDelay.set(delay, [...(byDelay.get(delay) ?? []), watch]);
       continue;
     }
-    // a lease watch finds a lease still running and looks again when it ends
+    // a lease watch finds a lease still running and looks again when it ends (a requester task has none)
+    if (!watch.claim) continue;
     const seconds = Math.ceil((Date.parse(watch.claim) - now) / 1000);
     await queue.enqueue(
       [{ tenant: watch.tenant, taskId: watch.taskId, version: watch.version, watch: 'lease' }],

@@ -9,17 +9,20 @@
  *   is sent only by a relay given no heartbeat queue;
  * - lifecycle events for integrations (docs/events.md);
  * - push notification deliveries: each event a stream would show, to each
- *   push config the task lists (deliveries.ts; docs/deliveries.md).
+ *   push config the task lists (deliveries.ts; docs/deliveries.md), and the
+ *   Synapse messages of a task with a Synapse peer (synapse/callbacks.ts);
+ * - for a claim of a task a Synapse requester waits on, its first
+ *   p2p:heartbeat, a heartbeat interval later (each one queues the next).
  * Each output is harmless to repeat (the executor's claim drops a run that
  * is not needed; lifecycle events carry a unique id), so a change delivered
  * twice does no harm, and nothing that must follow a commit depends on a
  * second write succeeding.
  */
-import type { HeartbeatRules } from '../domain/heartbeat.ts';
+import { DEFAULT_HEARTBEAT_RULES, type HeartbeatRules } from '../domain/heartbeat.ts';
 import { awaitsLocalRun, toA2AState } from '../domain/states.ts';
 import type { TaskHead } from '../domain/task.ts';
-import { deliveriesOf } from './deliveries.ts';
-import type { DeliveryQueue } from './delivery-worker.ts';
+import { deliveriesOf, firstPeerHeartbeat } from './deliveries.ts';
+import type { DeliveryMessage, DeliveryQueue } from './delivery-worker.ts';
 import { type HeartbeatQueue, type HeartbeatWatch, watchDelaySeconds, watchOf } from './heartbeat.ts';
 import {
   type Clock,
@@ -31,6 +34,7 @@ import {
   type TaskChange,
   type TaskRecord,
 } from './ports.ts';
+import { SYNAPSE_CALLBACK_CONFIG_ID } from './synapse/callbacks.ts';
 
 /** SQS's longest delay; a longer lease is watched in several steps. */
 export const MAX_DELAY_SECONDS = 900;
@@ -161,19 +165,27 @@ export const relayChanges = async (
     lastOf.set(after.taskId, change.after!);
     if (awaitsLocalRun(after) && change.before?.state !== after.state) madeRunnable.add(after.taskId);
     if (change.events.some((e) => e.type === 'start' || e.type === 'resume')) claimed.add(after.taskId);
+    // a requester task whose peer started (again) to work on it: the peer's heartbeats are watched
+    if (after.role === 'requester' && after.state === 'executing' && change.before?.state !== 'executing')
+      claimed.add(after.taskId);
   }
   const runs: ExecutorRun[] = [];
   const watches: Array<{ run: ExecutorRun; delaySeconds: number }> = [];
   const heartbeatWatches: Array<{ watch: HeartbeatWatch; delaySeconds: number }> = [];
+  const peerBeats: DeliveryMessage[] = [];
   const now = clock.now().getTime();
   for (const [taskId, record] of lastOf) {
     const { head } = record;
     const ref = { tenant: head.tenant, taskId, version: head.version };
     if (madeRunnable.has(taskId) && awaitsLocalRun(head)) runs.push(ref);
     const watch = claimed.has(taskId) ? watchOf(head) : undefined;
+    // a claimed task of a Synapse requester: its p2p:heartbeats begin (each one queues the next)
+    if (watch?.claim && head.role === 'executor' && head.pushConfigIds?.includes(SYNAPSE_CALLBACK_CONFIG_ID))
+      peerBeats.push(firstPeerHeartbeat(head, watch.claim));
     if (watch && ports.heartbeats) {
       heartbeatWatches.push({ watch, delaySeconds: watchDelaySeconds(record, ports.heartbeats.rules, now) });
-    } else if (watch) {
+    } else if (watch?.claim) {
+      // without a heartbeat queue only a claim's lease is watched (a requester task then has its deadline)
       const seconds = Math.ceil((Date.parse(watch.claim) - now) / 1000);
       watches.push({
         run: { ...ref, watch: 'lease' },
@@ -193,6 +205,12 @@ export const relayChanges = async (
     ...[...heartbeatsByDelay].map(([delay, due]) => ports.heartbeats!.queue.arm(due, delay)),
     events.length ? ports.lifecycle.publish(events) : undefined,
     deliveries.length ? ports.deliveries!.enqueue(deliveries) : undefined,
+    peerBeats.length && ports.deliveries
+      ? ports.deliveries.enqueue(
+          peerBeats,
+          ports.heartbeats?.rules.intervalSeconds ?? DEFAULT_HEARTBEAT_RULES.intervalSeconds,
+        )
+      : undefined,
   ]);
   return {
     changes: changes.length,

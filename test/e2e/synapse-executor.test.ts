@@ -42,6 +42,8 @@ before(async () => {
       DELIVERY_BASE_DELAY_SECONDS: '0.05',
       DELIVERY_JITTER: '0',
       SYNAPSE_AGENT_ID: 'hub-b',
+      // heartbeats every second (30 by default), so a test sees them
+      HEARTBEAT_INTERVAL_SECONDS: '1',
       SYNAPSE_PEERS: JSON.stringify([
         { peerId: PEER, tenant: TENANT, endpoint: receiver.url(CALLBACKS), keys: [KEY] },
       ]),
@@ -238,6 +240,22 @@ describe('the hub as a Synapse executor (local runtime)', () => {
     assert.equal((beat.body.payload as { status: string }).status, 'cancelled');
     await new Promise((r) => setTimeout(r, 1_500));
     assert.ok(!callbacksOf(id).some((m) => m.type === 'p2p:task_complete'));
+  });
+
+  it('heartbeats: while the agent works the requester gets a signed p2p:heartbeat every interval; they stop when it ends', async () => {
+    const id = `t-${crypto.randomUUID()}`;
+    assert.equal((await send(request(id, 'slow 3', 'slow'))).status, 200);
+    await waitForCallback(id, 'p2p:task_complete');
+    const beats = callbacksOf(id).filter((m) => m.type === 'p2p:heartbeat');
+    assert.ok(beats.length >= 2, `${beats.length} heartbeat(s)`);
+    for (const beat of beats) {
+      assert.equal((beat.payload as { status: string }).status, 'executing');
+      assert.equal((beat.payload as { interval: number }).interval, 1);
+      assert.ok(parseSynapseMessage(beat).ok);
+    }
+    const count = beats.length;
+    await new Promise((r) => setTimeout(r, 2_500));
+    assert.equal(callbacksOf(id).filter((m) => m.type === 'p2p:heartbeat').length, count, 'none after the completion');
   });
 
   it('a duplicate request (same task id, a retry) is acknowledged again with duplicate: true and makes no second task', async () => {

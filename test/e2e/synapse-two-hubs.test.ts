@@ -8,7 +8,10 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Message, Role, type Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
@@ -30,10 +33,13 @@ const freePort = () =>
 let hubA: LocalHub;
 let hubB: ChildProcess;
 let urlB: string;
+let portB: number;
+let peersOfB: unknown;
+const dataDirB = mkdtempSync(join(tmpdir(), 'synapse-hub-b-'));
 
 const startHubB = (port: number, peersOfB: unknown): Promise<ChildProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts', '--data-dir', dataDirB], {
       env: {
         ...process.env,
         NODE_OPTIONS: '',
@@ -42,6 +48,8 @@ const startHubB = (port: number, peersOfB: unknown): Promise<ChildProcess> =>
         SYNAPSE_QUIET_EVENTS: '1',
         SYNAPSE_AGENT_ID: 'hub-b',
         SYNAPSE_PEERS: JSON.stringify(peersOfB),
+        // B's runs and the heartbeats it sends A: every second
+        HEARTBEAT_INTERVAL_SECONDS: '1',
         PUSH_URL_ALLOWLIST: '127.0.0.1',
         DELIVERY_BASE_DELAY_SECONDS: '0.05',
         DELIVERY_JITTER: '0',
@@ -67,13 +75,15 @@ const startHubB = (port: number, peersOfB: unknown): Promise<ChildProcess> =>
   });
 
 before(async () => {
-  const [portA, portB] = [await freePort(), await freePort()];
+  const portA = await freePort();
+  portB = await freePort();
   urlB = `http://127.0.0.1:${portB}`;
   const urlA = `http://127.0.0.1:${portA}`;
   const ghost = await freePort(); // nothing listens there
-  hubB = await startHubB(portB, [
+  peersOfB = [
     { peerId: 'hub-a', tenant: 'partners', endpoint: `${urlA}${SYNAPSE_CALLBACK_PATH}`, keys: [KEY] },
-  ]);
+  ];
+  hubB = await startHubB(portB, peersOfB);
   hubA = await startLocalHub({
     port: portA,
     sweepIntervalMs: 500,
@@ -99,18 +109,27 @@ before(async () => {
       DELIVERY_MAX_ATTEMPTS: '3',
       DELIVERY_JITTER: '0',
       DELIVERY_TIMEOUT_MS: '1000',
+      // A watches B's heartbeats: B is lost after 2 missed, 10 s apart
+      HEARTBEAT_INTERVAL_SECONDS: '10',
     },
   });
 });
 
 after(async () => {
   await hubA?.stop();
-  if (hubB && hubB.exitCode === null) {
+  if (hubB && hubB.exitCode === null && hubB.signalCode === null) {
     const exited = new Promise((r) => hubB.once('exit', r));
     hubB.kill('SIGTERM');
     await exited;
   }
+  rmSync(dataDirB, { recursive: true, force: true });
 });
+
+const killB = async () => {
+  const exited = new Promise((r) => hubB.once('exit', r));
+  hubB.kill('SIGKILL');
+  await exited;
+};
 
 interface Shown {
   task: {
@@ -392,5 +411,25 @@ describe('the bridge: an A2A client of hub A, the skill carried out by hub B ove
     while ((await stateAtB(task.id)) !== 'cancelled' && Date.now() < until)
       await new Promise((r) => setTimeout(r, 100));
     assert.equal(await stateAtB(task.id), 'cancelled');
+  });
+});
+
+// last: these kill hub B
+describe('heartbeat loss resolves the task, on either side', () => {
+  it('B’s run is lost (B killed and started again): B’s own watch fails it, and A is told', async () => {
+    const id = await delegate('slow 120', 'slow');
+    await waitForState(id, ['executing']);
+    await killB();
+    hubB = await startHubB(portB, peersOfB);
+    const failed = await waitForState(id, ['failed'], 30_000);
+    assert.match(JSON.stringify(failed.task.status.message), /No heartbeat from the run/);
+  });
+
+  it('B is gone: A gets no heartbeat for 2 intervals and fails the task, saying so', async () => {
+    const id = await delegate('slow 120', 'slow');
+    await waitForState(id, ['executing']);
+    await killB();
+    const failed = await waitForState(id, ['failed'], 45_000);
+    assert.match(JSON.stringify(failed.task.status.message), /No heartbeat from the Synapse peer hub-b/);
   });
 });

@@ -270,7 +270,15 @@ export class SynapseEndpoint {
       case 'p2p:capability_query':
         return { statusCode: 200, body: this.capabilities(message), meta };
       case 'p2p:heartbeat': {
-        const record = await this.tasks.owned(caller, hubTaskId(message.payload.task_id));
+        // about a task this hub delegated to the peer (its watch counts it), or one the peer delegated here
+        const delegated = await this.options.requester?.taskOf(
+          peer.tenant,
+          peer.peerId,
+          message.payload.task_id,
+        );
+        const record = delegated
+          ? await this.options.requester!.heartbeat(delegated, message)
+          : await this.tasks.owned(caller, hubTaskId(message.payload.task_id));
         return this.acked(message, meta, { state: record.head.state });
       }
       case 'p2p:ack':

@@ -22,6 +22,7 @@ import type { Artifact, EventDraft, Message, Part } from '../../domain/task.ts';
 import { nextState, type TransitionEvent } from '../../domain/transitions.ts';
 import type { PeerDirectory, SynapseMessage } from '../../protocol/synapse/index.ts';
 import { REQUEST_DEADLINE_KEY, REQUEST_SKILL_KEY } from '../deadlines.ts';
+import type { LivenessWriter } from '../heartbeat.ts';
 import type { TaskRecord } from '../ports.ts';
 import { type InlinePushConfig, keepUntilOf, type PushConfigStore, storedConfig } from '../push-configs.ts';
 import type { TaskEngine } from '../task-engine.ts';
@@ -128,7 +129,39 @@ export class SynapseRequester {
      * worker, which reads them to sign, finds out: a peer it does not know gets nothing.
      */
     private readonly peers?: () => Promise<PeerDirectory>,
+    /** Records a peer's p2p:heartbeat on its task (a liveness write: no event). */
+    private readonly liveness?: LivenessWriter,
   ) {}
+
+  /**
+   * A peer's p2p:heartbeat about a task it works on: a sign of life for the task's heartbeat watch (a
+   * liveness write, no new version). A task still `confirmed` whose peer says it is executing moves to
+   * `executing` (one status update), so its watch starts.
+   */
+  async heartbeat(record: TaskRecord, beat: SynapseMessage<'p2p:heartbeat'>): Promise<TaskRecord> {
+    const { head } = record;
+    if (
+      head.state === 'confirmed' &&
+      (beat.payload.status === 'executing' || beat.payload.status === undefined)
+    ) {
+      const applied = await this.engine.apply(
+        { tenant: head.tenant, taskId: head.taskId },
+        [
+          {
+            type: 'status_update',
+            ...(beat.payload.progress !== undefined ? { progress: beat.payload.progress } : {}),
+          },
+        ],
+        { seen: record },
+      );
+      return applied.record;
+    }
+    if (!isTerminal(head.state) && this.liveness) {
+      const written = await this.liveness.beat(record, new Date().toISOString());
+      if (!written.written && written.current) return written.current;
+    }
+    return record;
+  }
 
   /** Delegates a task to a peer: the task is made (or found again, for a retried message) and its request queued. */
   async delegate(caller: Caller, input: Delegation): Promise<{ record: TaskRecord; duplicate: boolean }> {
