@@ -80,6 +80,11 @@ export interface CreateTaskInput {
 export interface ApplyOptions {
   /** The requester's message among the drafts is de-duplicated for this sender. */
   dedupScope?: string;
+  /**
+   * De-duplicates the drafts under this key instead (kept like a requester message's): a Synapse
+   * peer's report, recognised by its message id (shared/app/synapse/requester.ts).
+   */
+  dedupKey?: string;
   maxAttempts?: number;
   /** The task as just read or written: saves a read (a lost race re-reads as usual). */
   seen?: TaskRecord;
@@ -264,7 +269,8 @@ export class TaskEngine {
     const maxAttempts = options.maxAttempts ?? this.defaultMaxAttempts;
     const requesterMessage = drafts.find((d) => d.message?.role === 'user')?.message;
     const key =
-      options.dedupScope && requesterMessage ? messageKey(options.dedupScope, requesterMessage) : undefined;
+      options.dedupKey ??
+      (options.dedupScope && requesterMessage ? messageKey(options.dedupScope, requesterMessage) : undefined);
 
     let record = options.seen ?? (await this.store.get(ref));
     for (let attempt = 1; ; attempt++) {

@@ -372,6 +372,10 @@ describe('the bridge: an A2A client of hub A, the skill carried out by hub B ove
     const task = await send(client, a2aMessage('approve', 'approve'), true);
     const asking = await settle(client, task.id, [TaskState.TASK_STATE_INPUT_REQUIRED]);
     assert.match(partsText(asking.status?.message), /Approve/);
+    // with the options the executor offered
+    const options = asking.status?.message?.parts.find((p) => p.content?.$case === 'data');
+    assert.match(JSON.stringify(options), /approve/);
+    assert.match(JSON.stringify(options), /reject/);
     await send(client, a2aMessage('approve ship it', undefined, task.id), true);
     const done = await settle(client, task.id, [
       TaskState.TASK_STATE_COMPLETED,

@@ -25,7 +25,7 @@ import { REQUEST_DEADLINE_KEY, REQUEST_SKILL_KEY } from '../deadlines.ts';
 import type { LivenessWriter } from '../heartbeat.ts';
 import type { TaskRecord } from '../ports.ts';
 import { type InlinePushConfig, keepUntilOf, type PushConfigStore, storedConfig } from '../push-configs.ts';
-import type { TaskEngine } from '../task-engine.ts';
+import { messageKey, type TaskEngine } from '../task-engine.ts';
 import type { Caller } from '../task-service.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from './callbacks.ts';
 
@@ -234,8 +234,15 @@ export class SynapseRequester {
     const drafts = this.draftsOf(report);
     if (!drafts)
       throw new ReportRefusedError(record.head.state, `${report.type} is not a report to a requester`);
+    // the same report again (its message id, from this peer): applied before, whatever the task is now
+    const key = messageKey(`synapse:${report.sender.agent_id}`, {
+      messageId: report.message_id,
+      role: 'agent',
+      parts: [{ text: report.type }],
+    });
     let seen = record;
     for (let attempt = 0; attempt < 3; attempt++) {
+      if (seen.head.recentMessageKeys?.includes(key)) return { record: seen, duplicate: true };
       const state = seen.head.state;
       const first = drafts[0]!.type as TransitionEvent;
       const implied = IMPLIED.find((pre) => fitsFrom(state, [...pre, first]));
@@ -250,7 +257,7 @@ export class SynapseRequester {
         const applied = await this.engine.apply(
           { tenant: seen.head.tenant, taskId: seen.head.taskId },
           [...implied.map((type) => ({ type })), ...drafts],
-          { dedupScope: `synapse:${report.sender.agent_id}`, seen, maxAttempts: 1 },
+          { dedupKey: key, seen, maxAttempts: 1 },
         );
         return { record: applied.record, duplicate: applied.duplicate };
       } catch (e) {
@@ -285,7 +292,10 @@ export class SynapseRequester {
         return [
           {
             type: 'need_info',
-            message: agentMessage(id, p.question ?? `The executor needs: ${fields}`)!,
+            // the question, and the fields asked for (what an A2A client sees as the status message)
+            message: agentMessage(id, p.question ?? `The executor needs: ${fields}`, [
+              data({ missing_fields: p.missing_fields }),
+            ])!,
             data: {
               missingFields: p.missing_fields.map((f) => ({
                 field: f.field,
@@ -312,7 +322,12 @@ export class SynapseRequester {
         return [
           {
             type: 'need_human',
-            message: agentMessage(id, p.reason.message || 'A human must decide')!,
+            // the question, and the options to decide between (A2A clients see them in the status message)
+            message: agentMessage(
+              id,
+              p.reason.message || 'A human must decide',
+              p.options?.length ? [data({ options: p.options })] : [],
+            )!,
             data: {
               options: (p.options ?? []).map((o) => ({
                 field: o.field,

@@ -4,7 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { callbackMessageId, callbackOf, isCallbackEvent } from '../../../shared/app/synapse/callbacks.ts';
+import {
+  callbackMessageId,
+  callbackOf,
+  isCallbackEvent,
+  requesterMessageOf,
+} from '../../../shared/app/synapse/callbacks.ts';
 import type { TaskEvent } from '../../../shared/domain/task.ts';
 import { TRANSITION_EVENTS } from '../../../shared/domain/transitions.ts';
 import { composeMessage, parseSynapseMessage } from '../../../shared/protocol/synapse/index.ts';
@@ -111,5 +116,91 @@ describe('Synapse callbacks of task events', () => {
     assert.equal(callbackMessageId('t/1', 3), callbackMessageId('t/1', 3));
     assert.notEqual(callbackMessageId('t', 3), callbackMessageId('t', 4));
     assert.match(callbackMessageId('t/1 x', 3), /^[A-Za-z0-9_:-]+$/);
+  });
+});
+
+describe('what a requester sends its executor', () => {
+  const head = {
+    taskId: 'req-task',
+    contextId: 'ctx-1',
+    owner: 'bob',
+    deadlineAt: '2026-12-02T00:05:00.000Z',
+    metadata: { 'synapse.skill': 'translate', 'synapse.priority': 'high' },
+  };
+  const valid = (cb: ReturnType<typeof requesterMessageOf>) => {
+    assert.ok(cb);
+    const message = composeMessage(cb.type, cb.payload, {
+      sender: { agent_id: 'hub-a', endpoint: 'https://a.example/synapse/callback' },
+      task_id: 'req-task',
+      message_id: 'm-1',
+    });
+    const result = parseSynapseMessage(JSON.parse(JSON.stringify(message)));
+    assert.ok(result.ok, JSON.stringify(!result.ok && result.error.details));
+    return result.message;
+  };
+
+  it('tells exactly its own messages: request, answers, decisions, cancel', () => {
+    const told = TRANSITION_EVENTS.filter((t) => isCallbackEvent('requester', { type: t }));
+    assert.deepEqual(told.sort(), ['cancel', 'human_approve', 'human_reject', 'info_provided', 'submit']);
+  });
+
+  it('the request carries the type, payload, deadline and context of the first message', () => {
+    const m = valid(
+      requesterMessageOf(event('submit', { from: 'idle', to: 'pending' }), {
+        head,
+        request: {
+          messageId: 'q',
+          role: 'user',
+          parts: [{ text: 'hallo' }, { data: { type: 'translate', payload: { text: 'hallo', to: 'en' } } }],
+        },
+      }),
+    );
+    assert.equal(m.type, 'p2p:task_request');
+    assert.deepEqual((m.payload as { task: unknown }).task, {
+      id: 'req-task',
+      type: 'translate',
+      priority: 'high',
+      deadline: head.deadlineAt,
+      payload: { text: 'hallo', to: 'en' },
+    });
+    assert.deepEqual((m.payload as { context: unknown }).context, { session_id: 'ctx-1' });
+  });
+
+  it('an answer, a decision (who decided), a cancel', () => {
+    const info = valid(
+      requesterMessageOf(
+        event('info_provided', { message: { messageId: 'a', role: 'user', parts: [{ text: '3' }] } }),
+        {
+          head,
+        },
+      ),
+    );
+    assert.deepEqual(info.payload, { task_id: 'req-task', provided_fields: { answer: '3' }, message: '3' });
+    const decided = valid(
+      requesterMessageOf(
+        event('human_reject', {
+          data: { notes: 'too risky' },
+          message: {
+            messageId: 'd',
+            role: 'user',
+            parts: [{ data: { decision: 'reject', decided_by: { user_id: 'u-9', role: 'lead' } } }],
+          },
+        }),
+        { head },
+      ),
+    );
+    const p = decided.payload as { decided_by: unknown; decision: unknown; notes: string };
+    assert.deepEqual(p.decided_by, { user_id: 'u-9', role: 'lead' });
+    assert.deepEqual(p.decision, { action: 'reject' });
+    assert.equal(p.notes, 'too risky');
+    const byOwner = valid(
+      requesterMessageOf(
+        event('human_approve', { message: { messageId: 'd', role: 'user', parts: [{ text: 'approve' }] } }),
+        { head },
+      ),
+    );
+    assert.deepEqual((byOwner.payload as { decided_by: unknown }).decided_by, { user_id: 'bob' });
+    const cancel = valid(requesterMessageOf(event('cancel', { to: 'cancelled' }), { head }));
+    assert.equal(cancel.type, 'p2p:task_cancel');
   });
 });
