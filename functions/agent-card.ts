@@ -3,7 +3,8 @@
  * built from the configured agent's description: the v1.0 card by default
  * (card fetchers send no A2A-Version), the v0.3 card for `?A2A-Version=0.3` or
  * the header `A2A-Version: 0.3` (see shared/protocol/a2a/agent-card.ts).
- * Cacheable, with ETag / 304 and `Vary: A2A-Version`.
+ * Cacheable, with ETag / 304 and `Vary: A2A-Version`. Also the Synapse JSON Schemas
+ * (GET /synapse/schemas/{name}).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { AgentHandler } from '../shared/agent/api.ts';
@@ -17,6 +18,7 @@ import {
   cardETag,
   cardVersionFor,
 } from '../shared/protocol/a2a/index.ts';
+import { SYNAPSE_SCHEMAS_PATH } from '../shared/routes.ts';
 
 /** The card only changes with a deployment, i.e. with a new container. */
 const LAST_MODIFIED = new Date().toUTCString();
@@ -40,6 +42,7 @@ export const createAgentCardHandler = (agent: () => Promise<AgentHandler> = load
   };
 
   return async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+    if ((event.path ?? '').includes(SYNAPSE_SCHEMAS_PATH)) return synapseSchema(event);
     const headers = lowerCaseHeaders(event.headers);
     const version = cardVersionFor(
       headers['a2a-version'],
@@ -61,6 +64,27 @@ export const createAgentCardHandler = (agent: () => Promise<AgentHandler> = load
       headers: { ...cacheHeaders, 'content-type': 'application/json' },
       body,
     };
+  };
+};
+
+/**
+ * `GET /synapse/schemas/{name}`: the JSON Schemas Synapse messages are validated against (discovery
+ * documents, like the card). Generated on first request, so a card request never loads them.
+ */
+const synapseSchema = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  const { synapseSchemaByName } = await import('../shared/protocol/synapse/json-schema.ts');
+  const name = event.pathParameters?.name ?? '';
+  const schema = synapseSchemaByName(name, SYNAPSE_SCHEMAS_PATH);
+  if (!schema)
+    return {
+      statusCode: 404,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: `No schema ${name}: see ${SYNAPSE_SCHEMAS_PATH}/index.json` }),
+    };
+  return {
+    statusCode: 200,
+    headers: { 'content-type': 'application/schema+json', 'cache-control': 'public, max-age=300' },
+    body: JSON.stringify(schema),
   };
 };
 

@@ -1,53 +1,17 @@
 /**
  * Synapse P2P endpoint: `POST /synapse/callback` hands the raw body and headers to the transport-neutral
  * SynapseEndpoint (shared/app/synapse/inbound.ts), which answers p2p:ack, p2p:nack (at the seed's HTTP
- * status), p2p:task_ack or p2p:capability_response; `GET /synapse/schemas/{name}` serves the JSON
- * Schemas every inbound message is validated against (the files of docs/synapse-schemas/);
- * `/synapse/tasks…` is the requester's API (delegate a task to a peer, read, answer, cancel it).
+ * status), p2p:task_ack or p2p:capability_response; `/synapse/tasks…` is the requester's API (delegate
+ * a task to a peer, read, answer, cancel it). The JSON Schemas are served by functions/agent-card.ts.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { lowerCaseHeaders } from '../shared/http.ts';
 import { appendTaskKeys, logger, withObservability } from '../shared/observability/index.ts';
-import { shortName, synapseSchemaFiles } from '../shared/protocol/synapse/json-schema.ts';
-import { SYNAPSE_MESSAGE_TYPES } from '../shared/protocol/synapse/payloads.ts';
-import { SYNAPSE_SCHEMAS_PATH, SYNAPSE_TASKS_PATH } from '../shared/routes.ts';
+import { SYNAPSE_TASKS_PATH } from '../shared/routes.ts';
 import { synapseEndpoint, synapseTasksApi } from '../shared/synapse-wiring.ts';
 import { callerOf } from '../shared/wiring.ts';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
-
-let schemas: Record<string, unknown> | undefined;
-/** By the name in the URL: `index.json`, `envelope.json`, `message.json`, `<type>.json` (a payload). */
-const schemaFiles = (): Record<string, unknown> => {
-  if (schemas) return schemas;
-  const files = synapseSchemaFiles();
-  const byName: Record<string, unknown> = {
-    'envelope.json': files['envelope.json'],
-    'message.json': files['message.json'],
-  };
-  for (const type of SYNAPSE_MESSAGE_TYPES)
-    byName[`${shortName(type)}.json`] = files[`payloads/${shortName(type)}.json`];
-  byName['index.json'] = {
-    schemas: Object.keys(byName).map((name) => `${SYNAPSE_SCHEMAS_PATH}/${name}`),
-    payloads: Object.fromEntries(
-      SYNAPSE_MESSAGE_TYPES.map((t) => [t, `${SYNAPSE_SCHEMAS_PATH}/${shortName(t)}.json`]),
-    ),
-  };
-  schemas = byName;
-  return byName;
-};
-
-const schema = (event: APIGatewayProxyEvent): APIGatewayProxyResult => {
-  const name = event.pathParameters?.name ?? '';
-  const files = schemaFiles();
-  if (!Object.hasOwn(files, name))
-    return { statusCode: 404, headers: JSON_HEADERS, body: JSON.stringify({ message: `No schema ${name}` }) };
-  return {
-    statusCode: 200,
-    headers: { 'Content-Type': 'application/schema+json', 'Cache-Control': 'public, max-age=300' },
-    body: JSON.stringify(files[name]),
-  };
-};
 
 /** `/synapse/tasks…`: the requester's API (shared/app/synapse/tasks-api.ts). */
 const tasksRequest = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
@@ -69,7 +33,6 @@ const tasksRequest = async (event: APIGatewayProxyEvent): Promise<APIGatewayProx
 
 export const synapseHandler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   if ((event.path ?? '').includes(SYNAPSE_TASKS_PATH)) return tasksRequest(event);
-  if (event.httpMethod === 'GET') return schema(event);
   const body =
     event.isBase64Encoded && event.body
       ? Buffer.from(event.body, 'base64').toString('utf8')

@@ -61,8 +61,9 @@ export const ROUTES: readonly RouteDefinition[] = [
   // binding's to match: API Gateway resource paths cannot hold `:verb` suffixes or an optional prefix
   { method: 'ANY', path: `${REST_PATH}/{proxy+}`, function: 'rest', stream: true },
   // Synapse P2P: signed p2p messages in, their synchronous answers out; the JSON Schemas they follow
+  // (discovery documents, served with the card)
   { method: 'POST', path: SYNAPSE_CALLBACK_PATH, function: 'synapse' },
-  { method: 'GET', path: `${SYNAPSE_SCHEMAS_PATH}/{name}`, function: 'synapse' },
+  { method: 'GET', path: `${SYNAPSE_SCHEMAS_PATH}/{name}`, function: 'agent-card' },
   { method: 'POST', path: SYNAPSE_TASKS_PATH, function: 'synapse' },
   { method: 'ANY', path: `${SYNAPSE_TASKS_PATH}/{proxy+}`, function: 'synapse' },
 ];

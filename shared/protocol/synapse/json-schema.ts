@@ -78,3 +78,27 @@ export function synapseSchemaFiles(): Record<string, JsonSchema> {
   for (const type of SYNAPSE_MESSAGE_TYPES) files[`payloads/${shortName(type)}.json`] = payloads[type];
   return files;
 }
+
+let byName: Readonly<Record<string, JsonSchema>> | undefined;
+
+/**
+ * The schemas as `GET /synapse/schemas/{name}` serves them: `index.json` (what there is), `envelope.json`,
+ * `message.json` and `<type>.json` (a payload, e.g. `task_request.json`); undefined for any other name.
+ */
+export function synapseSchemaByName(name: string, basePath: string): JsonSchema | undefined {
+  if (!byName) {
+    const files = synapseSchemaFiles();
+    const named: Record<string, JsonSchema> = {
+      'envelope.json': files['envelope.json']!,
+      'message.json': files['message.json']!,
+    };
+    for (const type of SYNAPSE_MESSAGE_TYPES)
+      named[`${shortName(type)}.json`] = files[`payloads/${shortName(type)}.json`]!;
+    named['index.json'] = {
+      schemas: Object.keys(named).map((n) => `${basePath}/${n}`),
+      payloads: Object.fromEntries(SYNAPSE_MESSAGE_TYPES.map((t) => [t, `${basePath}/${shortName(t)}.json`])),
+    };
+    byName = named;
+  }
+  return Object.hasOwn(byName, name) ? byName[name] : undefined;
+}
