@@ -11,6 +11,8 @@
  *   logLevel            function LOG_LEVEL (default INFO)
  *   defaultTenant       DEFAULT_TENANT of the functions (tenant of unauthenticated callers)
  *   synapseAgentId      this hub's Synapse agent id, SYNAPSE_AGENT_ID (default `synapse-hub`)
+ *   synapseRemoteSkills skills carried out by a Synapse peer, SYNAPSE_REMOTE_SKILLS of jsonrpc, rest and
+ *                       synapse: JSON `{"<skill id>": "<peer id>" | {"peer": "…", "type": "…"}}` (default none)
  *   nag                 `false` to skip the cdk-nag AwsSolutions checks (default on: synth fails on a violation)
  */
 import { App } from 'aws-cdk-lib';

@@ -2,6 +2,7 @@
 import { type App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { SOURCE_MAP_NODE_OPTIONS } from './bundling.ts';
+import { synapseRemoteSkillsFromContext } from './constructs/synapse.ts';
 import { StatefulStack, StatelessStack } from './stacks.ts';
 
 export interface HubApp {
@@ -40,6 +41,8 @@ export const buildApp = (app: App, options: BuildAppOptions = {}): HubApp => {
   const logLevel = str(app, 'logLevel');
   const defaultTenant = str(app, 'defaultTenant');
   const synapseAgentId = str(app, 'synapseAgentId');
+  // JSON (`-c synapseRemoteSkills='{"translate":"agent-b"}'`), checked as the functions will read it
+  const synapseRemoteSkills = synapseRemoteSkillsFromContext(app.node.tryGetContext('synapseRemoteSkills'));
   const environment: Record<string, string> = {
     ...(defaultTenant ? { DEFAULT_TENANT: defaultTenant } : {}),
     // stack traces mapped to the TypeScript sources, at the price of a slower cold start
@@ -53,6 +56,7 @@ export const buildApp = (app: App, options: BuildAppOptions = {}): HubApp => {
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(logLevel ? { logLevel } : {}),
     ...(synapseAgentId ? { synapseAgentId } : {}),
+    ...(synapseRemoteSkills ? { synapseRemoteSkills } : {}),
     ...(Object.keys(environment).length ? { environment } : {}),
   });
   stateless.addStackDependency(stateful);

@@ -25,6 +25,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DELIVERY_QUEUE, EXECUTOR_QUEUE, HEARTBEAT_QUEUE } from '../shared/adapters/sqs/queues.ts';
+import type { RemoteSkills } from '../shared/app/synapse/bridge.ts';
 import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE } from '../shared/observability/names.ts';
 import {
   JSONRPC_PATH,
@@ -43,7 +44,12 @@ import { PushSigningKeys } from './constructs/keys.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { type QueueRef, Queues } from './constructs/queues.ts';
 import { Schedules } from './constructs/schedules.ts';
-import { SynapsePeers, synapseAgentIdOf } from './constructs/synapse.ts';
+import {
+  SynapsePeers,
+  type SynapseRemoteSkills,
+  synapseAgentIdOf,
+  synapseRemoteSkillsOf,
+} from './constructs/synapse.ts';
 import { Workers } from './constructs/workers.ts';
 
 export interface SynapseStateProps {
@@ -160,6 +166,13 @@ export interface SynapseServicesOptions {
    * sender of its Synapse messages and callbacks (default `synapse-hub`).
    */
   synapseAgentId?: string;
+  /**
+   * The skills carried out by a Synapse peer: skill id → the peer's id, or `{peer, type}` (`type` the
+   * peer's task type, default the skill id). SYNAPSE_REMOTE_SKILLS of jsonrpc, rest and synapse, whose task
+   * service delegates an A2A task of such a skill to that peer (shared/app/synapse/bridge.ts). Default
+   * none; checked at synth (a malformed value throws). The peer must be in the peers secret.
+   */
+  synapseRemoteSkills?: SynapseRemoteSkills;
   /** Extra environment for every function (e.g. DEFAULT_TENANT). */
   environment?: Record<string, string>;
   /** Add CloudFormation outputs (default true). */
@@ -187,6 +200,8 @@ export class SynapseServices extends Construct {
   readonly synapsePeers: secretsmanager.ISecret;
   /** This hub's Synapse agent id. */
   readonly synapseAgentId: string;
+  /** The skills carried out by a Synapse peer, as the functions will read them (empty: none). */
+  readonly synapseRemoteSkills: RemoteSkills;
   /** Absolute path of the bundled agent module. */
   readonly agentModule: string;
 
@@ -203,6 +218,7 @@ export class SynapseServices extends Construct {
     this.signingKeys = props.state.signingKeys;
     this.synapsePeers = props.state.synapsePeers;
     this.synapseAgentId = synapseAgentIdOf(props.synapseAgentId);
+    this.synapseRemoteSkills = synapseRemoteSkillsOf(props.synapseRemoteSkills).skills;
 
     // AGENT_MODULE is deliberately absent: the agent is bundled (`#agent`), see infra/bundling.ts.
     const environment: Record<string, string> = {
@@ -222,6 +238,7 @@ export class SynapseServices extends Construct {
       signingKeys: props.state.signingKeys,
       synapsePeers: props.state.synapsePeers,
       synapseAgentId: this.synapseAgentId,
+      ...(props.synapseRemoteSkills ? { synapseRemoteSkills: props.synapseRemoteSkills } : {}),
       ...(props.publicUrl ? { publicUrl: props.publicUrl } : {}),
       ...(props.throttlingRateLimit !== undefined ? { throttlingRateLimit: props.throttlingRateLimit } : {}),
       ...(props.throttlingBurstLimit !== undefined

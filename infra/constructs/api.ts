@@ -29,7 +29,14 @@ export const JSONRPC_INDEXES = ['byContext', 'byOwner'] as const;
 import { HubFunction } from './function.ts';
 import { grantPushSigningKeys } from './keys.ts';
 import { acknowledge } from './nag.ts';
-import { DEFAULT_SYNAPSE_AGENT_ID, grantSynapsePeers, SYNAPSE_INDEXES } from './synapse.ts';
+import {
+  DEFAULT_SYNAPSE_AGENT_ID,
+  grantSynapsePeers,
+  SYNAPSE_INDEXES,
+  SYNAPSE_REMOTE_SKILLS_ENV,
+  type SynapseRemoteSkills,
+  synapseRemoteSkillsOf,
+} from './synapse.ts';
 
 export const STAGE_NAME = 'prod';
 
@@ -44,6 +51,11 @@ export interface ApiProps {
   synapsePeers: secretsmanager.ISecret;
   /** This hub's Synapse agent id (SYNAPSE_AGENT_ID; default `synapse-hub`). */
   synapseAgentId?: string;
+  /**
+   * The skills carried out by a Synapse peer (SYNAPSE_REMOTE_SKILLS of jsonrpc, rest and synapse, the
+   * functions whose task service delegates them; none by default). Checked here: a malformed one throws.
+   */
+  synapseRemoteSkills?: SynapseRemoteSkills;
   /** Base URL advertised in the agent card (custom domain); default the stage URL. */
   publicUrl?: string;
   /** Default ROUTES. */
@@ -170,7 +182,7 @@ export class Api extends Construct {
       agentModule: props.agentModule,
       environment,
       timeout: timeoutOf('agent-card', Duration.seconds(10)),
-      description: 'Synapse: serves the agent card',
+      description: 'Synapse: serves the agent card and the Synapse JSON Schemas',
       logRetention: retention,
     });
     const jsonrpc = new HubFunction(this, 'JsonRpc', {
@@ -202,7 +214,7 @@ export class Api extends Construct {
       agentModule: props.agentModule,
       environment,
       timeout: timeoutOf('synapse', Duration.seconds(29)),
-      description: 'Synapse: P2P endpoint (signed p2p messages in, their answers out; the JSON Schemas)',
+      description: 'Synapse: P2P endpoint (signed p2p messages in, their answers out) and the requester API',
       logRetention: retention,
     });
     this.functions = { 'agent-card': agentCard, jsonrpc, rest, jwks, synapse };
@@ -218,6 +230,14 @@ export class Api extends Construct {
     // reads the peers; as jsonrpc's, its tasks reach the executor through the stream relay, not a queue
     grantTableReadWrite(props.table, synapse.function, { indexes: SYNAPSE_INDEXES });
     grantSynapsePeers(props.synapsePeers, synapse.function, props.synapseAgentId ?? DEFAULT_SYNAPSE_AGENT_ID);
+    // the skills a Synapse peer carries out: the task service of jsonrpc, rest and synapse delegates their
+    // tasks (shared/wiring.ts). No further grant: a delegation writes a requester task and its push config
+    // in the table (PutItem, by key), and the stream relay, not these functions, queues its messages to the
+    // peer as deliveries, which the delivery worker signs with the peers secret
+    const remote = synapseRemoteSkillsOf(props.synapseRemoteSkills);
+    if (remote.json)
+      for (const fn of [jsonrpc, rest, synapse])
+        fn.function.addEnvironment(SYNAPSE_REMOTE_SKILLS_ENV, remote.json);
 
     const integrations = new Map<string, apigateway.LambdaIntegration>();
     const integrationFor = (route: RouteDefinition): apigateway.LambdaIntegration => {

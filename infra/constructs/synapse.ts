@@ -3,11 +3,16 @@
  * shared/protocol/synapse/peers.ts: each peer's id, tenant and shared HMAC keys), who may read it, and
  * this hub's Synapse agent id.
  *
- * The synapse function (`POST /synapse/callback`, `GET /synapse/schemas/{name}`, constructs/api.ts)
+ * The synapse function (`POST /synapse/callback`, the requester API `/synapse/tasks`, constructs/api.ts)
  * verifies the peers' signatures with it, the delivery worker (constructs/deliveries.ts) signs the
  * callbacks with it: both get GetSecretValue on this secret alone and its ARN in
  * SYNAPSE_PEERS_SECRET_ARN (`grantSynapsePeers`), never the value. They read it again every few
  * minutes (shared/synapse-config.ts), so a change reaches warm containers without a deployment.
+ *
+ * The skills carried out by a Synapse peer (SYNAPSE_REMOTE_SKILLS, shared/app/synapse/bridge.ts) are
+ * configuration, not a secret: `synapseRemoteSkillsOf` checks them at synth time with the runtime's own
+ * parser, and constructs/api.ts puts them, as JSON, in the environment of the functions that build the
+ * task service (jsonrpc, rest, synapse), which delegates their tasks to the peer.
  *
  * The secret's initial value is the empty array `[]` (no peer: every signed message is refused),
  * constant in the template: CloudFormation never writes it again, so the peers an operator puts
@@ -21,6 +26,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { parseRemoteSkills, type RemoteSkills } from '../../shared/app/synapse/bridge.ts';
 import { MAX_ID_LENGTH } from '../../shared/protocol/synapse/bounds.ts';
 import { acknowledge } from './nag.ts';
 
@@ -54,6 +60,42 @@ export const synapseAgentIdOf = (value?: string): string => {
     throw new Error(`synapseAgentId: not a Synapse agent id: ${JSON.stringify(id)}`);
   }
   return id;
+};
+
+/** The skills carried out by a Synapse peer, read by the task service (shared/wiring.ts). */
+export const SYNAPSE_REMOTE_SKILLS_ENV = 'SYNAPSE_REMOTE_SKILLS';
+
+/**
+ * The skills carried out by a Synapse peer, as SYNAPSE_REMOTE_SKILLS takes them: skill id → the peer's id,
+ * or `{peer, type}` with `type` the peer's task type (default the skill id).
+ */
+export type SynapseRemoteSkills = Readonly<Record<string, string | { peer: string; type?: string }>>;
+
+/**
+ * The remote skills to deploy, checked as the functions will read them (`parseRemoteSkills`, refused
+ * with its message, naming `source`): `json` the value of SYNAPSE_REMOTE_SKILLS, undefined when there is
+ * none (no value, or `{}`: every skill is this hub's agent's).
+ */
+export const synapseRemoteSkillsOf = (
+  value: SynapseRemoteSkills | undefined,
+  source = 'synapseRemoteSkills',
+): { skills: RemoteSkills; json?: string } => {
+  if (value === undefined || value === null) return { skills: {} };
+  const json = JSON.stringify(value);
+  const skills = parseRemoteSkills(json, source);
+  return Object.keys(skills).length === 0 ? { skills } : { skills, json };
+};
+
+/**
+ * The remote skills of the `synapseRemoteSkills` context: a JSON string (`-c synapseRemoteSkills='{…}'`)
+ * or, from cdk.json, an object; refused with `parseRemoteSkills`' message when malformed.
+ */
+export const synapseRemoteSkillsFromContext = (value: unknown): SynapseRemoteSkills | undefined => {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') return value as SynapseRemoteSkills; // checked by synapseRemoteSkillsOf
+  if (value.trim() === '') return undefined;
+  parseRemoteSkills(value, 'synapseRemoteSkills');
+  return JSON.parse(value) as SynapseRemoteSkills;
 };
 
 export interface SynapsePeersProps {

@@ -1,23 +1,34 @@
 /**
  * The Synapse P2P endpoint in the CDK app (cdk-nag on): the peers secret in the stateful stack
- * (starting as `[]`, its ARN an output), the synapse function behind `POST /synapse/callback` and
- * `GET /synapse/schemas/{name}` with the ARN (never a value) in its environment and its own role
+ * (starting as `[]`, its ARN an output), the synapse function behind `POST /synapse/callback` and the
+ * requester API `/synapse/tasks` (the JSON Schemas, `GET /synapse/schemas/{name}`, are the agent-card
+ * function's) with the ARN (never a value) in its environment and its own role
  * (the task table by key, GetSecretValue on the peers secret alone), the delivery worker signing the
- * callbacks with the same secret, its alarm and log group, and the agent id from context.
+ * callbacks with the same secret, its alarm and log group, the agent id from context, and the skills a
+ * Synapse peer carries out (SYNAPSE_REMOTE_SKILLS of jsonrpc, rest and synapse, from context or prop).
  */
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { buildApp } from '../../infra/build-app.ts';
 import { FUNCTION_IDS, FUNCTION_MEMORY_MB } from '../../infra/bundling.ts';
 import {
   DEFAULT_SYNAPSE_AGENT_ID,
   EMPTY_PEERS,
   SYNAPSE_AGENT_ID_ENV,
   SYNAPSE_PEERS_SECRET_ENV,
+  SYNAPSE_REMOTE_SKILLS_ENV,
+  type SynapseRemoteSkills,
   synapseAgentIdOf,
+  synapseRemoteSkillsOf,
 } from '../../infra/constructs/synapse.ts';
+import { SynapseHub } from '../../infra/synapse-hub.ts';
 import { SIGNING_SECRET_ENV } from '../../shared/adapters/keys/env.ts';
 import { DELIVERY_QUEUE, EXECUTOR_QUEUE, HEARTBEAT_QUEUE } from '../../shared/adapters/sqs/queues.ts';
+import { parseRemoteSkills } from '../../shared/app/synapse/bridge.ts';
 import {
   ROUTES,
   SYNAPSE_CALLBACK_PATH,
@@ -36,6 +47,7 @@ import {
   type SynthesizedHub,
   statementsOfRole,
   synthHub,
+  tempDir,
 } from './support.ts';
 
 const LOGS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
@@ -50,7 +62,6 @@ const TABLE_RW = [
 /** Sorted by path, as the assertion lists them. */
 const SYNAPSE_ROUTES = [
   { method: 'POST', path: SYNAPSE_CALLBACK_PATH },
-  { method: 'GET', path: `${SYNAPSE_SCHEMAS_PATH}/{name}` },
   { method: 'POST', path: SYNAPSE_TASKS_PATH },
   { method: 'ANY', path: `${SYNAPSE_TASKS_PATH}/{proxy+}` },
 ];
@@ -142,7 +153,7 @@ describe('synapse function (stateless stack)', () => {
     assert.equal(env[SIGNING_SECRET_ENV], undefined, 'it signs no push notification');
   });
 
-  it('serves POST /synapse/callback, GET /synapse/schemas/{name} and the requester API /synapse/tasks: buffered proxy integrations, nothing else', () => {
+  it('serves POST /synapse/callback and the requester API /synapse/tasks: buffered proxy integrations, nothing else', () => {
     for (const route of SYNAPSE_ROUTES)
       assert.ok(
         ROUTES.some((r) => r.method === route.method && r.path === route.path && r.function === 'synapse'),
@@ -150,8 +161,20 @@ describe('synapse function (stateless stack)', () => {
     const ids = functionIds(hub);
     const resources = resourcesOf(hub.statelessTemplate, 'AWS::ApiGateway::Resource');
     const methods = Object.values(resourcesOf(hub.statelessTemplate, 'AWS::ApiGateway::Method'));
-    const toSynapse = methods.filter((m) =>
-      JSON.stringify((m.Properties.Integration as { Uri: unknown }).Uri).includes(`"${ids.synapse.fn}"`),
+    const to = (fn: string) =>
+      methods.filter((m) =>
+        JSON.stringify((m.Properties.Integration as { Uri: unknown }).Uri).includes(`"${fn}"`),
+      );
+    const toSynapse = to(ids.synapse.fn);
+    // the JSON Schemas are discovery documents, served with the card by the agent-card function
+    const schemas = to(ids['agent-card'].fn).filter(
+      (m) =>
+        resourcePath(resources, (m.Properties.ResourceId as { Ref: string }).Ref) ===
+        `${SYNAPSE_SCHEMAS_PATH}/{name}`,
+    );
+    assert.deepEqual(
+      schemas.map((m) => m.Properties.HttpMethod),
+      ['GET'],
     );
     assert.deepEqual(
       toSynapse
@@ -185,7 +208,7 @@ describe('synapse function (stateless stack)', () => {
     for (const p of permissions) {
       assert.equal(p.Properties.Action, 'lambda:InvokeFunction');
       assert.equal(p.Properties.Principal, 'apigateway.amazonaws.com');
-      assert.match(JSON.stringify(p.Properties.SourceArn), /\/(POST|GET|\*)\/synapse\//);
+      assert.match(JSON.stringify(p.Properties.SourceArn), /\/(POST|\*)\/synapse\//);
     }
   });
 
@@ -303,6 +326,104 @@ describe('Synapse agent id', () => {
     assert.equal(synapseAgentIdOf('hub-1'), 'hub-1');
     assert.throws(() => synapseAgentIdOf('a\nb'), /synapseAgentId/);
     assert.throws(() => synapseAgentIdOf('x'.repeat(257)), /synapseAgentId/);
+  });
+});
+
+/** The functions whose task service delegates a remote skill's tasks (shared/wiring.ts `taskService`). */
+const DELEGATING = new Set(['jsonrpc', 'rest', 'synapse']);
+
+/** No bundling: only the template matters here. */
+const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
+
+describe('Skills carried out by a Synapse peer (SYNAPSE_REMOTE_SKILLS)', () => {
+  it('are absent by default: no function gets SYNAPSE_REMOTE_SKILLS', () => {
+    assert.equal(SYNAPSE_REMOTE_SKILLS_ENV, 'SYNAPSE_REMOTE_SKILLS');
+    const fns = resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Function');
+    for (const [name, { fn }] of Object.entries(functionIds(hub)))
+      assert.equal(envOf(fns[fn])[SYNAPSE_REMOTE_SKILLS_ENV], undefined, name);
+    assert.deepEqual(hub.stateless.services.synapseRemoteSkills, {});
+  });
+
+  it('come from the synapseRemoteSkills context (JSON), for jsonrpc, rest and synapse alone, with no new permission', () => {
+    const json = '{"translate":"agent-b","summarize":{"peer":"agent-c","type":"summary"}}';
+    const other = synthHub({ synapseRemoteSkills: ` ${json} `, ...NO_BUNDLING }, { nag: false });
+    try {
+      const ids = functionIds(other);
+      const fns = resourcesOf(other.statelessTemplate, 'AWS::Lambda::Function');
+      for (const [name, { fn }] of Object.entries(ids)) {
+        const value = envOf(fns[fn])[SYNAPSE_REMOTE_SKILLS_ENV];
+        if (DELEGATING.has(name)) {
+          assert.equal(typeof value, 'string', name);
+          assert.deepEqual(JSON.parse(value as string), JSON.parse(json), name);
+          // what the task service will read (shared/wiring.ts)
+          assert.deepEqual(parseRemoteSkills(value as string), {
+            translate: { peer: 'agent-b', type: 'translate' },
+            summarize: { peer: 'agent-c', type: 'summary' },
+          });
+        } else assert.equal(value, undefined, name);
+      }
+      assert.deepEqual(other.stateless.services.synapseRemoteSkills, parseRemoteSkills(json));
+      // the roles are those of the default hub: a delegation writes the table, the relay queues its messages
+      for (const [name, { role }] of Object.entries(ids))
+        assert.deepEqual(
+          actionsOf(statementsOfRole(other.statelessTemplate, role)),
+          actionsOf(statementsOfRole(hub.statelessTemplate, functionIds(hub)[name as keyof typeof ids].role)),
+          name,
+        );
+    } finally {
+      other.cleanup();
+    }
+  });
+
+  it('come from the synapseRemoteSkills prop of SynapseHub, and an empty one sets nothing', () => {
+    const envs = (synapseRemoteSkills?: SynapseRemoteSkills): Record<string, unknown> => {
+      const outdir = tempDir('synapse-cdk-');
+      try {
+        const stack = new Stack(new App({ outdir, context: NO_BUNDLING }), 'Own');
+        const own = new SynapseHub(stack, 'Hub', synapseRemoteSkills ? { synapseRemoteSkills } : {});
+        const fns = resourcesOf(Template.fromStack(stack), 'AWS::Lambda::Function');
+        return Object.fromEntries(
+          Object.entries(own.services.functions).map(([name, f]) => [
+            name,
+            envOf(fns[logicalId(f.function)])[SYNAPSE_REMOTE_SKILLS_ENV],
+          ]),
+        );
+      } finally {
+        rmSync(outdir, { recursive: true, force: true });
+      }
+    };
+    for (const [name, value] of Object.entries(envs({ translate: { peer: 'agent-b' } })))
+      assert.equal(value, DELEGATING.has(name) ? '{"translate":{"peer":"agent-b"}}' : undefined, name);
+    for (const [name, value] of Object.entries(envs({}))) assert.equal(value, undefined, name);
+  });
+
+  it("are refused at synth when malformed, with the parser's message", () => {
+    // the stacks are built, not synthesized: the check throws while they are
+    const build = (synapseRemoteSkills: unknown) =>
+      buildApp(new App({ context: { synapseRemoteSkills, ...NO_BUNDLING } }), { nag: false });
+    for (const [value, message] of [
+      ['{nope', /synapseRemoteSkills must be JSON/],
+      ['["agent-b"]', /synapseRemoteSkills must be a JSON object/],
+      ['{"translate":{}}', /synapseRemoteSkills\["translate"\] must name a peer/],
+      ['{"translate":""}', /synapseRemoteSkills\["translate"\] must name a peer/],
+      ['{"bad skill":"agent-b"}', /must name a peer/],
+      // an object (from cdk.json) is checked the same way
+      [{ translate: { type: 'x' } }, /synapseRemoteSkills\["translate"\] must name a peer/],
+    ] as const)
+      assert.throws(() => build(value), message, JSON.stringify(value));
+    // and so is the prop
+    assert.throws(
+      () =>
+        new SynapseHub(new Stack(new App({ context: NO_BUNDLING }), 'Own'), 'Hub', {
+          synapseRemoteSkills: { translate: { peer: 'agent-b', type: 'a b' } },
+        }),
+      /synapseRemoteSkills\["translate"\] must name a peer/,
+    );
+    assert.deepEqual(synapseRemoteSkillsOf(undefined), { skills: {} });
+    assert.deepEqual(synapseRemoteSkillsOf({}), { skills: {} });
+    // an empty context is no remote skill
+    for (const value of ['', '{}', '  '])
+      assert.deepEqual(build(value).stateless.services.synapseRemoteSkills, {}, JSON.stringify(value));
   });
 });
 
