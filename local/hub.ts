@@ -26,7 +26,7 @@ import {
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { relayWants, STREAM_RELAY } from '../shared/adapters/dynamodb/stream.ts';
 import { createTableInput } from '../shared/adapters/dynamodb/table.ts';
 import { DynamoTaskStore } from '../shared/adapters/dynamodb/task-store.ts';
@@ -129,6 +129,11 @@ export interface LocalHub {
   queueUrls: Record<string, string>;
   dynamoEndpoint: string;
   sqsEndpoint: string;
+  /**
+   * The local SQS's own client: the event sources receive and delete through it (the handlers send
+   * through theirs, shared/wiring.ts). Exposed so a benchmark can count those requests too.
+   */
+  sqsClient: SQSClient;
   /** The local lifecycle event bus (what the relay published). */
   bus: LocalEventBus;
   /** What the start-up re-derived for the live tasks of a data directory (undefined without one). */
@@ -443,6 +448,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       queueUrls: sqs.urls,
       dynamoEndpoint: dynamo.endpoint,
       sqsEndpoint: sqs.endpoint,
+      sqsClient: sqs.client,
       bus,
       recovered,
       relayCaughtUp: () => relay.caughtUp(),

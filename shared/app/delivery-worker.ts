@@ -205,6 +205,9 @@ export const DeliveryHeader = {
 
 /** How long a Synapse message waits before it looks again whether the one before it was delivered. */
 const ORDER_WAIT_SECONDS = 1;
+/** Before it goes back to the queue, it looks this many times, this far apart (within the invocation). */
+const ORDER_QUICK_LOOKS = 4;
+const ORDER_QUICK_LOOK_MS = 100;
 /** It waits at most this many times (a minute and more), then goes anyway. */
 const MAX_ORDER_WAITS = 90;
 /** How far back the previous message to the peer is looked for. */
@@ -396,7 +399,7 @@ export class DeliveryWorker {
     if (!event || event.version !== message.version) return 'not_deliverable';
     if (config.version === 'synapse') {
       const waitFor =
-        (message.waited ?? 0) < MAX_ORDER_WAITS ? await this.undeliveredBefore(record, message) : undefined;
+        (message.waited ?? 0) < MAX_ORDER_WAITS ? await this.previousInFlight(record, message) : undefined;
       if (waitFor !== undefined) return { waitFor };
       return this.prepareCallback(message, record, event, config);
     }
@@ -477,6 +480,19 @@ export class DeliveryWorker {
       this.heartbeatSeconds,
     );
     return { result: 'heartbeat', sent, next: true, ...(error ? { error } : {}) };
+  }
+
+  /**
+   * The previous message's version while it is still on its way. Messages of one change are delivered
+   * side by side (the previous one is usually being sent this very moment): look again a few times,
+   * briefly, before the message goes back to the queue for ORDER_WAIT_SECONDS.
+   */
+  private async previousInFlight(record: TaskRecord, message: DeliveryMessage): Promise<number | undefined> {
+    for (let look = 1; ; look++) {
+      const waitFor = await this.undeliveredBefore(record, message);
+      if (waitFor === undefined || look >= ORDER_QUICK_LOOKS) return waitFor;
+      await new Promise((r) => setTimeout(r, ORDER_QUICK_LOOK_MS));
+    }
   }
 
   /**

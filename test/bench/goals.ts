@@ -220,6 +220,22 @@ export const goalsOf = (r: BenchResults): Goal[] => {
       d.attempts.delivered === d.deliveries && d.attempts.retried === 2 * d.deliveries,
     );
   }
+  if (r.synapse) {
+    const s = r.synapse;
+    const dead = [s.deadLetters.requester, s.deadLetters.executor]
+      .flatMap((q) => Object.values(q))
+      .reduce((a, b) => a + b, 0);
+    const side = (x: typeof s.requester) =>
+      `${x.role} ${fmt(x.wru)} WRU, ${fmt(x.rru)} RRU, ${fmt(x.sqsRequests)} SQS, ${fmt(
+        Object.values(x.invocations).reduce<number>((a, b) => a + (b ?? 0), 0),
+      )} invocations`;
+    add(
+      `${s.tasks} Synapse tasks delegated by one hub to another (echo)`,
+      'each completed at both hubs, nothing dead-lettered; costs measured per side',
+      `${side(s.requester)}; ${side(s.executor)}; ${s.completedAtBoth}/${s.tasks} completed, ${dead} dead-lettered`,
+      s.completedAtBoth === s.tasks && dead === 0,
+    );
+  }
   if (r.streaming) {
     const { idle, perEvent: e } = r.streaming;
     const onlyGetItem = Object.keys(idle.byOperation).join() === 'GetItem';

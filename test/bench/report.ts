@@ -5,6 +5,7 @@
  */
 import type { PathCost } from './cost.ts';
 import type { BenchResults } from './results.ts';
+import type { SynapseResult, SynapseSide } from './synapse.ts';
 
 const n = (x: number | null | undefined, digits = 2): string =>
   x === null || x === undefined ? '—' : String(Math.round(x * 10 ** digits) / 10 ** digits);
@@ -51,6 +52,167 @@ const pathRows = (paths: PathCost[]) =>
       ['Lambda GB-s', ...paths.map((p) => n(p.lambdaGbSeconds, 5))],
     ],
   );
+
+const listed = (r: Record<string, number>, unit = '') =>
+  Object.entries(r)
+    .map(([k, v]) => `${k} ${n(v)}${unit}`)
+    .join(', ') || '—';
+
+const SPREAD_LABELS: Record<string, string> = {
+  wru: 'WRU',
+  rru: 'RRU',
+  dynamoRequests: 'DynamoDB requests',
+  sqsRequests: 'SQS requests',
+  invocations: 'invocations',
+};
+
+const synapseSection = (s: SynapseResult): string => {
+  const sides = [s.requester, s.executor];
+  const sum = (r: Record<string, number | undefined>) =>
+    Object.values(r).reduce<number>((a, b) => a + (b ?? 0), 0);
+  const row = (what: string, f: (x: SynapseSide) => string) => [what, ...sides.map(f)];
+  const functions = [...new Set(sides.flatMap((x) => Object.keys(x.byFunction)))].sort();
+  const where = (x: SynapseSide, fn: string) => {
+    const d = x.byFunction[fn];
+    if (!d) return '—';
+    const dynamo = Object.entries(d.dynamo).map(([k, v]) => `${k} ${n(v)} (${n(d.units[k] ?? 0)} u)`);
+    const sqs = Object.entries(d.sqs).map(([k, v]) => `SQS ${k} ${n(v)}`);
+    return [...dynamo, ...sqs].join('; ') || '—';
+  };
+  const c = s.costPerMillion;
+  const waits = sides.map((x) => x.sqsSent['delivery: order wait'] ?? 0);
+  const watches = sides.map(
+    (x) => (x.sqsSent['heartbeat: watch'] ?? 0) + (x.sqsSent['delivery: p2p:heartbeat'] ?? 0),
+  );
+  const asked = sides.filter((x) => Object.keys(x.capacityAsked).length);
+  const notes: string[] = [];
+  if (waits.some((w) => w > 0)) {
+    const times = (k: number) => `${n(k)} time${k === 1 ? '' : 's'}`;
+    notes.push(`Order waits: a peer gets a task's messages in order, so a message whose predecessor to the same peer is not
+delivered yet is put back for 1 s (a released delivery-log claim, one more SQS message with its receive and
+delete, one more deliver invocation). Per task the requester's messages waited ${times(waits[0]!)}, the executor's
+${times(waits[1]!)}${
+  waits[1]! > 0
+    ? ": B's confirmation and completion are committed milliseconds apart, relayed together and delivered" +
+      ' concurrently (in one invocation or two: batching at the event sources depends on timing, locally' +
+      " as on AWS), so the completion finds the confirmation's delivery not ended yet"
+    : ''
+}.`);
+  }
+  notes.push(
+    watches.every((w) => w === 0)
+      ? `No heartbeat watch and no p2p:heartbeat: B's relay got the claim together with the completion (the run takes
+milliseconds), so the task was no longer executing when it looked and nothing was armed; A never saw its task
+executing (the completion moved it from confirmed). A claim the relay sees on its own arms a watch and B's
+first p2p:heartbeat one interval later; they would be counted here (the hubs run with
+HEARTBEAT_INTERVAL_SECONDS=${s.heartbeatIntervalSeconds}, so they come due within the measurement).`
+      : `Heartbeat watches and p2p:heartbeats queued, per task: ${sides.map((x, i) => `${x.role} ${n(watches[i])}`).join(', ')}.
+They are armed only when a relay sees the task executing: B's relay usually gets the claim together with the
+completion (the run takes milliseconds) and arms nothing; now and then it gets the claim on its own, and a watch
+and B's first p2p:heartbeat follow (the high ends of the min–max above). The heartbeats B sent A:
+${n(s.requester.received['p2p:heartbeat'] ?? 0)} per task (a heartbeat that comes due after the run sends nothing). The hubs run with
+HEARTBEAT_INTERVAL_SECONDS=${s.heartbeatIntervalSeconds} so that these come due within the measurement; at the default 30 s a run this
+short arms the same messages, due later.`,
+  );
+  if (asked.length)
+    notes.push(
+      `Sent by the hub without \`ReturnConsumedCapacity\`, per task: ${asked
+        .map((x) => `${x.role} ${listed(x.capacityAsked)}`)
+        .join('; ')}; the bench asked for it, so their units are counted too.`,
+    );
+  return `## A Synapse task, on each side (\`test/bench/synapse.ts\`)
+
+Two hubs of \`npm start\` (the deployed handlers), each in a process of its own with its own DynamoDB Local and
+stream, local SQS and event bus, peers of each other on 127.0.0.1: hub A, the requester, delegates an \`echo\`
+task to hub B, the executor (demo agent), with \`POST /synapse/tasks\`; every message between them is signed and
+sent by the sender's delivery pipeline. ${s.tasks} tasks one at a time (after ${s.warmup} uncounted), each from the
+delegation until both hubs are idle again (no invocation in flight, every queue empty, delayed messages included);
+${s.completedAtBoth} of ${s.tasks} completed at both hubs. Each hub meters itself: DynamoDB units from
+\`ReturnConsumedCapacity\` on the handlers' client, every SQS request of the handlers and of the event sources
+(what Lambda's pollers do on AWS), each handler's invocations, the Synapse messages it received.
+
+${table(
+  ['per task', ...sides.map((x) => `${x.role} (${x.hub})`)],
+  [
+    row('DynamoDB write units', (x) => n(x.wru)),
+    row('DynamoDB read units', (x) => n(x.rru)),
+    row('DynamoDB requests', (x) => `${n(x.dynamoRequests)} (${listed(x.dynamoByOperation)})`),
+    row('SQS requests, as billed', (x) => `${n(x.sqsRequests)} (${listed(x.sqsByOperation)})`),
+    row('SQS messages sent', (x) => `${n(x.sqsMessages)} (${listed(x.sqsSent)})`),
+    row(
+      'Lambda invocations',
+      (x) => `${n(sum(x.invocations))} (${listed(x.invocations as Record<string, number>)})`,
+    ),
+    row('mean handler duration, ms', (x) => listed(x.durationMs as Record<string, number>)),
+    row('Lambda GB-s (local durations)', (x) => n(x.lambdaGbSeconds, 5)),
+    row(
+      'API Gateway requests',
+      (x) =>
+        `${n(x.apiRequests)}${Object.keys(x.tasksApi).length ? ` (of which ${listed(x.tasksApi)})` : ''}`,
+    ),
+    row('lifecycle events on EventBridge', (x) => `${n(x.lifecycleEvents)} (${listed(x.eventsByType)})`),
+    row('Synapse messages received', (x) => listed(x.received)),
+    row('answered with', (x) => listed(x.answered)),
+  ],
+)}
+
+The messages between the hubs, per task: A → B ${listed(s.messages.requesterToExecutor)}; B → A
+${listed(s.messages.executorToRequester)}. From task to task (min–max): ${sides
+    .map(
+      (x) =>
+        `${x.role} ${Object.entries(x.spread)
+          .map(([k, [lo, hi]]) => `${SPREAD_LABELS[k] ?? k} ${lo === hi ? n(lo) : `${n(lo)}–${n(hi)}`}`)
+          .join(', ')}`,
+    )
+    .join('; ')}.
+
+Where the requests go, per task (DynamoDB: operation, item, count and units; \`poller\` is the event sources'
+receives and deletes):
+
+${table(
+  ['function', ...sides.map((x) => x.role)],
+  functions.map((fn) => [fn, ...sides.map((x) => where(x, fn))]),
+)}
+
+$ per million Synapse tasks at the prices of the cost section (\`test/bench/prices.ts\`). SQS: the requests
+counted as SQS bills them (each request one, plus one per further 64 KB of payload; a batch of up to 10
+messages is one request), batched as the hub's real path makes them; with every message sent, received and
+deleted alone they would be ${sides.map((x) => `${n(x.sqsRequestsUnbatched)} (${x.role})`).join(' and ')} per
+task. The empty receives of the idle pollers (${sides.map((x) => `${x.emptyReceivesTotal} at ${x.hub}`).join(', ')}
+over the whole measurement, with the local poller's top-up receives) are a cost per poller and second, not per
+task, and are left out. Lambda duration is priced from the local handlers' wall time (DynamoDB Local, the peer's
+answer inside each delivery, both hubs on the same cores): an estimate, shown apart from the requests.
+
+${table(
+  ['$ per million tasks', 'requester (hub A)', 'executor (hub B)', 'both'],
+  [
+    ['DynamoDB', usd(c.requester.dynamodb), usd(c.executor.dynamodb), usd(c.both.dynamodb)],
+    [
+      'Lambda requests',
+      usd(c.requester.lambdaRequests),
+      usd(c.executor.lambdaRequests),
+      usd(c.both.lambdaRequests),
+    ],
+    [
+      'Lambda duration (estimate)',
+      usd(c.requester.lambdaDuration),
+      usd(c.executor.lambdaDuration),
+      usd(c.both.lambdaDuration),
+    ],
+    ['API Gateway', usd(c.requester.apiGateway), usd(c.executor.apiGateway), usd(c.both.apiGateway)],
+    ['SQS', usd(c.requester.sqs), usd(c.executor.sqs), usd(c.both.sqs)],
+    ['EventBridge', usd(c.requester.eventBridge), usd(c.executor.eventBridge), usd(c.both.eventBridge)],
+    [
+      '**total**',
+      `**${usd(c.requester.total)}**`,
+      `**${usd(c.executor.total)}**`,
+      `**${usd(c.both.total)}**`,
+    ],
+  ],
+)}
+
+${notes.join('\n\n')}`;
+};
 
 export const renderBenchmarks = (r: BenchResults): string => {
   const out: string[] = [];
@@ -253,6 +415,8 @@ ${row('retry', d.perRetry)}
 Unbatched (every message sent, received and deleted alone): ${n(d.sqsRequestsUnbatched.perDelivered)} SQS requests per notification,
 ${n(d.sqsRequestsUnbatched.perRetry)} per retry.`);
   }
+
+  if (r.synapse) out.push(synapseSection(r.synapse));
 
   if (r.streaming) {
     const { idle, perEvent: e } = r.streaming;

@@ -11,6 +11,7 @@ import type { ScaleResult } from './scale.ts';
 import type { StartupResult } from './startup.ts';
 import type { StoreBenchResult } from './store.ts';
 import type { StreamingResult } from './streaming.ts';
+import type { SynapseResult } from './synapse.ts';
 
 export interface BenchResults {
   date: string;
@@ -33,6 +34,8 @@ export interface BenchResults {
   crashRunning?: CrashRunningResult;
   heartbeats?: HeartbeatCost;
   deliveries?: DeliveryBenchResult;
+  /** One normal-flow Synapse task between two hubs, on each side (requester and executor). */
+  synapse?: SynapseResult;
   streaming?: StreamingResult;
   latency?: LatencyResult;
   coldStart?: ColdStartResult;

@@ -5,7 +5,7 @@
  * asserts a time. `npm run bench -- cost store` runs some sections only
  * (results.json then holds just those, and the docs are left alone).
  *
- * Sections: cost, store, scale, races, crash, heartbeats, deliveries,
+ * Sections: cost, store, scale, races, crash, heartbeats, deliveries, synapse,
  * streaming, latency, coldstart, startup. The timing sections run last and alone, so nothing of the bench's
  * own competes with them for the two cores (streaming times deliveries too,
  * but they are bounded by its poll interval, not by the cores).
@@ -29,6 +29,7 @@ import { benchScale } from './scale.ts';
 import { benchStartup } from './startup.ts';
 import { benchStore } from './store.ts';
 import { benchStreaming, printStreaming } from './streaming.ts';
+import { benchSynapse, printSynapse } from './synapse.ts';
 
 const SECTIONS = [
   'cost',
@@ -38,6 +39,7 @@ const SECTIONS = [
   'crash',
   'heartbeats',
   'deliveries',
+  'synapse',
   'streaming',
   'latency',
   'coldstart',
@@ -155,6 +157,12 @@ if (want('deliveries')) {
   results.deliveries = await benchDeliveries();
   console.log('\nPush deliveries: per notification and per retry');
   console.table({ delivered: results.deliveries.perDelivered, retry: results.deliveries.perRetry });
+}
+
+if (want('synapse')) {
+  step('a Synapse task between two hubs (requester and executor, each npm start in its own process)');
+  results.synapse = await benchSynapse({ tasks: 20 });
+  printSynapse(results.synapse);
 }
 
 if (want('streaming')) {

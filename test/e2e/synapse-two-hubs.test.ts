@@ -55,6 +55,8 @@ const startHubB = (port: number, peersOfB: unknown): Promise<ChildProcess> =>
         DELIVERY_JITTER: '0',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // its own process group: killing it kills its DynamoDB Local (Java) too
+      detached: true,
     });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`hub B did not start: ${out}`)), 60_000);
@@ -122,12 +124,19 @@ after(async () => {
     hubB.kill('SIGTERM');
     await exited;
   }
+  // nothing of B's may outlive the test (a killed B's DynamoDB Local was in its process group)
+  try {
+    if (hubB?.pid) process.kill(-hubB.pid, 'SIGKILL');
+  } catch {
+    // the group is gone
+  }
   rmSync(dataDirB, { recursive: true, force: true });
 });
 
+/** Kills hub B at once, with its whole process group (its DynamoDB Local would outlive a SIGKILL of node alone). */
 const killB = async () => {
   const exited = new Promise((r) => hubB.once('exit', r));
-  hubB.kill('SIGKILL');
+  process.kill(-hubB.pid!, 'SIGKILL');
   await exited;
 };
 

@@ -34,6 +34,8 @@ export class DynamoPushConfigStore implements PushConfigStore {
           cf: JSON.stringify(config),
           ttl: Math.ceil(Date.parse(keepUntil) / 1000),
         },
+        // what a task costs is measured (test/bench): writes report their units too
+        ReturnConsumedCapacity: 'TOTAL',
       }),
     );
   }
@@ -75,6 +77,7 @@ export class DynamoPushConfigStore implements PushConfigStore {
         },
         ConditionExpression: 'attribute_not_exists(pk) OR tn = :tn',
         ExpressionAttributeValues: { ':tn': tenant },
+        ReturnConsumedCapacity: 'TOTAL',
       }),
     );
   }
