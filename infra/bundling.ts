@@ -81,7 +81,9 @@ export const AGENT_SPECIFIER = '#agent';
 
 /**
  * Packages the bundles take from another file: the AWS SDK's default credential chain becomes
- * its environment link alone, which is all Lambda uses (shared/adapters/aws/lambda-credentials.ts).
+ * its environment link alone, which is all Lambda uses (shared/adapters/aws/lambda-credentials.ts),
+ * and the SDK's event-stream support, which none of the bundled clients' operations use, a stub
+ * that says so if it is ever called (shared/adapters/aws/no-event-streams.ts).
  */
 export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': join(
@@ -91,6 +93,7 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
     'aws',
     'lambda-credentials.ts',
   ),
+  '@smithy/core/event-streams': join(PROJECT_ROOT, 'shared', 'adapters', 'aws', 'no-event-streams.ts'),
 };
 
 /** The agent bundled when none is given. */

@@ -9,7 +9,7 @@
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SynapseSender } from './protocol/synapse/envelope.ts';
-import type { SynapsePeers } from './protocol/synapse/peers.ts';
+import { parsePeers, type SynapsePeers } from './protocol/synapse/peers.ts';
 import { SYNAPSE_CALLBACK_PATH } from './routes.ts';
 
 /** How long a container keeps the peers it read from Secrets Manager. */
@@ -20,10 +20,6 @@ const NO_PEERS: SynapsePeers = { peers: [], peer: () => undefined };
 let cached: { peers: SynapsePeers; until: number; source: string } | undefined;
 let secrets: SecretsManagerClient | undefined;
 
-/** The peers' schema is loaded when peers are first read, not with the function (cold start). */
-const parse = async (raw: unknown, source: string): Promise<SynapsePeers> =>
-  (await import('./protocol/synapse/peers.ts')).parsePeers(raw, source);
-
 /** The configured peers (none when nothing is configured: every signed message is then refused). */
 export const synapsePeers = async (env = process.env): Promise<SynapsePeers> => {
   const inline = env.SYNAPSE_PEERS;
@@ -32,11 +28,11 @@ export const synapsePeers = async (env = process.env): Promise<SynapsePeers> => 
   if (cached && cached.source === source && (inline !== undefined || cached.until > Date.now()))
     return cached.peers;
   let peers = NO_PEERS;
-  if (inline !== undefined && inline.trim() !== '') peers = await parse(JSON.parse(inline), 'SYNAPSE_PEERS');
+  if (inline !== undefined && inline.trim() !== '') peers = parsePeers(JSON.parse(inline), 'SYNAPSE_PEERS');
   else if (arn) {
     secrets ??= new SecretsManagerClient({});
     const out = await secrets.send(new GetSecretValueCommand({ SecretId: arn }));
-    peers = await parse(JSON.parse(out.SecretString ?? '[]'), 'the SYNAPSE_PEERS secret');
+    peers = parsePeers(JSON.parse(out.SecretString ?? '[]'), 'the SYNAPSE_PEERS secret');
   }
   cached = { peers, until: Date.now() + PEERS_CACHE_MS, source };
   return peers;

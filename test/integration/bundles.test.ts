@@ -66,10 +66,12 @@ const invoke = (file: string, fn: string, event: unknown, env: Record<string, st
 };
 
 describe('function bundles as deployed', () => {
-  it('carry no credential chain beyond the environment, and no X-Ray SDK', async () => {
+  it('carry no credential chain beyond the environment, no X-Ray SDK, no event-stream support', async () => {
     const code = readFileSync(await bundle('jsonrpc'), 'utf8');
     assert.doesNotMatch(code, /credential-provider-sso|fromSSO|AWS_WEB_IDENTITY_TOKEN_FILE/);
     assert.doesNotMatch(code, /aws-xray-sdk|cls-hooked/);
+    // the SDK's event-stream support is the stub (no bundled client has an event-stream operation)
+    assert.match(code, /AWS SDK event streams are not bundled/);
   });
 
   it('the jsonrpc bundle answers GetTask from DynamoDB with credentials from the environment', async () => {

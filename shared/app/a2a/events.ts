@@ -28,7 +28,7 @@
  */
 import { isInterrupted, isTerminal, type SynapseState, toA2AState } from '../../domain/states.ts';
 import type { TaskEvent, TaskSummary, TaskView } from '../../domain/task.ts';
-import type { StreamEvent, TaskEncodeOptions } from '../../protocol/a2a/operations.ts';
+import type { StreamEvent, TaskEncodeOptions } from '../../protocol/a2a/projection.ts';
 
 /** Where the stream of a task ends: the state leaves nothing more to follow (terminal or interrupted). */
 export const endsStream = (state: SynapseState): boolean => isTerminal(state) || isInterrupted(state);

@@ -8,11 +8,11 @@ import type { Artifact, Message, Part, TaskView } from '../../domain/task.ts';
 import {
   artifactFields,
   messageFields,
+  nonEmpty,
   projectTask,
   type StreamEvent,
   type TaskEncodeOptions,
-} from './operations.ts';
-import { nonEmpty } from './validation.ts';
+} from './projection.ts';
 
 // ---- wire types (output) ------------------------------------------------------------------------
 

@@ -295,6 +295,4 @@ export function boundedArray<T extends z.ZodMiniType>(item: T, max: number = MAX
   return z.pipe(bound, z.array(item));
 }
 
-/** Drop empty strings and empty arrays (ProtoJSON defaults mean "not set"). */
-export const nonEmpty = <T extends string | readonly unknown[]>(v: T | undefined): T | undefined =>
-  v === undefined || v.length === 0 ? undefined : v;
+export { nonEmpty } from './projection.ts';

@@ -97,14 +97,17 @@ export const messageSchemaOf = <T extends SynapseMessageType>(type: T) =>
     payload: PAYLOAD_SCHEMAS[type],
   });
 
-/** Any whole message, by its `type`. */
-export const SynapseMessageSchema = z.discriminatedUnion(
-  'type',
-  SYNAPSE_MESSAGE_TYPES.map((t) => messageSchemaOf(t)) as unknown as [
-    ReturnType<typeof messageSchemaOf<'p2p:task_request'>>,
-    ...ReturnType<typeof messageSchemaOf<SynapseMessageType>>[],
-  ],
-);
+/** Any whole message, by its `type` (built on first use: only the JSON Schema generation needs it). */
+let messageUnion: ReturnType<typeof buildMessageUnion> | undefined;
+const buildMessageUnion = () =>
+  z.discriminatedUnion(
+    'type',
+    SYNAPSE_MESSAGE_TYPES.map((t) => messageSchemaOf(t)) as unknown as [
+      ReturnType<typeof messageSchemaOf<'p2p:task_request'>>,
+      ...ReturnType<typeof messageSchemaOf<SynapseMessageType>>[],
+    ],
+  );
+export const synapseMessageSchema = () => (messageUnion ??= buildMessageUnion());
 
 export type SynapseSender = z.output<typeof SenderSchema>;
 export type SynapseRecipient = z.output<typeof RecipientSchema>;

@@ -11,7 +11,7 @@ import {
   messageSchemaOf,
   SYNAPSE_PROTOCOL_VERSION,
   SynapseEnvelopeSchema,
-  SynapseMessageSchema,
+  synapseMessageSchema,
 } from './envelope.ts';
 import {
   MESSAGE_TYPES,
@@ -63,7 +63,7 @@ export function synapseJsonSchemas(): SynapseJsonSchemas {
   const message = titled(
     `Synapse P2P ${v} message`,
     'Any p2p:* message: the envelope with the payload of its type.',
-    generate(SynapseMessageSchema),
+    generate(synapseMessageSchema()),
   );
   return { envelope, message, payloads, messages };
 }

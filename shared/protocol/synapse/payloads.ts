@@ -204,224 +204,242 @@ export const MESSAGE_TYPES: Readonly<Record<SynapseMessageType, MessageTypeInfo>
 // ---- payloads (seed 000 §6) ------------------------------------------------------------------
 
 /** §6.1 */
-export const TaskRequestPayloadSchema = object({
-  task: object({
-    id: idSchema,
-    type: codeSchema,
-    /** Free string; the seed's example is `normal`. */
-    priority: opt(codeSchema),
-    deadline: opt(timestampSchema),
-    payload: opt(freeObject),
-  }),
-  context: opt(
-    object({
-      session_id: opt(optionalIdSchema),
-      parent_task_id: opt(optionalIdSchema),
-      correlation_id: opt(optionalIdSchema),
-      metadata: opt(freeObject),
+const TaskRequestPayloadSchema = () =>
+  object({
+    task: object({
+      id: idSchema,
+      type: codeSchema,
+      /** Free string; the seed's example is `normal`. */
+      priority: opt(codeSchema),
+      deadline: opt(timestampSchema),
+      payload: opt(freeObject),
     }),
-  ),
-});
+    context: opt(
+      object({
+        session_id: opt(optionalIdSchema),
+        parent_task_id: opt(optionalIdSchema),
+        correlation_id: opt(optionalIdSchema),
+        metadata: opt(freeObject),
+      }),
+    ),
+  });
 
 /** §6.2. `confirmed` is always true: a refusal is a p2p:task_reject. */
-export const TaskConfirmPayloadSchema = object({
-  task_id: idSchema,
-  confirmed: z.literal(true, 'must be true (a refusal is a p2p:task_reject)'),
-  /** Seconds. */
-  estimated_duration: opt(secondsSchema),
-  expected_completion: opt(timestampSchema),
-  capabilities_used: opt(list(codeSchema)),
-  constraints: opt(
-    object({
-      max_retries: opt(z.int().check(z.gte(0), z.lte(100))),
-      fallback_enabled: opt(z.boolean()),
-    }),
-  ),
-});
+const TaskConfirmPayloadSchema = () =>
+  object({
+    task_id: idSchema,
+    confirmed: z.literal(true, 'must be true (a refusal is a p2p:task_reject)'),
+    /** Seconds. */
+    estimated_duration: opt(secondsSchema),
+    expected_completion: opt(timestampSchema),
+    capabilities_used: opt(list(codeSchema)),
+    constraints: opt(
+      object({
+        max_retries: opt(z.int().check(z.gte(0), z.lte(100))),
+        fallback_enabled: opt(z.boolean()),
+      }),
+    ),
+  });
 
 /** §6.3 */
-export const TaskRejectPayloadSchema = object({
-  task_id: idSchema,
-  reason: reasonSchema,
-  alternatives: opt(
-    object({
-      suggested_agent_id: opt(optionalIdSchema),
-      /** Seconds. */
-      retry_after: opt(secondsSchema),
-      partial_support: opt(z.boolean()),
-    }),
-  ),
-});
+const TaskRejectPayloadSchema = () =>
+  object({
+    task_id: idSchema,
+    reason: reasonSchema,
+    alternatives: opt(
+      object({
+        suggested_agent_id: opt(optionalIdSchema),
+        /** Seconds. */
+        retry_after: opt(secondsSchema),
+        partial_support: opt(z.boolean()),
+      }),
+    ),
+  });
 
 /** §6.7 */
-export const TaskNeedInfoPayloadSchema = object({
-  task_id: idSchema,
-  missing_fields: list(
-    object({
-      field: nameSchema,
-      reason: opt(textSchema),
-      suggested_value: freeValue(),
-      alternatives: opt(list(z.unknown())),
-    }),
-    { min: 1 },
-  ),
-  question: opt(textSchema),
-  required_by: opt(timestampSchema),
-});
+const TaskNeedInfoPayloadSchema = () =>
+  object({
+    task_id: idSchema,
+    missing_fields: list(
+      object({
+        field: nameSchema,
+        reason: opt(textSchema),
+        suggested_value: freeValue(),
+        alternatives: opt(list(z.unknown())),
+      }),
+      { min: 1 },
+    ),
+    question: opt(textSchema),
+    required_by: opt(timestampSchema),
+  });
 
 /** This project's: the requester's answer to a p2p:task_need_info (`provided_fields`: field → value). */
-export const TaskInfoProvidedPayloadSchema = object({
-  task_id: idSchema,
-  /** The message id of the p2p:task_need_info answered (as human_decision's `reply_to`). */
-  reply_to: opt(messageIdSchema),
-  provided_fields: freeObject,
-  message: opt(textSchema),
-});
+const TaskInfoProvidedPayloadSchema = () =>
+  object({
+    task_id: idSchema,
+    /** The message id of the p2p:task_need_info answered (as human_decision's `reply_to`). */
+    reply_to: opt(messageIdSchema),
+    provided_fields: freeObject,
+    message: opt(textSchema),
+  });
 
 /** §6.4 */
-export const TaskStatusUpdatePayloadSchema = object({
-  task_id: idSchema,
-  /** One of the 14 states (seed 000 §3.1). */
-  status: stateSchema,
-  progress: opt(percentSchema),
-  message: opt(textSchema),
-  intermediate_result: freeValue(),
-});
+const TaskStatusUpdatePayloadSchema = () =>
+  object({
+    task_id: idSchema,
+    /** One of the 14 states (seed 000 §3.1). */
+    status: stateSchema,
+    progress: opt(percentSchema),
+    message: opt(textSchema),
+    intermediate_result: freeValue(),
+  });
 
 /** §6.5 */
-export const TaskCompletePayloadSchema = object({
-  task_id: idSchema,
-  result: object({
-    output_type: opt(codeSchema),
-    output: freeValue(),
-    metadata: opt(freeObject),
-  }),
-  summary: opt(textSchema),
-});
+const TaskCompletePayloadSchema = () =>
+  object({
+    task_id: idSchema,
+    result: object({
+      output_type: opt(codeSchema),
+      output: freeValue(),
+      metadata: opt(freeObject),
+    }),
+    summary: opt(textSchema),
+  });
 
 /** §6.6 */
-export const TaskFailedPayloadSchema = object({
-  task_id: idSchema,
-  error: object({
-    code: codeSchema,
-    message: textSchema,
-    recoverable: opt(z.boolean()),
-    details: freeValue(),
-  }),
-  partial_result: freeValue(),
-});
+const TaskFailedPayloadSchema = () =>
+  object({
+    task_id: idSchema,
+    error: object({
+      code: codeSchema,
+      message: textSchema,
+      recoverable: opt(z.boolean()),
+      details: freeValue(),
+    }),
+    partial_result: freeValue(),
+  });
 
 /** This project's. */
-export const TaskCancelPayloadSchema = object({
-  task_id: idSchema,
-  reason: opt(reasonSchema),
-});
+const TaskCancelPayloadSchema = () =>
+  object({
+    task_id: idSchema,
+    reason: opt(reasonSchema),
+  });
 
 /** This project's: acknowledges a task-level message (`acked_type`), e.g. a completion or a cancel. */
-export const TaskAckPayloadSchema = object({
-  task_id: idSchema,
-  acked_type: z.enum(SYNAPSE_MESSAGE_TYPES),
-  /** The task's state as the sender of the ack sees it (e.g. `cancelled`). */
-  status: opt(stateSchema),
-  message: opt(textSchema),
-});
+const TaskAckPayloadSchema = () =>
+  object({
+    task_id: idSchema,
+    acked_type: z.enum(SYNAPSE_MESSAGE_TYPES),
+    /** The task's state as the sender of the ack sees it (e.g. `cancelled`). */
+    status: opt(stateSchema),
+    message: opt(textSchema),
+  });
 
 /** This project's: the generic synchronous acknowledgement. The envelope's `reply_to` names the message. */
-export const AckPayloadSchema = object({
-  /** True when the message was received before (acknowledged again, with no effect). */
-  duplicate: opt(z.boolean()),
-  /** The task's state after the message, when it concerned a task. */
-  status: opt(stateSchema),
-  message: opt(textSchema),
-});
+const AckPayloadSchema = () =>
+  object({
+    /** True when the message was received before (acknowledged again, with no effect). */
+    duplicate: opt(z.boolean()),
+    /** The task's state after the message, when it concerned a task. */
+    status: opt(stateSchema),
+    message: opt(textSchema),
+  });
 
 /**
  * This project's: the generic refusal. `code` is one of the seed's codes when this hub sends it
  * (./errors.ts); any code is read, so a peer's own codes get through.
  */
-export const NackPayloadSchema = object({
-  code: codeSchema,
-  message: textSchema,
-  /** For format errors: `{ field, violations: [{ field, description }], total_violations? }`. */
-  details: freeValue(),
-});
+const NackPayloadSchema = () =>
+  object({
+    code: codeSchema,
+    message: textSchema,
+    /** For format errors: `{ field, violations: [{ field, description }], total_violations? }`. */
+    details: freeValue(),
+  });
 
 /** This project's: a task's keep-alive. */
-export const HeartbeatPayloadSchema = object({
-  task_id: idSchema,
-  status: opt(stateSchema),
-  progress: opt(percentSchema),
-  /** Seconds until the next heartbeat (30 by default). */
-  interval: opt(z.int().check(z.gte(1), z.lte(3_600))),
-});
+const HeartbeatPayloadSchema = () =>
+  object({
+    task_id: idSchema,
+    status: opt(stateSchema),
+    progress: opt(percentSchema),
+    /** Seconds until the next heartbeat (30 by default). */
+    interval: opt(z.int().check(z.gte(1), z.lte(3_600))),
+  });
 
 /** This project's: all capabilities, or only whether these task types are supported. */
-export const CapabilityQueryPayloadSchema = object({
-  task_types: opt(list(codeSchema)),
-});
+const CapabilityQueryPayloadSchema = () =>
+  object({
+    task_types: opt(list(codeSchema)),
+  });
 
 /** This project's: what the seed's GetCapabilities returns (task types), and a description of each. */
-export const CapabilityResponsePayloadSchema = object({
-  task_types: list(codeSchema),
-  capabilities: opt(
-    list(
-      object({
-        task_type: codeSchema,
-        description: opt(textSchema),
-        tags: opt(list(nameSchema)),
-      }),
+const CapabilityResponsePayloadSchema = () =>
+  object({
+    task_types: list(codeSchema),
+    capabilities: opt(
+      list(
+        object({
+          task_type: codeSchema,
+          description: opt(textSchema),
+          tags: opt(list(nameSchema)),
+        }),
+      ),
     ),
-  ),
-  /** The agent's own description. */
-  description: opt(textSchema),
-});
+    /** The agent's own description. */
+    description: opt(textSchema),
+  });
 
 /** §6.8 */
-export const TaskNeedHumanPayloadSchema = object({
-  task_id: idSchema,
-  reason: reasonSchema,
-  context: opt(
-    object({
-      task_summary: opt(textSchema),
-      current_progress: opt(percentSchema),
-      blocked_reason: opt(textSchema),
-    }),
-  ),
-  options: opt(
-    list(
+const TaskNeedHumanPayloadSchema = () =>
+  object({
+    task_id: idSchema,
+    reason: reasonSchema,
+    context: opt(
       object({
-        field: nameSchema,
-        value: freeValue(),
-        pros_cons: opt(textSchema),
-        confidence: opt(percentSchema),
+        task_summary: opt(textSchema),
+        current_progress: opt(percentSchema),
+        blocked_reason: opt(textSchema),
       }),
     ),
-  ),
-  escalation_level: opt(z.int().check(z.gte(0), z.lte(100))),
-  deadline: opt(timestampSchema),
-});
+    options: opt(
+      list(
+        object({
+          field: nameSchema,
+          value: freeValue(),
+          pros_cons: opt(textSchema),
+          confidence: opt(percentSchema),
+        }),
+      ),
+    ),
+    escalation_level: opt(z.int().check(z.gte(0), z.lte(100))),
+    deadline: opt(timestampSchema),
+  });
 
 /** §6.9. `action` is approve or reject: the two outcomes the state machine knows. */
-export const HumanDecisionPayloadSchema = object({
-  task_id: idSchema,
-  decision_id: idSchema,
-  /** The message id of the p2p:task_need_human answered. */
-  reply_to: opt(messageIdSchema),
-  decided_by: object({
-    user_id: idSchema,
-    user_name: opt(optionalNameSchema),
-    role: opt(optionalNameSchema),
-  }),
-  decision: object({
-    action: z.enum(['approve', 'reject']),
-    approved_fields: opt(freeObject),
-    rejection_reason: opt(textSchema),
-  }),
-  notes: opt(textSchema),
-  timestamp: opt(timestampSchema),
-});
+const HumanDecisionPayloadSchema = () =>
+  object({
+    task_id: idSchema,
+    decision_id: idSchema,
+    /** The message id of the p2p:task_need_human answered. */
+    reply_to: opt(messageIdSchema),
+    decided_by: object({
+      user_id: idSchema,
+      user_name: opt(optionalNameSchema),
+      role: opt(optionalNameSchema),
+    }),
+    decision: object({
+      action: z.enum(['approve', 'reject']),
+      approved_fields: opt(freeObject),
+      rejection_reason: opt(textSchema),
+    }),
+    notes: opt(textSchema),
+    timestamp: opt(timestampSchema),
+  });
 
-export const PAYLOAD_SCHEMAS = {
+/** How each type's payload schema is built: on first use (a function serving one type builds one). */
+const PAYLOAD_BUILDERS = {
   'p2p:task_request': TaskRequestPayloadSchema,
   'p2p:task_confirm': TaskConfirmPayloadSchema,
   'p2p:task_reject': TaskRejectPayloadSchema,
@@ -439,7 +457,23 @@ export const PAYLOAD_SCHEMAS = {
   'p2p:capability_response': CapabilityResponsePayloadSchema,
   'p2p:task_need_human': TaskNeedHumanPayloadSchema,
   'p2p:human_decision': HumanDecisionPayloadSchema,
-} as const satisfies Record<SynapseMessageType, z.ZodMiniType>;
+} as const satisfies Record<SynapseMessageType, () => z.ZodMiniType>;
+
+type PayloadSchemas = { readonly [K in SynapseMessageType]: ReturnType<(typeof PAYLOAD_BUILDERS)[K]> };
+
+const builtPayloads: Partial<Record<SynapseMessageType, z.ZodMiniType>> = {};
+
+/**
+ * The payload schema of each type, built when first read and kept: building all 17 at import would
+ * cost every cold start of a function that reads one or two of them.
+ */
+export const PAYLOAD_SCHEMAS = {} as PayloadSchemas;
+for (const type of SYNAPSE_MESSAGE_TYPES) {
+  Object.defineProperty(PAYLOAD_SCHEMAS, type, {
+    enumerable: true,
+    get: () => (builtPayloads[type] ??= PAYLOAD_BUILDERS[type]()),
+  });
+}
 
 /** The payload of a message of type `T`, as parsed (null fields read as absent). */
 export type SynapsePayload<T extends SynapseMessageType = SynapseMessageType> = {
