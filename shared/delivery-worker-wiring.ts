@@ -7,7 +7,8 @@
  *   DELIVERY_MAX_DELAY_SECONDS, DELIVERY_JITTER; DELIVERY_TIMEOUT_MS (per request, 10 s);
  * - the SSRF guard: PUSH_URL_ALLOWLIST, PUSH_URL_ALLOW_HTTP (docs/ssrf.md);
  * - the push JWT: PUSH_SIGNING_KEYS or PUSH_SIGNING_SECRET_ARN, PUBLIC_URL (docs/push-signing.md);
- * - Synapse callbacks: SYNAPSE_PEERS or SYNAPSE_PEERS_SECRET_ARN, SYNAPSE_AGENT_ID (shared/synapse-config.ts).
+ * - Synapse messages: SYNAPSE_PEERS or SYNAPSE_PEERS_SECRET_ARN, SYNAPSE_AGENT_ID (shared/synapse-config.ts),
+ *   SYNAPSE_MAX_RETRIES (5).
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { DynamoDeliveryLog } from './adapters/dynamodb/delivery-log.ts';
@@ -23,6 +24,7 @@ import {
   type DeliveryObserver,
   DeliveryWorker,
   deliveryPolicyFrom,
+  synapseMaxRetriesFrom,
 } from './app/delivery-worker.ts';
 import { heartbeatRulesFrom } from './app/heartbeat.ts';
 import { deliveryQueueUrl } from './delivery-wiring.ts';
@@ -74,6 +76,7 @@ export const deliveryWorker = (): DeliveryWorker => {
     env.PUBLIC_URL,
     env.SYNAPSE_AGENT_ID,
     env.HEARTBEAT_INTERVAL_SECONDS,
+    env.SYNAPSE_MAX_RETRIES,
   ].join('\n');
   if (worker && workerEnv === id) return worker;
   const tableName = required('TABLE_NAME');
@@ -97,6 +100,7 @@ export const deliveryWorker = (): DeliveryWorker => {
       ...(timeoutMs ? { timeoutMs } : {}),
       observer: deliveryMetrics,
       heartbeatSeconds: heartbeatRulesFrom(env).intervalSeconds,
+      synapseMaxRetries: synapseMaxRetriesFrom(env),
     },
   );
   workerEnv = id;

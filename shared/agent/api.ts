@@ -97,7 +97,16 @@ export interface MissingField {
 
 export type Validation =
   | { decision: 'accept' }
-  | { decision: 'reject'; code?: string; message: string; details?: Record<string, unknown> }
+  | {
+      decision: 'reject';
+      code?: string;
+      message: string;
+      /**
+       * Free details; `alternatives: {suggestedAgentId?, retryAfter? (s), partialSupport?}` is sent to a
+       * Synapse requester as p2p:task_reject's `alternatives`.
+       */
+      details?: Record<string, unknown>;
+    }
   | { decision: 'need_info'; question: string; missingFields?: MissingField[] };
 
 export interface DecisionOption {

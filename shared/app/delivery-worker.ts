@@ -37,7 +37,13 @@ import type { DeliveryResult, WebhookSender } from './delivery-ports.ts';
 import { type Clock, systemClock, type TaskRecord, type TaskStore } from './ports.ts';
 import type { PushConfigStore, StoredPushConfig } from './push-configs.ts';
 import { type PushSigner, pushJwtHeaders } from './push-signing.ts';
-import { callbackMessageId, callbackOf, isCallbackEvent, requesterMessageOf } from './synapse/callbacks.ts';
+import {
+  callbackMessageId,
+  callbackOf,
+  isCallbackEvent,
+  requesterMessageOf,
+  SYNAPSE_CALLBACK_CONFIG_ID,
+} from './synapse/callbacks.ts';
 
 /**
  * One delivery as the queue carries it. `redrive` numbers the rounds a dead-lettered delivery was
@@ -159,6 +165,11 @@ export interface DeliveryWorkerOptions {
   random?: () => number;
   newClaim?: () => string;
   observer?: DeliveryObserver;
+  /**
+   * Retries of a message to a Synapse peer after its first attempt (SYNAPSE_MAX_RETRIES, the seed's
+   * MaxRetries: 5), with the policy's delays; then the dead-letter queue.
+   */
+  synapseMaxRetries?: number;
   /** How often a Synapse requester gets a p2p:heartbeat while its task runs (HEARTBEAT_INTERVAL_SECONDS, 30). */
   heartbeatSeconds?: number;
 }
@@ -203,6 +214,9 @@ export const DeliveryHeader = {
   Attempt: 'A2A-Delivery-Attempt',
 } as const;
 
+/** The seed's MaxRetries: a message to a Synapse peer is tried once and retried this many times. */
+export const DEFAULT_SYNAPSE_MAX_RETRIES = 5;
+
 /** How long a Synapse message waits before it looks again whether the one before it was delivered. */
 const ORDER_WAIT_SECONDS = 1;
 /** Before it goes back to the queue, it looks this many times, this far apart (within the invocation). */
@@ -235,6 +249,7 @@ type Dropped = Extract<AttemptStatus, 'config_removed' | 'task_missing' | 'not_d
 
 export class DeliveryWorker {
   private readonly policy: DeliveryPolicy;
+  private readonly synapsePolicy: DeliveryPolicy;
   private readonly inFlightSeconds: number;
   private readonly keepSeconds: number;
   private readonly clock: Clock;
@@ -247,12 +262,21 @@ export class DeliveryWorker {
     private readonly options: DeliveryWorkerOptions = {},
   ) {
     this.policy = options.policy ?? DEFAULT_DELIVERY_POLICY;
+    this.synapsePolicy = {
+      ...this.policy,
+      maxAttempts: (options.synapseMaxRetries ?? DEFAULT_SYNAPSE_MAX_RETRIES) + 1,
+    };
     this.inFlightSeconds = options.inFlightSeconds ?? DEFAULT_IN_FLIGHT_SECONDS;
     this.keepSeconds = options.keepSeconds ?? DELIVERY_LOG_KEEP_SECONDS;
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.newClaim = options.newClaim ?? randomUUID;
     this.heartbeatSeconds = options.heartbeatSeconds ?? DEFAULT_HEARTBEAT_RULES.intervalSeconds;
+  }
+
+  /** A Synapse peer's messages are tried its protocol's way (the seed's MaxRetries); webhooks, the policy's. */
+  private policyOf(message: DeliveryMessage): DeliveryPolicy {
+    return message.configId === SYNAPSE_CALLBACK_CONFIG_ID ? this.synapsePolicy : this.policy;
   }
 
   async deliver(message: DeliveryMessage): Promise<DeliverResult> {
@@ -304,7 +328,7 @@ export class DeliveryWorker {
       ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}),
     });
     const next = nextStepOf(
-      this.policy,
+      this.policyOf(message),
       message.attempt,
       result.outcome,
       result.retryAfterSeconds,
@@ -330,7 +354,7 @@ export class DeliveryWorker {
       status: 'interrupted',
       error: 'the attempt was cut off before its outcome was recorded',
     };
-    const next = nextStepOf(this.policy, message.attempt, 'retry', undefined, this.random);
+    const next = nextStepOf(this.policyOf(message), message.attempt, 'retry', undefined, this.random);
     return this.follow(message, interrupted, next);
   }
 
@@ -611,6 +635,16 @@ const numberFrom = (
  * below 1 to scale tests down), DELIVERY_BACKOFF_FACTOR (2), DELIVERY_MAX_DELAY_SECONDS (900, at most),
  * DELIVERY_JITTER (0.2, from 0 to 1).
  */
+/** SYNAPSE_MAX_RETRIES (5): retries of a message to a Synapse peer, 0 to 99. */
+export const synapseMaxRetriesFrom = (env: Record<string, string | undefined>): number =>
+  numberFrom(
+    env,
+    'SYNAPSE_MAX_RETRIES',
+    DEFAULT_SYNAPSE_MAX_RETRIES,
+    (n) => Number.isInteger(n) && n >= 0 && n <= 99,
+    'an integer from 0 to 99',
+  );
+
 export const deliveryPolicyFrom = (env: Record<string, string | undefined>): DeliveryPolicy => ({
   maxAttempts: numberFrom(
     env,

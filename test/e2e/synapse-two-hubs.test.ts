@@ -108,7 +108,8 @@ before(async () => {
       }),
       PUSH_URL_ALLOWLIST: '127.0.0.1',
       DELIVERY_BASE_DELAY_SECONDS: '0.2',
-      DELIVERY_MAX_ATTEMPTS: '3',
+      // a message to a peer: tried once, retried twice (the seed's MaxRetries is 5)
+      SYNAPSE_MAX_RETRIES: '2',
       DELIVERY_JITTER: '0',
       DELIVERY_TIMEOUT_MS: '1000',
       // A watches B's heartbeats: B is lost after 2 missed, 10 s apart

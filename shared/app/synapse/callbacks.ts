@@ -104,7 +104,19 @@ export function callbackOf(
   switch (event.type) {
     case 'confirm':
       return { type: 'p2p:task_confirm', payload: { task_id, confirmed: true } };
-    case 'reject':
+    case 'reject': {
+      // the agent's validation may name alternatives in its details (`alternatives`, camelCase or the seed's)
+      const alt = plainObject(event.reason?.details?.alternatives);
+      const suggested = alt?.suggestedAgentId ?? alt?.suggested_agent_id;
+      const retryAfter = alt?.retryAfter ?? alt?.retry_after;
+      const partial = alt?.partialSupport ?? alt?.partial_support;
+      const alternatives = {
+        ...(typeof suggested === 'string' ? { suggested_agent_id: suggested } : {}),
+        ...(typeof retryAfter === 'number' && Number.isInteger(retryAfter) && retryAfter >= 0
+          ? { retry_after: retryAfter }
+          : {}),
+        ...(typeof partial === 'boolean' ? { partial_support: partial } : {}),
+      };
       return {
         type: 'p2p:task_reject',
         payload: {
@@ -113,8 +125,10 @@ export function callbackOf(
             code: event.reason?.code ?? 'capability_lacking',
             message: clipText(event.reason?.message || text || 'The task was rejected'),
           },
+          ...(Object.keys(alternatives).length ? { alternatives } : {}),
         },
       };
+    }
     case 'need_info': {
       const fields = Array.isArray(event.data?.missingFields) ? event.data.missingFields : [];
       const missing = fields

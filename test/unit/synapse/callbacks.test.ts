@@ -108,6 +108,21 @@ describe('Synapse callbacks of task events', () => {
     assert.deepEqual((done.payload as { result: { output: unknown } }).result.output, [
       { artifact_id: 'a1', name: 'echo', parts: [{ text: 'hi' }] },
     ]);
+    const rejected = parsed(
+      event('reject', {
+        to: 'rejected',
+        reason: {
+          code: 'capability_lacking',
+          message: 'not here',
+          details: { alternatives: { suggestedAgentId: 'agent-c', retryAfter: 60, partialSupport: true } },
+        },
+      }),
+    );
+    assert.deepEqual((rejected.payload as { alternatives: unknown }).alternatives, {
+      suggested_agent_id: 'agent-c',
+      retry_after: 60,
+      partial_support: true,
+    });
     const timeout = parsed(event('timeout', { to: 'failed' }));
     assert.equal((timeout.payload as { error: { code: string } }).error.code, 'execution_timeout');
   });
