@@ -396,9 +396,15 @@ export const startHttpGateway = async <F extends string>(
     if (!handler) return json(res, 503, { message: `Function ${match.route.function} is not loaded yet` });
 
     const groups = match.pattern.exec(path)!.slice(1);
-    const pathParameters = match.params.length
-      ? Object.fromEntries(match.params.map((name, i) => [name, decodeURIComponent(groups[i]!)]))
-      : null;
+    let pathParameters: Record<string, string> | null = null;
+    try {
+      pathParameters = match.params.length
+        ? Object.fromEntries(match.params.map((name, i) => [name, decodeURIComponent(groups[i]!)]))
+        : null;
+    } catch {
+      // a malformed percent-escape: refused at the gateway, as API Gateway does
+      return json(res, 400, { message: 'Bad Request' });
+    }
     const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
     const { headers, multiValueHeaders } = requestHeaders(req, {
       'X-Forwarded-For': sourceIp,

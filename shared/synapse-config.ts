@@ -17,6 +17,15 @@ const PEERS_CACHE_MS = 5 * 60_000;
 
 const NO_PEERS: SynapsePeers = { peers: [], peer: () => undefined };
 
+/** JSON.parse, its error without the text (Node quotes the input around the error: it holds secrets). */
+const parseJson = (text: string, source: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`${source} is not valid JSON (its value is not shown: it holds secrets)`);
+  }
+};
+
 let cached: { peers: SynapsePeers; until: number; source: string } | undefined;
 let secrets: SecretsManagerClient | undefined;
 
@@ -28,11 +37,15 @@ export const synapsePeers = async (env = process.env): Promise<SynapsePeers> => 
   if (cached && cached.source === source && (inline !== undefined || cached.until > Date.now()))
     return cached.peers;
   let peers = NO_PEERS;
-  if (inline !== undefined && inline.trim() !== '') peers = parsePeers(JSON.parse(inline), 'SYNAPSE_PEERS');
+  if (inline !== undefined && inline.trim() !== '')
+    peers = parsePeers(parseJson(inline, 'SYNAPSE_PEERS'), 'SYNAPSE_PEERS');
   else if (arn) {
     secrets ??= new SecretsManagerClient({});
     const out = await secrets.send(new GetSecretValueCommand({ SecretId: arn }));
-    peers = parsePeers(JSON.parse(out.SecretString ?? '[]'), 'the SYNAPSE_PEERS secret');
+    peers = parsePeers(
+      parseJson(out.SecretString ?? '[]', 'the SYNAPSE_PEERS secret'),
+      'the SYNAPSE_PEERS secret',
+    );
   }
   cached = { peers, until: Date.now() + PEERS_CACHE_MS, source };
   return peers;

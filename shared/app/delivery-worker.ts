@@ -467,9 +467,12 @@ export class DeliveryWorker {
     const peer = config?.synapse
       ? (await this.ports.synapse?.peers())?.peer(config.synapse.peerId)
       : undefined;
+    // nothing can be sent (the config or the peer is gone): the chain ends
+    if (!config?.synapse || !peer || !this.ports.synapse)
+      return { result: 'heartbeat', sent: false, next: false };
     let sent = false;
     let error: string | undefined;
-    if (config?.synapse && peer && this.ports.synapse) {
+    {
       const now = this.clock.now();
       const messageId = `hb_${head.taskId.replace(/[^A-Za-z0-9_:-]/g, '_')}_${Date.parse(beat.claim)}_${beat.beat}`;
       const body = JSON.stringify(
@@ -491,7 +494,7 @@ export class DeliveryWorker {
         ),
       );
       const result = await this.ports.sender.post({
-        url: config.url,
+        url: peer.endpoint,
         body,
         headers: { 'Content-Type': 'application/json', ...signForPeer(peer, body, messageId, now.getTime()) },
         ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}),
@@ -583,9 +586,8 @@ export class DeliveryWorker {
       [DeliveryHeader.EventVersion]: String(message.version),
       [DeliveryHeader.Attempt]: String(message.attempt),
     };
-    // as requester, to the peer's configured endpoint; as executor, where the request asked callbacks to go
-    const url = record.head.role === 'requester' ? peer.endpoint : config.url;
-    return { config: { ...config, url }, body, headers, record };
+    // to the peer's configured endpoint, whatever a message named (a peer cannot aim signed messages elsewhere)
+    return { config: { ...config, url: peer.endpoint }, body, headers, record };
   }
 
   /**

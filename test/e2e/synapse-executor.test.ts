@@ -217,6 +217,12 @@ describe('the hub as a Synapse executor (local runtime)', () => {
       },
       id,
     );
+    // information is not what it waits for: refused, nothing changes
+    const wrongAnswer = await send(
+      build('p2p:task_info_provided', { task_id: id, provided_fields: { x: 1 } }, id),
+    );
+    assert.equal(wrongAnswer.status, 400);
+    assert.match((wrongAnswer.body.payload as { message: string }).message, /does not wait for information/);
     const decided = await send(decision);
     assert.equal(decided.status, 200, JSON.stringify(decided.body));
     const complete = await waitForCallback(id, 'p2p:task_complete');
@@ -255,7 +261,11 @@ describe('the hub as a Synapse executor (local runtime)', () => {
     }
     const count = beats.length;
     await new Promise((r) => setTimeout(r, 2_500));
-    assert.equal(callbacksOf(id).filter((m) => m.type === 'p2p:heartbeat').length, count, 'none after the completion');
+    assert.equal(
+      callbacksOf(id).filter((m) => m.type === 'p2p:heartbeat').length,
+      count,
+      'none after the completion',
+    );
   });
 
   it('a duplicate request (same task id, a retry) is acknowledged again with duplicate: true and makes no second task', async () => {

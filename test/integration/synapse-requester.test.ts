@@ -167,4 +167,28 @@ describe('the requester role', () => {
     assert.equal(after.head.version, version, 'no new version');
     assert.ok(after.head.heartbeatAt, 'a liveness write');
   });
+
+  it('keeps a long report within its bounds (bytes, not characters), and a bridged push config beside the peer', async () => {
+    const { head } = await delegated();
+    const summary = '長'.repeat(3_000); // 9,000 bytes of UTF-8, within the schema's 8,192 characters
+    const done = await requester.receive(
+      await fresh(head.taskId),
+      report('p2p:task_complete', { task_id: head.taskId, result: { output: 'ok' }, summary }, head.taskId),
+    );
+    assert.equal(done.record.head.state, 'completed');
+    const view = await store.view(done.record, { includeArtifacts: true, historyLength: 0 });
+    const kept = view.head.statusMessage?.parts[0]?.text ?? '';
+    assert.ok(
+      Buffer.byteLength(kept, 'utf8') <= 4_100 && kept.startsWith('長長'),
+      `${Buffer.byteLength(kept)} bytes`,
+    );
+
+    const { record } = await requester.delegate(caller, {
+      peerId: peer.peerId,
+      type: 'translate',
+      text: 'with a webhook',
+      pushConfig: { config: { url: 'https://hooks.example.com/a2a' }, version: '1.0' },
+    });
+    assert.deepEqual(record.head.pushConfigIds, [SYNAPSE_CALLBACK_CONFIG_ID, record.head.taskId]);
+  });
 });

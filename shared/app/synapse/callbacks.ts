@@ -237,6 +237,16 @@ const dataWith = (message: Message | undefined, key: string): Record<string, unk
   return undefined;
 };
 
+/** The last data part of a message holding `key`, if any. */
+const lastDataWith = (message: Message | undefined, key: string): Record<string, unknown> | undefined => {
+  const parts = message?.parts ?? [];
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const data = parts[i]!.data as Record<string, unknown> | undefined;
+    if (data && typeof data === 'object' && !Array.isArray(data) && key in data) return data;
+  }
+  return undefined;
+};
+
 const plainObject = (v: unknown): Record<string, unknown> | undefined =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
@@ -253,8 +263,11 @@ export function requesterMessageOf(event: TaskEvent, context: RequestContext): C
     case 'submit': {
       const request = context.request;
       const meta = head.metadata ?? {};
-      const spec = dataWith(request, 'type');
-      const type = typeof spec?.type === 'string' ? spec.type : String(meta['synapse.skill'] ?? 'default');
+      // the request part delegate() appended (the last one of its key: a client's own parts come before it),
+      // and the task type the deployment routed it as (the message's skill), never a client's data
+      const spec = plainObject(lastDataWith(request, 'synapse.request')?.['synapse.request']);
+      const skill = request?.metadata?.['synapse.skill'];
+      const type = typeof skill === 'string' ? skill : typeof spec?.type === 'string' ? spec.type : 'default';
       const text = textOrUndefined(request);
       const payload = plainObject(spec?.payload) ?? (text ? { text } : {});
       return {

@@ -20,8 +20,10 @@
 import { createHash } from 'node:crypto';
 import type { AgentDescription } from '../../agent/api.ts';
 import {
+  ConflictError,
   DomainError,
   InvalidTransitionError,
+  PayloadTooLargeError,
   TaskNotFoundError,
   ValidationError,
 } from '../../domain/errors.ts';
@@ -44,8 +46,13 @@ import {
   type SynapseSender,
   verifySynapseRequest,
 } from '../../protocol/synapse/index.ts';
-import { REQUEST_DEADLINE_KEY, REQUEST_SKILL_KEY } from '../deadlines.ts';
+import {
+  DEFAULT_MAX_REQUEST_DEADLINE_SECONDS,
+  REQUEST_DEADLINE_KEY,
+  REQUEST_SKILL_KEY,
+} from '../deadlines.ts';
 import type { PushUrlGuard } from '../delivery-ports.ts';
+import { messageKey } from '../task-engine.ts';
 import type { Caller, TaskService } from '../task-service.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from './callbacks.ts';
 import { ReportRefusedError, type SynapseRequester } from './requester.ts';
@@ -77,6 +84,8 @@ export interface SynapseEndpointOptions {
   /** The requester role: reports about tasks this hub delegated (without it they find no task). */
   requester?: SynapseRequester;
   windowSeconds?: number;
+  /** The longest deadline a request may ask for (TASK_MAX_DEADLINE_SECONDS); a later one is kept within it. */
+  maxDeadlineSeconds?: number;
   /** Epoch milliseconds. */
   now?: () => number;
 }
@@ -142,6 +151,26 @@ export class SynapseEndpoint {
       return { statusCode: n.status, body: n.message, meta: { code: parsed.error.code } };
     }
     const message = parsed.message;
+    try {
+      return await this.verifiedAndHandled(message, body, request.headers);
+    } catch (e) {
+      const [code, text] = errorOf(e);
+      const n = nack(code, text, { sender, inReplyTo: message });
+      return {
+        statusCode: n.status,
+        body: n.message,
+        meta: { type: message.type, peer: message.sender.agent_id, code },
+      };
+    }
+  }
+
+  private async verifiedAndHandled(
+    message: SynapseMessage,
+    body: string,
+    headers: RequestHeaders,
+  ): Promise<SynapseAnswer> {
+    const sender = this.options.self;
+    const request = { headers };
     const verified = await verifySynapseRequest(
       {
         rawBody: body,
@@ -222,6 +251,7 @@ export class SynapseEndpoint {
           parts: [...(text ? [textPart(text)] : []), dataPart({ provided_fields: p.provided_fields })],
           metadata: { 'synapse.messageType': message.type },
         };
+        await this.expectState(caller, hubTaskId(p.task_id), ['info_needed'], answer, 'information');
         const done = await this.tasks.continueTask(caller, hubTaskId(p.task_id), answer);
         return this.acked(message, meta, { state: done.head.state, duplicate: done.duplicate });
       }
@@ -249,6 +279,13 @@ export class SynapseEndpoint {
             ...(p.timestamp ? { 'synapse.decidedAt': p.timestamp } : {}),
           },
         };
+        await this.expectState(
+          caller,
+          hubTaskId(p.task_id),
+          ['need_human', 'human_deciding'],
+          decision,
+          'a decision',
+        );
         const done = await this.tasks.continueTask(caller, hubTaskId(p.task_id), decision);
         return this.acked(message, meta, { state: done.head.state, duplicate: done.duplicate });
       }
@@ -289,6 +326,25 @@ export class SynapseEndpoint {
       default:
         return this.report(message, peer, meta);
     }
+  }
+
+  /**
+   * An answer must answer what the task asks: information for `info_needed`, a decision for a human one
+   * (a message applied before passes: it is acknowledged again as a duplicate).
+   */
+  private async expectState(
+    caller: Caller,
+    taskId: string,
+    states: readonly SynapseState[],
+    answer: Message,
+    what: string,
+  ): Promise<void> {
+    const { head } = await this.tasks.owned(caller, taskId);
+    if (states.includes(head.state)) return;
+    // the same answer again: the task service acknowledges it as a duplicate
+    if (head.recentMessageKeys?.includes(messageKey(caller.owner, answer))) return;
+    if (isTerminal(head.state)) throw new InvalidTransitionError(taskId, head.state, 'answer');
+    throw new SynapseRefusal('invalid_params', `The task is ${head.state}: it does not wait for ${what}`);
   }
 
   /** An executor's report about a task this hub delegated to it (./requester.ts). */
@@ -335,9 +391,10 @@ export class SynapseEndpoint {
         `This agent has no task type "${task.type}" (p2p:capability_query lists them: ${skills.map((s) => s.id).join(', ')})`,
       );
     }
-    const endpoint = this.options.urls.check(message.sender.endpoint);
+    // callbacks go to the peer's configured endpoint (the envelope's sender.endpoint is not trusted for it)
+    const endpoint = this.options.urls.check(peer.endpoint);
     if (!endpoint.ok)
-      throw new ValidationError(`sender.endpoint refused: ${endpoint.reason}`, 'sender.endpoint');
+      throw new ValidationError(`the peer's endpoint is refused: ${endpoint.reason}`, 'peer.endpoint');
     const metadata: Record<string, unknown> = {
       [REQUEST_SKILL_KEY]: task.type,
       'synapse.messageType': message.type,
@@ -348,7 +405,11 @@ export class SynapseEndpoint {
     if (task.deadline) {
       const seconds = Math.ceil((Date.parse(task.deadline) - this.now()) / 1000);
       if (seconds < 1) throw new ValidationError('task.deadline has passed', 'payload.task.deadline');
-      metadata[REQUEST_DEADLINE_KEY] = seconds;
+      // a deadline beyond what this hub allows is kept within it
+      metadata[REQUEST_DEADLINE_KEY] = Math.min(
+        seconds,
+        this.options.maxDeadlineSeconds ?? DEFAULT_MAX_REQUEST_DEADLINE_SECONDS,
+      );
     }
     const text = requestText(task.payload);
     const first: Message = {
@@ -418,7 +479,11 @@ const errorOf = (e: unknown): [SynapseErrorCode, string] => {
       ? ['task_already_completed', `The task is ${e.state}`]
       : ['invalid_params', e.message];
   }
-  if (e instanceof ValidationError) return ['invalid_params', e.message];
+  if (e instanceof ValidationError || e instanceof PayloadTooLargeError) return ['invalid_params', e.message];
+  // a write lost to concurrent ones, DynamoDB or a secret unavailable, anything unforeseen: the sender
+  // may try again (503), and the message is not lost
+  if (e instanceof ConflictError) return ['agent_not_ready', 'The task is busy: try again'];
   if (e instanceof DomainError) return ['invalid_params', e.message];
-  throw e;
+  console.error('synapse message failed', e);
+  return ['agent_not_ready', 'The hub could not handle the message now: try again'];
 };

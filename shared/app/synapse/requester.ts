@@ -18,7 +18,14 @@
 import { textOf } from '../../agent/api.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { isTerminal, type SynapseState } from '../../domain/states.ts';
-import type { Artifact, EventDraft, Message, Part } from '../../domain/task.ts';
+import {
+  type Artifact,
+  type EventDraft,
+  isWellFormed,
+  MAX_ID_LENGTH,
+  type Message,
+  type Part,
+} from '../../domain/task.ts';
 import { nextState, type TransitionEvent } from '../../domain/transitions.ts';
 import type { PeerDirectory, SynapseMessage } from '../../protocol/synapse/index.ts';
 import { REQUEST_DEADLINE_KEY, REQUEST_SKILL_KEY } from '../deadlines.ts';
@@ -31,6 +38,9 @@ import { SYNAPSE_CALLBACK_CONFIG_ID } from './callbacks.ts';
 
 /** The seed's TaskTimeout: a delegated task that has not finished by then fails. */
 export const DEFAULT_DELEGATION_TIMEOUT_SECONDS = 300;
+
+/** The data part of a delegated task's first message that holds its request (type, payload). */
+export const REQUEST_PART_KEY = 'synapse.request';
 
 /** The metadata key naming a requester task's peer (shown in A2A's Task.metadata). */
 export const PEER_KEY = 'synapse.peer';
@@ -77,13 +87,38 @@ export class ReportRefusedError extends Error {
 const text = (t: string): Part => ({ text: t, mediaType: 'text/plain' });
 const data = (d: unknown): Part => ({ data: d, mediaType: 'application/json' });
 
+/**
+ * A peer's text as this hub keeps it: at most MAX_PEER_TEXT_BYTES of UTF-8 (the schemas count 8,192
+ * characters; a task's status message is bounded in bytes), cut on a character boundary.
+ */
+const MAX_PEER_TEXT_BYTES = 4_096;
+const clipBytes = (t: string, max = MAX_PEER_TEXT_BYTES): string => {
+  if (Buffer.byteLength(t, 'utf8') <= max) return t;
+  let out = Buffer.from(t, 'utf8').subarray(0, max).toString('utf8');
+  // a cut inside a character decodes as U+FFFD: drop it
+  if (out.endsWith('\uFFFD')) out = out.slice(0, -1);
+  return `${out}…`;
+};
+
+/** The longest prefix of `items` whose JSON fits in `maxBytes` (what a task's event may hold). */
+const fitting = <T>(items: readonly T[], maxBytes = 3_000): T[] => {
+  const out: T[] = [];
+  let bytes = 2;
+  for (const item of items) {
+    bytes += Buffer.byteLength(JSON.stringify(item) ?? '', 'utf8') + 1;
+    if (bytes > maxBytes) break;
+    out.push(item);
+  }
+  return out;
+};
+
 const agentMessage = (
   messageId: string,
   body: string | undefined,
   extra: Part[] = [],
 ): Message | undefined =>
   body || extra.length
-    ? { messageId, role: 'agent', parts: [...(body ? [text(body)] : []), ...extra] }
+    ? { messageId, role: 'agent', parts: [...(body ? [text(clipBytes(body))] : []), ...extra] }
     : undefined;
 
 /** Reports that only say work goes on: one the task has moved past is old news, not an error. */
@@ -178,7 +213,10 @@ export class SynapseRequester {
       role: 'user',
       parts: [
         ...(given?.parts.length ? given.parts : input.text ? [text(input.text)] : []),
-        data({ type: input.type, payload: input.payload ?? (body ? { text: body } : {}) }),
+        // what the request carries, under a key of its own (the last part: a client's parts come first)
+        data({
+          [REQUEST_PART_KEY]: { type: input.type, payload: input.payload ?? (body ? { text: body } : {}) },
+        }),
       ],
       metadata: { ...given?.metadata, [REQUEST_SKILL_KEY]: input.type, [REQUEST_DEADLINE_KEY]: seconds },
     };
@@ -200,10 +238,17 @@ export class SynapseRequester {
       }),
       keepUntilOf(deadlineAt),
     );
-    const then: EventDraft[] = [
-      { type: 'push_config', data: { set: SYNAPSE_CALLBACK_CONFIG_ID } },
-      { type: 'submit' },
-    ];
+    const then: EventDraft[] = [{ type: 'push_config', data: { set: SYNAPSE_CALLBACK_CONFIG_ID } }];
+    if (input.pushConfig) {
+      // an A2A push config sent with a bridged message: kept beside the task, listed in the same write
+      const id = input.pushConfig.config.id ?? taskId;
+      await this.configs.put(
+        storedConfig(caller.tenant, taskId, { ...input.pushConfig.config, id }, input.pushConfig.version),
+        keepUntilOf(deadlineAt),
+      );
+      then.push({ type: 'push_config', data: { set: id } });
+    }
+    then.push({ type: 'submit' });
     const created = await this.engine.create(
       {
         ...base,
@@ -224,6 +269,7 @@ export class SynapseRequester {
 
   /** The requester task `taskId` delegated to `peerId` in `tenant`, or undefined. */
   async taskOf(tenant: string, peerId: string, taskId: string): Promise<TaskRecord | undefined> {
+    if (taskId.length === 0 || taskId.length > MAX_ID_LENGTH || !isWellFormed(taskId)) return undefined;
     const record = await this.engine.store.get({ tenant, taskId });
     if (record?.head.role !== 'requester' || record.head.metadata?.[PEER_KEY] !== peerId) return undefined;
     return record;
@@ -282,7 +328,7 @@ export class SynapseRequester {
           {
             type: 'reject',
             message: agentMessage(id, reason.message || reason.code)!,
-            reason: { code: reason.code, message: reason.message },
+            reason: { code: reason.code, message: clipBytes(reason.message, 2_048) },
           },
         ];
       }
@@ -294,10 +340,10 @@ export class SynapseRequester {
             type: 'need_info',
             // the question, and the fields asked for (what an A2A client sees as the status message)
             message: agentMessage(id, p.question ?? `The executor needs: ${fields}`, [
-              data({ missing_fields: p.missing_fields }),
+              data({ missing_fields: fitting(p.missing_fields) }),
             ])!,
             data: {
-              missingFields: p.missing_fields.map((f) => ({
+              missingFields: fitting(p.missing_fields).map((f) => ({
                 field: f.field,
                 ...(f.reason ? { reason: f.reason } : {}),
                 ...(f.suggested_value !== undefined ? { suggestedValue: f.suggested_value } : {}),
@@ -326,10 +372,10 @@ export class SynapseRequester {
             message: agentMessage(
               id,
               p.reason.message || 'A human must decide',
-              p.options?.length ? [data({ options: p.options })] : [],
+              p.options?.length ? [data({ options: fitting(p.options) })] : [],
             )!,
             data: {
-              options: (p.options ?? []).map((o) => ({
+              options: fitting(p.options ?? []).map((o) => ({
                 field: o.field,
                 value: o.value,
                 ...(o.pros_cons ? { prosCons: o.pros_cons } : {}),
@@ -356,7 +402,7 @@ export class SynapseRequester {
           {
             type: 'fail',
             message: agentMessage(id, error.message || error.code)!,
-            reason: { code: error.code, message: error.message },
+            reason: { code: error.code, message: clipBytes(error.message, 2_048) },
           },
         ];
       }

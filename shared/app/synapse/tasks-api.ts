@@ -118,7 +118,12 @@ export class SynapseTasksApi {
         return await this.delegate(request);
       }
       if (rest.length) return problem(404, 'not_found', `no route ${request.path}`);
-      const decoded = decodeURIComponent(taskId);
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(taskId);
+      } catch {
+        return problem(404, 'task_not_found', 'No such task');
+      }
       if (!action) {
         if (request.method !== 'GET') return problem(405, 'method_not_allowed', 'GET reads a task');
         return this.shown(200, await this.owned(request.caller, decoded));
@@ -167,7 +172,16 @@ export class SynapseTasksApi {
   private async answer(request: TasksApiRequest, taskId: string): Promise<TasksApiAnswer> {
     const input = parseBody(answerSchema, request.body);
     if (isAnswer(input)) return input;
-    await this.owned(request.caller, taskId);
+    const { head } = await this.owned(request.caller, taskId);
+    const wantsDecision = head.state === 'need_human' || head.state === 'human_deciding';
+    if (head.state === 'info_needed' && 'decision' in input)
+      return problem(409, 'invalid_state', 'The task waits for information (fields or text), not a decision');
+    if (wantsDecision && !('decision' in input))
+      return problem(
+        409,
+        'invalid_state',
+        'The task waits for a human decision: {"decision": "approve" | "reject"}',
+      );
     const messageId = input.messageId ?? crypto.randomUUID();
     let message: Message;
     if ('decision' in input) {

@@ -166,7 +166,14 @@ describe('what a requester sends its executor', () => {
         request: {
           messageId: 'q',
           role: 'user',
-          parts: [{ text: 'hallo' }, { data: { type: 'translate', payload: { text: 'hallo', to: 'en' } } }],
+          // a client's own data part naming another type comes first: the routed skill and the last
+          // request part count, never the client's data
+          parts: [
+            { text: 'hallo' },
+            { data: { type: 'admin', 'synapse.request': { type: 'admin', payload: { evil: true } } } },
+            { data: { 'synapse.request': { type: 'translate', payload: { text: 'hallo', to: 'en' } } } },
+          ],
+          metadata: { 'synapse.skill': 'translate' },
         },
       }),
     );
