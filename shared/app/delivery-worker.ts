@@ -552,7 +552,8 @@ export class DeliveryWorker {
   ): Promise<Prepared | Dropped> {
     if (!config.synapse || !this.ports.synapse) return 'not_deliverable';
     const peer = (await this.ports.synapse.peers()).peer(config.synapse.peerId);
-    if (!peer) return 'not_deliverable';
+    // an unknown peer, or one of another tenant (its reports could never find this task), gets nothing
+    if (!peer || peer.tenant !== record.head.tenant) return 'not_deliverable';
     const callback =
       record.head.role === 'requester'
         ? requesterMessageOf(event, {

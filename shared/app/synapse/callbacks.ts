@@ -26,6 +26,7 @@
  * | info_provided | p2p:task_info_provided (the answer's provided fields, its text) |
  * | human_approve, human_reject | p2p:human_decision (who decided: the answer's `decided_by`, else the task's owner) |
  * | cancel | p2p:task_cancel |
+ * | timeout (the task reached its deadline here) | p2p:task_cancel (reason `execution_timeout`) |
  */
 import { textOf } from '../../agent/api.ts';
 import type { Artifact, Message, TaskEvent, TaskHead, TaskView } from '../../domain/task.ts';
@@ -45,6 +46,8 @@ const REQUESTER_MESSAGE_TYPE: Partial<Record<TaskEvent['type'], SynapseMessageTy
   human_approve: 'p2p:human_decision',
   human_reject: 'p2p:human_decision',
   cancel: 'p2p:task_cancel',
+  // this hub gave up waiting: the peer stops too
+  timeout: 'p2p:task_cancel',
 };
 
 const CALLBACK_TYPE: Partial<Record<TaskEvent['type'], SynapseMessageType>> = {
@@ -325,6 +328,17 @@ export function requesterMessageOf(event: TaskEvent, context: RequestContext): C
         },
       };
     }
+    case 'timeout':
+      return {
+        type: 'p2p:task_cancel',
+        payload: {
+          task_id,
+          reason: {
+            code: 'execution_timeout',
+            message: 'The requester stopped waiting: the task reached its deadline',
+          },
+        },
+      };
     case 'cancel':
       return {
         type: 'p2p:task_cancel',

@@ -121,6 +121,9 @@ const agentMessage = (
     ? { messageId, role: 'agent', parts: [...(body ? [text(clipBytes(body))] : []), ...extra] }
     : undefined;
 
+/** States after an answer, before the peer reports it works on the task again. */
+const RESUMED: ReadonlySet<SynapseState> = new Set(['info_provided', 'human_approved', 'human_rejected']);
+
 /** Reports that only say work goes on: one the task has moved past is old news, not an error. */
 const PROGRESS: ReadonlySet<string> = new Set(['p2p:task_confirm', 'p2p:task_status_update']);
 
@@ -175,10 +178,9 @@ export class SynapseRequester {
    */
   async heartbeat(record: TaskRecord, beat: SynapseMessage<'p2p:heartbeat'>): Promise<TaskRecord> {
     const { head } = record;
-    if (
-      head.state === 'confirmed' &&
-      (beat.payload.status === 'executing' || beat.payload.status === undefined)
-    ) {
+    // confirmed, or answered (info provided, a decision): the peer works on it again once it beats
+    const waitingForWork = head.state === 'confirmed' || RESUMED.has(head.state);
+    if (waitingForWork && (beat.payload.status === 'executing' || beat.payload.status === undefined)) {
       const applied = await this.engine.apply(
         { tenant: head.tenant, taskId: head.taskId },
         [

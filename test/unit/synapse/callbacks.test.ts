@@ -156,7 +156,14 @@ describe('what a requester sends its executor', () => {
 
   it('tells exactly its own messages: request, answers, decisions, cancel', () => {
     const told = TRANSITION_EVENTS.filter((t) => isCallbackEvent('requester', { type: t }));
-    assert.deepEqual(told.sort(), ['cancel', 'human_approve', 'human_reject', 'info_provided', 'submit']);
+    assert.deepEqual(told.sort(), [
+      'cancel',
+      'human_approve',
+      'human_reject',
+      'info_provided',
+      'submit',
+      'timeout',
+    ]);
   });
 
   it('the request carries the type, payload, deadline and context of the first message', () => {
