@@ -13,14 +13,13 @@ import { DynamoSeenMessageIds } from './adapters/dynamodb/seen-message-ids.ts';
 import { urlGuardFromEnv } from './adapters/http/url-guard.ts';
 import { loadAgent } from './agent/load.ts';
 import { pushNotificationsConfigured } from './app/a2a/card.ts';
-import { DEFAULT_MAX_REQUEST_DEADLINE_SECONDS, deadlineRulesOf } from './app/deadlines.ts';
 import { SynapseEndpoint } from './app/synapse/inbound.ts';
 import { SynapseRequester } from './app/synapse/requester.ts';
 import { SynapseTasksApi } from './app/synapse/tasks-api.ts';
-import { DEFAULT_TASK_TIMEOUT_SECONDS, TaskService } from './app/task-service.ts';
+import type { TaskService } from './app/task-service.ts';
 import { publicUrlOf } from './http.ts';
 import { synapsePeers, synapseSelf } from './synapse-config.ts';
-import { dynamoClient, pushConfigStore, taskEngine, taskStore } from './wiring.ts';
+import { dynamoClient, pushConfigStore, taskEngine, taskServiceFor, taskStore } from './wiring.ts';
 
 /** The endpoint for a request arriving at `publicUrl` (the peers as configured now). */
 let service: Promise<TaskService> | undefined;
@@ -29,20 +28,7 @@ let service: Promise<TaskService> | undefined;
  * and no inline runner (nothing here runs the agent: the executor does, from the stream relay).
  */
 const synapseTaskService = (): Promise<TaskService> => {
-  service ??= loadAgent().then(
-    (agent) =>
-      new TaskService(
-        taskEngine().with({
-          deadlines: deadlineRulesOf(
-            agent,
-            Number(process.env.TASK_MAX_DEADLINE_SECONDS ?? DEFAULT_MAX_REQUEST_DEADLINE_SECONDS),
-          ),
-        }),
-        undefined,
-        Number(process.env.TASK_TIMEOUT_SECONDS ?? DEFAULT_TASK_TIMEOUT_SECONDS),
-        pushNotificationsConfigured() ? pushConfigStore() : undefined,
-      ),
-  );
+  service ??= loadAgent().then((agent) => taskServiceFor(agent));
   return service;
 };
 

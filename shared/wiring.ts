@@ -117,23 +117,28 @@ export const heartbeatWatcher = (): Promise<HeartbeatWatcher> => {
 };
 
 let service: Promise<TaskService> | undefined;
+/**
+ * A task service for `agent`: new tasks get the deadlines the request, the agent and its skills ask for
+ * (app/deadlines.ts), push configs where deliveries are configured; `runner` runs blocking sends inline.
+ */
+export const taskServiceFor = (agent: AgentHandler, runner?: TaskExecutor, remote?: RemoteExecution) =>
+  new TaskService(
+    taskEngine().with({
+      deadlines: deadlineRulesOf(
+        agent,
+        Number(process.env.TASK_MAX_DEADLINE_SECONDS ?? DEFAULT_MAX_REQUEST_DEADLINE_SECONDS),
+      ),
+    }),
+    runner,
+    Number(process.env.TASK_TIMEOUT_SECONDS ?? DEFAULT_TASK_TIMEOUT_SECONDS),
+    pushNotificationsConfigured() ? pushConfigStore() : undefined,
+    remote,
+  );
+
 /** Requester use cases; blocking sends run the agent inline. */
 export const taskService = (): Promise<TaskService> => {
-  service ??= Promise.all([taskExecutor(), loadAgent()]).then(
-    ([runner, agent]) =>
-      new TaskService(
-        // new tasks get the deadlines the request, the agent and its skills ask for (app/deadlines.ts)
-        taskEngine().with({
-          deadlines: deadlineRulesOf(
-            agent,
-            Number(process.env.TASK_MAX_DEADLINE_SECONDS ?? DEFAULT_MAX_REQUEST_DEADLINE_SECONDS),
-          ),
-        }),
-        runner,
-        Number(process.env.TASK_TIMEOUT_SECONDS ?? DEFAULT_TASK_TIMEOUT_SECONDS),
-        pushNotificationsConfigured() ? pushConfigStore() : undefined,
-        remoteExecution(agent),
-      ),
+  service ??= Promise.all([taskExecutor(), loadAgent()]).then(([runner, agent]) =>
+    taskServiceFor(agent, runner, remoteExecution(agent)),
   );
   return service;
 };

@@ -5,8 +5,7 @@
  * translate shapes to and from these.
  */
 import type { A2AState } from '../../domain/states.ts';
-import { toA2AState } from '../../domain/states.ts';
-import { type Artifact, type Message, messageSchema, type TaskView } from '../../domain/task.ts';
+import { type Message, messageSchema } from '../../domain/task.ts';
 import { A2AProtocolError } from './errors.ts';
 import { invalidParamsOf } from './validation.ts';
 
