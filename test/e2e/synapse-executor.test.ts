@@ -7,7 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
+import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
 import { synapseTaskId } from '../../shared/app/synapse/inbound.ts';
 import {
   composeMessage,
@@ -20,7 +22,7 @@ import {
   TIMESTAMP_HEADER,
   verifySynapseRequest,
 } from '../../shared/protocol/synapse/index.ts';
-import { SYNAPSE_CALLBACK_PATH, SYNAPSE_SCHEMAS_PATH } from '../../shared/routes.ts';
+import { SYNAPSE_CALLBACK_PATH, SYNAPSE_SCHEMAS_PATH, SYNAPSE_TASKS_PATH } from '../../shared/routes.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 const PEER = 'requester-a';
@@ -28,6 +30,7 @@ const TENANT = 'acme';
 const KEY = { id: 'k1', secret: 'requester-a-shared-secret-of-32-chars!' };
 const OTHER_KEY = { id: 'k1', secret: 'not-the-shared-secret-but-32-characters' };
 const CALLBACKS = '/callbacks';
+const EXECUTOR_X = '/executor-x';
 
 let hub: LocalHub;
 let receiver: WebhookReceiver;
@@ -46,6 +49,8 @@ before(async () => {
       HEARTBEAT_INTERVAL_SECONDS: '1',
       SYNAPSE_PEERS: JSON.stringify([
         { peerId: PEER, tenant: TENANT, endpoint: receiver.url(CALLBACKS), keys: [KEY] },
+        // an executor this hub delegates to (the requester role), scripted by the test
+        { peerId: 'executor-x', tenant: 'default', endpoint: receiver.url(EXECUTOR_X), keys: [KEY] },
       ]),
     },
   });
@@ -222,10 +227,66 @@ describe('the hub as a Synapse executor (local runtime)', () => {
     assert.equal(decided.status, 200, JSON.stringify(decided.body));
     const complete = await waitForCallback(id, 'p2p:task_complete');
     assert.match(String((complete.payload as { summary?: string }).summary), /Approved: looks right/);
+    // who decided is kept with the decision, in the task's history
+    const store = new DynamoTaskStore(new DynamoDBClient({ endpoint: hub.dynamoEndpoint }), {
+      tableName: hub.tableName,
+    });
+    const record = await store.get({ tenant: TENANT, taskId: synapseTaskId(TENANT, PEER, id) });
+    const view = await store.view(record!, { historyLength: 10 });
+    const kept = view.history.find((m) => m.metadata?.['synapse.decidedBy']);
+    assert.deepEqual(kept?.metadata?.['synapse.decidedBy'], {
+      user_id: 'u-7',
+      user_name: 'Ada',
+      role: 'reviewer',
+    });
     // the decision was applied once: the same message (a retry with a fresh signature) is a duplicate
     const retried = await resend(decision);
     assert.equal(retried.status, 200);
     assert.equal((retried.body.payload as { duplicate?: boolean }).duplicate, true);
+  });
+
+  it('a rejection at validation is p2p:task_reject; a failure p2p:task_failed', async () => {
+    const rejected = `t-${crypto.randomUUID()}`;
+    assert.equal((await send(request(rejected, 'reject', 'echo'))).status, 200);
+    const reject = await waitForCallback(rejected, 'p2p:task_reject');
+    assert.equal((reject.payload as { reason: { code: string } }).reason.code, 'capability_lacking');
+    const failed = `t-${crypto.randomUUID()}`;
+    assert.equal((await send(request(failed, 'fail', 'echo'))).status, 200);
+    const failure = await waitForCallback(failed, 'p2p:task_failed');
+    assert.equal((failure.payload as { error: { code: string } }).error.code, 'execution_failed');
+  });
+
+  it('as requester: the request reaches the executor signed; its completion is answered with p2p:task_ack', async () => {
+    const made = await fetch(`${hub.url}${SYNAPSE_TASKS_PATH}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ peer: 'executor-x', type: 'summarize', text: 'summarize this' }),
+    });
+    assert.equal(made.status, 201);
+    const taskId = ((await made.json()) as { task: { id: string } }).task.id;
+    const [got] = await receiver.waitFor(EXECUTOR_X, 1);
+    const req = JSON.parse(got!.body) as SynapseMessage<'p2p:task_request'>;
+    assert.equal(req.type, 'p2p:task_request');
+    assert.deepEqual(req.payload.task.payload, { text: 'summarize this' });
+    const asExecutor = composeMessage(
+      'p2p:task_complete',
+      { task_id: taskId, result: { output: 'a summary' }, summary: 'Done' },
+      {
+        sender: { agent_id: 'executor-x', endpoint: receiver.url(EXECUTOR_X) },
+        task_id: taskId,
+        message_id: `c-${crypto.randomUUID()}`,
+      },
+    );
+    const answer = await send(asExecutor);
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.type, 'p2p:task_ack');
+    assert.equal(
+      (answer.body.payload as { acked_type: string; status: string }).acked_type,
+      'p2p:task_complete',
+    );
+    assert.equal((answer.body.payload as { status: string }).status, 'completed');
+    const read = await fetch(`${hub.url}${SYNAPSE_TASKS_PATH}/${taskId}`);
+    assert.equal(((await read.json()) as { synapse: { state: string } }).synapse.state, 'completed');
   });
 
   it('cancel flow: task_cancel is answered with p2p:task_ack, the task is cancelled, no completion follows', async () => {

@@ -11,7 +11,12 @@ import { DynamoPushConfigStore } from '../../shared/adapters/dynamodb/push-confi
 import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
 import { deliveriesOf } from '../../shared/app/deliveries.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from '../../shared/app/synapse/callbacks.ts';
-import { PEER_KEY, ReportRefusedError, SynapseRequester } from '../../shared/app/synapse/requester.ts';
+import {
+  DEFAULT_DELEGATION_TIMEOUT_SECONDS,
+  PEER_KEY,
+  ReportRefusedError,
+  SynapseRequester,
+} from '../../shared/app/synapse/requester.ts';
 import { TaskEngine } from '../../shared/app/task-engine.ts';
 import { ValidationError } from '../../shared/domain/errors.ts';
 import {
@@ -73,6 +78,12 @@ describe('the requester role', () => {
     assert.equal(head.protocol, 'synapse');
     assert.equal(head.metadata?.[PEER_KEY], peer.peerId);
     assert.deepEqual(head.pushConfigIds, [SYNAPSE_CALLBACK_CONFIG_ID]);
+    // the seed's TaskTimeout: 5 minutes unless asked otherwise
+    assert.equal(
+      Date.parse(head.deadlineAt) - Date.parse(head.createdAt),
+      DEFAULT_DELEGATION_TIMEOUT_SECONDS * 1000,
+    );
+    assert.equal(DEFAULT_DELEGATION_TIMEOUT_SECONDS, 300);
     const [config] = await configs.get(caller.tenant, head.taskId, [SYNAPSE_CALLBACK_CONFIG_ID]);
     assert.deepEqual(config?.synapse, { peerId: peer.peerId, remoteTaskId: head.taskId });
     // what the relay does with the creating change: one delivery, the request (the submit event)

@@ -5,7 +5,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sqsDelayOf } from '../../../shared/adapters/sqs/delivery-queue.ts';
-import { type DeliveryMessage, deliveryPolicyFrom } from '../../../shared/app/delivery-worker.ts';
+import {
+  DEFAULT_SYNAPSE_MAX_RETRIES,
+  type DeliveryMessage,
+  deliveryPolicyFrom,
+  synapseMaxRetriesFrom,
+} from '../../../shared/app/delivery-worker.ts';
 import type { TaskChange } from '../../../shared/app/ports.ts';
 import { relayChanges } from '../../../shared/app/relay.ts';
 import {
@@ -175,5 +180,14 @@ describe('the relay enqueues deliveries', () => {
       lifecycle: { publish: async () => {} },
     });
     assert.equal(result.deliveries, 0);
+  });
+});
+
+describe('a Synapse peer’s retries', () => {
+  it('are the seed’s MaxRetries, 5 after the first attempt, unless SYNAPSE_MAX_RETRIES says otherwise', () => {
+    assert.equal(DEFAULT_SYNAPSE_MAX_RETRIES, 5);
+    assert.equal(synapseMaxRetriesFrom({}), 5);
+    assert.equal(synapseMaxRetriesFrom({ SYNAPSE_MAX_RETRIES: '2' }), 2);
+    assert.throws(() => synapseMaxRetriesFrom({ SYNAPSE_MAX_RETRIES: '-1' }), /SYNAPSE_MAX_RETRIES/);
   });
 });
