@@ -40,6 +40,7 @@ import { type PushSigner, pushJwtHeaders } from './push-signing.ts';
 import {
   callbackMessageId,
   callbackOf,
+  heartbeatMessageId,
   isCallbackEvent,
   requesterMessageOf,
   SYNAPSE_CALLBACK_CONFIG_ID,
@@ -474,7 +475,7 @@ export class DeliveryWorker {
     let error: string | undefined;
     {
       const now = this.clock.now();
-      const messageId = `hb_${head.taskId.replace(/[^A-Za-z0-9_:-]/g, '_')}_${Date.parse(beat.claim)}_${beat.beat}`;
+      const messageId = heartbeatMessageId(head.taskId, beat.claim, beat.beat);
       const body = JSON.stringify(
         composeMessage(
           'p2p:heartbeat',

@@ -17,7 +17,7 @@ import {
   TaskNotFoundError,
   ValidationError,
 } from '../domain/errors.ts';
-import { isInterrupted, isTerminal } from '../domain/states.ts';
+import { isInterrupted, isTerminal, type SynapseState } from '../domain/states.ts';
 import {
   type EventDraft,
   isWellFormed,
@@ -83,10 +83,21 @@ export interface SendOptions {
   taskId?: string;
   /** The protocol the task came over (default a2a). */
   protocol?: TaskProtocol;
+  /**
+   * What a continuation answers, when its protocol says (Synapse's info and decision messages): refused
+   * unless the task waits for that (a retry of one applied before is still a duplicate).
+   */
+  answers?: 'information' | 'decision';
 }
 
 /** No task has an id that could not be one: such ids are simply not found. */
 const isTaskId = (id: string): boolean => id.length > 0 && id.length <= MAX_ID_LENGTH && isWellFormed(id);
+
+/** The states a continuation of each kind answers. */
+const WAITS_FOR: Readonly<Record<NonNullable<SendOptions['answers']>, readonly SynapseState[]>> = {
+  information: ['info_needed'],
+  decision: ['need_human', 'human_deciding'],
+};
 
 const APPROVE = /^(approve|approved|yes|y|ok|accept)$/i;
 const REJECT = /^(reject|rejected|no|n|deny|decline)$/i;
@@ -237,6 +248,16 @@ export class TaskService {
     // a retry of a message the task already applied gets the same answer, whatever state it is in now
     if (head.recentMessageKeys?.includes(messageKey(caller.owner, message)))
       return { record, head, duplicate: true };
+    if (options.answers && !WAITS_FOR[options.answers].includes(head.state)) {
+      throw new InvalidTransitionError(
+        taskId,
+        head.state,
+        'message',
+        isTerminal(head.state)
+          ? `Task ${taskId} is ${head.state}; a finished task accepts no messages`
+          : `The task is ${head.state}: it does not wait for ${options.answers === 'decision' ? 'a decision' : 'information'}`,
+      );
+    }
     // a task delegated to a Synapse peer is the peer's to resume: the answer is only recorded (and sent)
     const runner = options.runInlineUntil !== undefined && head.role === 'executor' ? this.inline : undefined;
     const answer = this.answerDrafts(head, message);

@@ -31,6 +31,7 @@
 import { textOf } from '../../agent/api.ts';
 import type { Artifact, Message, TaskEvent, TaskHead, TaskView } from '../../domain/task.ts';
 import type { SynapseMessageType, SynapsePayloadInput } from '../../protocol/synapse/index.ts';
+import { clip } from '../../validation/bounds.ts';
 
 /** The config id of a task's Synapse requester among its push configs (reserved: A2A may not use it). */
 export const SYNAPSE_CALLBACK_CONFIG_ID = 'synapse';
@@ -73,7 +74,7 @@ export interface Callback<T extends SynapseMessageType = SynapseMessageType> {
   payload: SynapsePayloadInput<T>;
 }
 
-const clipText = (text: string): string => (text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text);
+const clipText = (text: string): string => clip(text, MAX_TEXT);
 
 const agentText = (message: Message | undefined): string | undefined => {
   if (message?.role !== 'agent') return undefined;
@@ -220,9 +221,16 @@ export function callbackOf(
   }
 }
 
+/** A task id as it may stand in a message id (only [A-Za-z0-9_:-]). */
+const idPart = (taskId: string): string => taskId.replace(/[^A-Za-z0-9_:-]/g, '_');
+
 /** The message id of the callback of one event: the same on every retry (receivers de-duplicate on it). */
 export const callbackMessageId = (taskId: string, version: number): string =>
-  `cb_${taskId.replace(/[^A-Za-z0-9_:-]/g, '_')}_${version}`;
+  `cb_${idPart(taskId)}_${version}`;
+
+/** The message id of the `beat`-th p2p:heartbeat of the claim that ends at `claim`. */
+export const heartbeatMessageId = (taskId: string, claim: string, beat: number): string =>
+  `hb_${idPart(taskId)}_${Date.parse(claim)}_${beat}`;
 
 /** What a requester's message needs besides its event: the task, and its first message for a request. */
 export interface RequestContext {

@@ -18,7 +18,7 @@
  * requester role (./requester.ts); a completion is answered with p2p:task_ack.
  */
 import { createHash } from 'node:crypto';
-import type { AgentDescription } from '../../agent/api.ts';
+import { type AgentDescription, dataPart, textPart } from '../../agent/api.ts';
 import {
   ConflictError,
   DomainError,
@@ -28,7 +28,7 @@ import {
   ValidationError,
 } from '../../domain/errors.ts';
 import { isTerminal, type SynapseState } from '../../domain/states.ts';
-import type { Message, Part } from '../../domain/task.ts';
+import type { Message } from '../../domain/task.ts';
 import {
   ack,
   createMessage,
@@ -52,7 +52,6 @@ import {
   REQUEST_SKILL_KEY,
 } from '../deadlines.ts';
 import type { PushUrlGuard } from '../delivery-ports.ts';
-import { messageKey } from '../task-engine.ts';
 import type { Caller, TaskService } from '../task-service.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from './callbacks.ts';
 import { ReportRefusedError, type SynapseRequester } from './requester.ts';
@@ -103,9 +102,6 @@ export const synapseTaskId = (tenant: string, peerId: string, remoteTaskId: stri
     .digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 };
-
-const textPart = (text: string): Part => ({ text, mediaType: 'text/plain' });
-const dataPart = (data: unknown): Part => ({ data, mediaType: 'application/json' });
 
 /** A payload's text for an agent that reads text: `text` or `input` when a string. */
 const requestText = (payload: Record<string, unknown> | undefined): string | undefined => {
@@ -251,8 +247,9 @@ export class SynapseEndpoint {
           parts: [...(text ? [textPart(text)] : []), dataPart({ provided_fields: p.provided_fields })],
           metadata: { 'synapse.messageType': message.type },
         };
-        await this.expectState(caller, hubTaskId(p.task_id), ['info_needed'], answer, 'information');
-        const done = await this.tasks.continueTask(caller, hubTaskId(p.task_id), answer);
+        const done = await this.tasks.continueTask(caller, hubTaskId(p.task_id), answer, undefined, {
+          answers: 'information',
+        });
         return this.acked(message, meta, { state: done.head.state, duplicate: done.duplicate });
       }
       case 'p2p:human_decision': {
@@ -279,14 +276,9 @@ export class SynapseEndpoint {
             ...(p.timestamp ? { 'synapse.decidedAt': p.timestamp } : {}),
           },
         };
-        await this.expectState(
-          caller,
-          hubTaskId(p.task_id),
-          ['need_human', 'human_deciding'],
-          decision,
-          'a decision',
-        );
-        const done = await this.tasks.continueTask(caller, hubTaskId(p.task_id), decision);
+        const done = await this.tasks.continueTask(caller, hubTaskId(p.task_id), decision, undefined, {
+          answers: 'decision',
+        });
         return this.acked(message, meta, { state: done.head.state, duplicate: done.duplicate });
       }
       case 'p2p:task_cancel': {
@@ -326,25 +318,6 @@ export class SynapseEndpoint {
       default:
         return this.report(message, peer, meta);
     }
-  }
-
-  /**
-   * An answer must answer what the task asks: information for `info_needed`, a decision for a human one
-   * (a message applied before passes: it is acknowledged again as a duplicate).
-   */
-  private async expectState(
-    caller: Caller,
-    taskId: string,
-    states: readonly SynapseState[],
-    answer: Message,
-    what: string,
-  ): Promise<void> {
-    const { head } = await this.tasks.owned(caller, taskId);
-    if (states.includes(head.state)) return;
-    // the same answer again: the task service acknowledges it as a duplicate
-    if (head.recentMessageKeys?.includes(messageKey(caller.owner, answer))) return;
-    if (isTerminal(head.state)) throw new InvalidTransitionError(taskId, head.state, 'answer');
-    throw new SynapseRefusal('invalid_params', `The task is ${head.state}: it does not wait for ${what}`);
   }
 
   /** An executor's report about a task this hub delegated to it (./requester.ts). */

@@ -15,7 +15,7 @@
  *   task waits in `info_needed` / `need_human` (input-required in A2A) for its owner.
  */
 
-import { textOf } from '../../agent/api.ts';
+import { dataPart, textOf, textPart } from '../../agent/api.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { isTerminal, type SynapseState } from '../../domain/states.ts';
 import {
@@ -84,9 +84,6 @@ export class ReportRefusedError extends Error {
   }
 }
 
-const text = (t: string): Part => ({ text: t, mediaType: 'text/plain' });
-const data = (d: unknown): Part => ({ data: d, mediaType: 'application/json' });
-
 /**
  * A peer's text as this hub keeps it: at most MAX_PEER_TEXT_BYTES of UTF-8 (the schemas count 8,192
  * characters; a task's status message is bounded in bytes), cut on a character boundary.
@@ -118,7 +115,7 @@ const agentMessage = (
   extra: Part[] = [],
 ): Message | undefined =>
   body || extra.length
-    ? { messageId, role: 'agent', parts: [...(body ? [text(clipBytes(body))] : []), ...extra] }
+    ? { messageId, role: 'agent', parts: [...(body ? [textPart(clipBytes(body))] : []), ...extra] }
     : undefined;
 
 /** States after an answer, before the peer reports it works on the task again. */
@@ -154,7 +151,7 @@ const artifactsOf = (output: unknown, prefix: string): Artifact[] => {
       parts: a.parts as Part[],
     }));
   }
-  return [{ artifactId: `${prefix}-1`, name: 'result', parts: [data(output)] }];
+  return [{ artifactId: `${prefix}-1`, name: 'result', parts: [dataPart(output)] }];
 };
 
 export class SynapseRequester {
@@ -214,9 +211,9 @@ export class SynapseRequester {
       messageId: given?.messageId ?? crypto.randomUUID(),
       role: 'user',
       parts: [
-        ...(given?.parts.length ? given.parts : input.text ? [text(input.text)] : []),
+        ...(given?.parts.length ? given.parts : input.text ? [textPart(input.text)] : []),
         // what the request carries, under a key of its own (the last part: a client's parts come first)
-        data({
+        dataPart({
           [REQUEST_PART_KEY]: { type: input.type, payload: input.payload ?? (body ? { text: body } : {}) },
         }),
       ],
@@ -342,7 +339,7 @@ export class SynapseRequester {
             type: 'need_info',
             // the question, and the fields asked for (what an A2A client sees as the status message)
             message: agentMessage(id, p.question ?? `The executor needs: ${fields}`, [
-              data({ missing_fields: fitting(p.missing_fields) }),
+              dataPart({ missing_fields: fitting(p.missing_fields) }),
             ])!,
             data: {
               missingFields: fitting(p.missing_fields).map((f) => ({
@@ -374,7 +371,7 @@ export class SynapseRequester {
             message: agentMessage(
               id,
               p.reason.message || 'A human must decide',
-              p.options?.length ? [data({ options: fitting(p.options) })] : [],
+              p.options?.length ? [dataPart({ options: fitting(p.options) })] : [],
             )!,
             data: {
               options: fitting(p.options ?? []).map((o) => ({

@@ -12,6 +12,8 @@
  * `synapse: {state, peer}` beside it. Errors are `{error: {code, message}}` with 400 (invalid input),
  * 404 (no such task of the caller's), 409 (the task cannot take that now).
  */
+
+import { textPart } from '../../agent/api.ts';
 import {
   InvalidTransitionError,
   PayloadTooLargeError,
@@ -19,7 +21,7 @@ import {
   ValidationError,
 } from '../../domain/errors.ts';
 import { isTerminal } from '../../domain/states.ts';
-import type { Message, Part, TaskView } from '../../domain/task.ts';
+import type { Message, TaskView } from '../../domain/task.ts';
 import * as v1Wire from '../../protocol/a2a/v1-wire.ts';
 import * as z from '../../validation/zod.ts';
 import type { Caller, TaskService } from '../task-service.ts';
@@ -172,16 +174,7 @@ export class SynapseTasksApi {
   private async answer(request: TasksApiRequest, taskId: string): Promise<TasksApiAnswer> {
     const input = parseBody(answerSchema, request.body);
     if (isAnswer(input)) return input;
-    const { head } = await this.owned(request.caller, taskId);
-    const wantsDecision = head.state === 'need_human' || head.state === 'human_deciding';
-    if (head.state === 'info_needed' && 'decision' in input)
-      return problem(409, 'invalid_state', 'The task waits for information (fields or text), not a decision');
-    if (wantsDecision && !('decision' in input))
-      return problem(
-        409,
-        'invalid_state',
-        'The task waits for a human decision: {"decision": "approve" | "reject"}',
-      );
+    await this.owned(request.caller, taskId);
     const messageId = input.messageId ?? crypto.randomUUID();
     let message: Message;
     if ('decision' in input) {
@@ -221,7 +214,10 @@ export class SynapseTasksApi {
         ],
       };
     }
-    const continued = await this.tasks.continueTask(request.caller, taskId, message);
+    // a decision for a task that waits for information (or the other way round) is refused (409)
+    const continued = await this.tasks.continueTask(request.caller, taskId, message, undefined, {
+      answers: 'decision' in input ? 'decision' : 'information',
+    });
     return this.shown(200, await this.tasks.view(continued.record, SHOW));
   }
 
@@ -243,5 +239,3 @@ export class SynapseTasksApi {
     };
   }
 }
-
-const textPart = (text: string): Part => ({ text, mediaType: 'text/plain' });
