@@ -5,11 +5,11 @@
  * a task to a peer, read, answer, cancel it). The JSON Schemas are served by functions/agent-card.ts.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { principalOf } from '../shared/auth-context.ts';
 import { lowerCaseHeaders } from '../shared/http.ts';
 import { appendTaskKeys, logger, withObservability } from '../shared/observability/index.ts';
 import { SYNAPSE_TASKS_PATH } from '../shared/routes.ts';
 import { synapseEndpoint, synapseTasksApi } from '../shared/synapse-wiring.ts';
-import { callerOf } from '../shared/wiring.ts';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
@@ -24,11 +24,15 @@ const tasksRequest = async (event: APIGatewayProxyEvent): Promise<APIGatewayProx
     method: event.httpMethod,
     path: below,
     body: body ?? undefined,
-    caller: callerOf(event),
+    principal: principalOf(event),
   });
   appendTaskKeys({ taskId: answer.meta.taskId, requestId: event.requestContext?.requestId });
   logger.info('synapse tasks request', { ...answer.meta, statusCode: answer.statusCode });
-  return { statusCode: answer.statusCode, headers: JSON_HEADERS, body: JSON.stringify(answer.body) };
+  return {
+    statusCode: answer.statusCode,
+    headers: { ...JSON_HEADERS, ...answer.headers },
+    body: JSON.stringify(answer.body),
+  };
 };
 
 export const synapseHandler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {

@@ -34,6 +34,41 @@ const dataDirFlag = (argv: string[]): string | undefined => {
   return value;
 };
 
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/**
+ * Authentication is on when SYNAPSE_AUTH=on or an OIDC issuer is configured (AUTH_JWT_ISSUER), unless
+ * SYNAPSE_AUTH=off; off is dev mode, allowed on a loopback host only, unless forced with
+ * SYNAPSE_ALLOW_UNAUTHENTICATED=1 (or --allow-unauthenticated).
+ */
+export const authModeOf = (
+  env: NodeJS.ProcessEnv,
+  argv: string[],
+  host: string,
+): { mode: 'dev' | 'auth' } | { refused: string } => {
+  const on = env.SYNAPSE_AUTH === 'on' || (env.SYNAPSE_AUTH !== 'off' && Boolean(env.AUTH_JWT_ISSUER));
+  if (on) return { mode: 'auth' };
+  const forced = env.SYNAPSE_ALLOW_UNAUTHENTICATED === '1' || argv.includes('--allow-unauthenticated');
+  if (!LOOPBACK.has(host) && !forced)
+    return {
+      refused:
+        `Refusing to start unauthenticated on ${host}: anyone who reaches it could read and change every task. ` +
+        'Turn authentication on (SYNAPSE_AUTH=on, docs/security.md), bind to 127.0.0.1, or force it with ' +
+        'SYNAPSE_ALLOW_UNAUTHENTICATED=1.',
+    };
+  return { mode: 'dev' };
+};
+
+const DEV_BANNER = [
+  '',
+  '  ************************************************************************',
+  '  *  DEV MODE: NO AUTHENTICATION. Every request is the anonymous owner   *',
+  '  *  of tenant "default". Do not expose this hub; SYNAPSE_AUTH=on turns  *',
+  '  *  API keys and JWTs on (docs/security.md).                            *',
+  '  ************************************************************************',
+  '',
+].join('\n');
+
 const fail = (message: string): never => {
   console.error(message);
   process.exit(1);
@@ -47,6 +82,9 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     fail(`PORT must be a port number, got "${env.PORT}"`);
   const host = env.HOST ?? '127.0.0.1';
+  const auth = authModeOf(env, argv, host);
+  if ('refused' in auth) fail(auth.refused);
+  const dev = 'mode' in auth && auth.mode === 'dev';
   let dataDir: string | undefined;
   try {
     dataDir = dataDirFlag(argv) ?? env.SYNAPSE_DATA_DIR;
@@ -77,6 +115,7 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
       port,
       host,
       ...(dataDir ? { dataDir } : {}),
+      auth: dev ? 'dev' : {},
       ...(env.AGENT_MODULE ? { env: { AGENT_MODULE: env.AGENT_MODULE } } : {}),
       ...(handlers ? { handlers } : {}),
       // lifecycle events go to the log; SYNAPSE_QUIET_EVENTS=1 keeps them off it
@@ -112,10 +151,15 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
             `  Recovered:  ${hub.recovered.live} live task(s): ${hub.recovered.runs} run(s) and ${hub.recovered.watches} heartbeat watch(es) queued again`,
           ]
         : []),
+      dev
+        ? '  Auth:       NONE (dev mode)'
+        : `  Auth:       API keys${env.AUTH_JWT_ISSUER ? ` and JWTs of ${env.AUTH_JWT_ISSUER}` : ''}; make a tenant and a key with ` +
+          `AWS_ENDPOINT_URL_DYNAMODB=${hub.dynamoEndpoint} TABLE_NAME=${hub.tableName} npm run auth -- tenants add acme`,
       'Try:',
-      `  curl -s ${hub.url}${JSONRPC_PATH} -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -d '${SEND_MESSAGE_EXAMPLE}'`,
+      `  curl -s ${hub.url}${JSONRPC_PATH} -H 'Content-Type: application/json' -H 'A2A-Version: 1.0'${dev ? '' : " -H 'Authorization: Bearer <key>'"} -d '${SEND_MESSAGE_EXAMPLE}'`,
       'Press Ctrl+C to stop.',
     ].join('\n'),
   );
+  if (dev) console.warn(DEV_BANNER);
   return hub;
 };

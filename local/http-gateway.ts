@@ -11,6 +11,11 @@
  *   but the handler itself keeps running to its end.
  * - Bodies are base64-encoded for non-text content types (as if the API had
  *   `binaryMediaTypes: ['*\/*']` minus text); AWS decides by the API's binaryMediaTypes.
+ * - With an `authorizer` (the REQUEST authorizer of every non-public route, as on AWS: identity source
+ *   the Authorization header, the verdict cached for `cacheTtlMs` by that header, the usage key's
+ *   throttle): its verdicts are answered with the same gateway responses (shared/gateway-responses.ts).
+ *   The cache is off by default here (AWS: 300 s): a key revoked on a local hub is refused at once,
+ *   where on AWS the admin CLI flushes the stage's authorizer cache (docs/security.md#api-keys).
  *
  * Streamed routes (`stream: true`, API Gateway's STREAM transfer mode): a
  * response-streaming handler (local/lambda-streaming.ts) is invoked with a
@@ -24,7 +29,14 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { GATEWAY_RESPONSES, type GatewayResponseType } from '../shared/gateway-responses.ts';
 import { consoleLog, createLambdaContext, LOCAL_ACCOUNT, type LocalLog } from './lambda-context.ts';
 import {
   isStreamingHandler,
@@ -42,6 +54,21 @@ export interface GatewayRoute<F extends string = string> {
   function: F;
   /** STREAM transfer mode: the integration timeout is streamTimeoutMs and responses are streamed. */
   stream?: boolean;
+  /** No authorizer on this route (shared/routes.ts). */
+  public?: true;
+}
+
+export type AuthorizerHandler = (
+  event: APIGatewayRequestAuthorizerEvent,
+  context: Context,
+) => Promise<APIGatewayAuthorizerResult>;
+
+export interface GatewayAuthorizer {
+  handler: AuthorizerHandler;
+  /** How long a verdict is reused for the same Authorization header (default 0: not cached). */
+  cacheTtlMs?: number;
+  /** Requests per second and burst per usage key (API Gateway's usage plan throttle). */
+  throttle?: { rateLimit: number; burstLimit: number };
 }
 
 export interface HttpGatewayOptions<F extends string = string> {
@@ -69,6 +96,8 @@ export interface HttpGatewayOptions<F extends string = string> {
   streamTimeoutMs?: number;
   stage?: string;
   log?: LocalLog;
+  /** The authorizer of every route not marked `public`; without one no route is authorized (dev mode). */
+  authorizer?: GatewayAuthorizer;
 }
 
 export interface HttpGateway {
@@ -346,6 +375,87 @@ const streamInvocation = async (
   }
 };
 
+const gatewayResponse = (res: ServerResponse, type: GatewayResponseType) => {
+  const answer = GATEWAY_RESPONSES[type];
+  json(res, answer.statusCode, answer.body, answer.headers);
+};
+
+/** A token bucket per usage key, as API Gateway's usage plan throttles each key. */
+const tokenBuckets = (limits: { rateLimit: number; burstLimit: number }) => {
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  return (key: string, now = Date.now()): boolean => {
+    const bucket = buckets.get(key) ?? { tokens: limits.burstLimit, at: now };
+    bucket.tokens = Math.min(
+      limits.burstLimit,
+      bucket.tokens + ((now - bucket.at) / 1000) * limits.rateLimit,
+    );
+    bucket.at = now;
+    buckets.set(key, bucket);
+    if (bucket.tokens < 1) return false;
+    bucket.tokens -= 1;
+    return true;
+  };
+};
+
+type Verdict = { ok: true; context: Record<string, unknown> } | { ok: false; type: GatewayResponseType };
+
+/** What API Gateway does with a REQUEST authorizer before it invokes the route's function. */
+const authorizerGate = (authorizer: GatewayAuthorizer, stage: string, log: LocalLog) => {
+  const cache = new Map<string, { until: number; result: APIGatewayAuthorizerResult | 'unauthorized' }>();
+  const ttl = authorizer.cacheTtlMs ?? 0;
+  const admit = authorizer.throttle ? tokenBuckets(authorizer.throttle) : () => true;
+  const verdictOf = async (
+    event: Omit<APIGatewayRequestAuthorizerEvent, 'type' | 'methodArn'>,
+    method: string,
+    path: string,
+  ): Promise<APIGatewayAuthorizerResult | 'unauthorized' | 'failed'> => {
+    const authorization = Object.entries(event.headers ?? {}).find(
+      ([k]) => k.toLowerCase() === 'authorization',
+    )?.[1];
+    const cached = authorization !== undefined ? cache.get(authorization) : undefined;
+    if (cached && cached.until > Date.now()) return cached.result;
+    const methodArn = `arn:aws:execute-api:local:${LOCAL_ACCOUNT}:local/${stage}/${method}${path}`;
+    try {
+      const result = await authorizer.handler(
+        { ...event, type: 'REQUEST', methodArn } as APIGatewayRequestAuthorizerEvent,
+        createLambdaContext({ functionName: 'authorizer', timeoutMs: 10_000 }),
+      );
+      if (ttl > 0 && authorization !== undefined)
+        cache.set(authorization, { until: Date.now() + ttl, result });
+      return result;
+    } catch (e) {
+      if (e instanceof Error && e.message === 'Unauthorized') {
+        if (ttl > 0 && authorization !== undefined)
+          cache.set(authorization, { until: Date.now() + ttl, result: 'unauthorized' });
+        return 'unauthorized';
+      }
+      log('authorizer threw', e);
+      return 'failed';
+    }
+  };
+  return async (
+    event: Omit<APIGatewayRequestAuthorizerEvent, 'type' | 'methodArn'>,
+    method: string,
+    path: string,
+  ): Promise<Verdict> => {
+    const authorization = Object.entries(event.headers ?? {}).find(
+      ([k]) => k.toLowerCase() === 'authorization',
+    )?.[1];
+    // an identity source missing from the request: API Gateway answers 401 without calling the authorizer
+    if (!authorization?.trim()) return { ok: false, type: 'UNAUTHORIZED' };
+    const result = await verdictOf(event, method, path);
+    if (result === 'unauthorized') return { ok: false, type: 'UNAUTHORIZED' };
+    if (result === 'failed') return { ok: false, type: 'AUTHORIZER_FAILURE' };
+    const allowed =
+      result.policyDocument.Statement.some((st) => 'Effect' in st && st.Effect === 'Allow') &&
+      !result.policyDocument.Statement.some((st) => 'Effect' in st && st.Effect === 'Deny');
+    if (!allowed) return { ok: false, type: 'ACCESS_DENIED' };
+    if (!result.usageIdentifierKey) return { ok: false, type: 'INVALID_API_KEY' };
+    if (!admit(result.usageIdentifierKey)) return { ok: false, type: 'THROTTLED' };
+    return { ok: true, context: { ...result.context, principalId: result.principalId } };
+  };
+};
+
 export const startHttpGateway = async <F extends string>(
   options: HttpGatewayOptions<F>,
 ): Promise<HttpGateway> => {
@@ -360,6 +470,7 @@ export const startHttpGateway = async <F extends string>(
   const stage = options.stage ?? 'local';
   const log = options.log ?? consoleLog;
   const inFlight = new Set<Promise<unknown>>();
+  const authorize = options.authorizer ? authorizerGate(options.authorizer, stage, log) : undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const requestTimeEpoch = Date.now();
@@ -459,6 +570,26 @@ export const startHttpGateway = async <F extends string>(
         stage,
       },
     };
+    if (authorize && !match.route.public) {
+      const verdict = await authorize(
+        {
+          resource: event.resource,
+          path,
+          httpMethod: method,
+          headers,
+          multiValueHeaders,
+          pathParameters,
+          queryStringParameters: query.single,
+          multiValueQueryStringParameters: query.multi,
+          stageVariables: null,
+          requestContext: { ...event.requestContext, authorizer: undefined },
+        },
+        method,
+        path,
+      );
+      if (!verdict.ok) return gatewayResponse(res, verdict.type);
+      (event.requestContext as { authorizer: unknown }).authorizer = verdict.context;
+    }
     const timeoutMs = match.route.stream ? streamTimeoutMs : defaultTimeoutMs;
     const context = createLambdaContext({ functionName: match.route.function, timeoutMs });
     if (isStreamingHandler(handler)) {

@@ -43,11 +43,12 @@ import {
 } from '../shared/adapters/sqs/queues.ts';
 import { heartbeatRulesFrom } from '../shared/app/heartbeat.ts';
 import { type RecoveryResult, recoverPendingWork } from '../shared/app/recovery.ts';
+import { TENANT_THROTTLE } from '../shared/gateway-responses.ts';
 import { type FunctionName, ROUTES, STREAMING } from '../shared/routes.ts';
 import { type DynamoLocal, startDynamoLocal } from './dynamodb-local.ts';
 import { type BusEvent, type LocalEventBus, startLocalEventBus } from './event-bus.ts';
 import { type EventSource, type SqsHandler, startEventSource } from './event-source.ts';
-import { type ApiHandler, startHttpGateway } from './http-gateway.ts';
+import { type ApiHandler, type AuthorizerHandler, startHttpGateway } from './http-gateway.ts';
 import { consoleLog, LOCAL_REGION, type LocalLog } from './lambda-context.ts';
 import { installLambdaStreaming } from './lambda-streaming.ts';
 import { type Schedule, type ScheduledHandler, startSchedule } from './scheduler.ts';
@@ -68,6 +69,8 @@ export interface HubHandlers {
   jwks: ApiHandler;
   /** The Synapse P2P endpoint and its schemas (functions/synapse.ts). */
   synapse: ApiHandler;
+  /** The REQUEST authorizer of every non-public route (functions/authorizer.ts); used unless in dev mode. */
+  authorizer: AuthorizerHandler;
   executor: SqsHandler;
   /** The heartbeat queue's consumer (heartbeat watches of running tasks). */
   heartbeat: SqsHandler;
@@ -119,6 +122,13 @@ export interface LocalHubOptions {
   /** Called with every lifecycle event the relay publishes (the CLI prints them). */
   onLifecycleEvent?: (event: BusEvent) => void;
   log?: LocalLog;
+  /**
+   * `dev` (the default): no authentication, every request is the anonymous owner of DEFAULT_TENANT
+   * (AUTH_MODE=none). Otherwise the authorizer guards every non-public route as on AWS, with API keys
+   * and tenants kept in the table (the admin CLI, `npm run auth`) and the JWT issuer of the AUTH_JWT_*
+   * environment; each tenant throttled to `throttle` (TENANT_THROTTLE; false: none).
+   */
+  auth?: 'dev' | { cacheTtlMs?: number; throttle?: { rateLimit: number; burstLimit: number } | false };
 }
 
 export interface LocalHub {
@@ -149,6 +159,11 @@ export interface LocalHub {
    */
   stop(graceMs?: number): Promise<void>;
 }
+
+/** Dev mode calls no authorizer; this one stands for it in the handler list. */
+const refuseAll: AuthorizerHandler = async () => {
+  throw new Error('Unauthorized');
+};
 
 export const DEFAULT_TABLE_NAME = 'synapse-local';
 export const DEFAULT_EXECUTOR_CONCURRENCY = 100;
@@ -271,11 +286,25 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
     }
   };
 
+  const auth = options.auth ?? 'dev';
+  let authorizer: AuthorizerHandler | undefined;
   try {
     // the port first: a taken port fails before Java starts, and PUBLIC_URL needs the bound port
     const api = await startHttpGateway({
       routes: ROUTES,
       handlers: apiHandlers,
+      ...(auth === 'dev'
+        ? {}
+        : {
+            authorizer: {
+              handler: (event, context) => {
+                if (!authorizer) throw new Error('the authorizer is not loaded yet');
+                return authorizer(event, context);
+              },
+              ...(auth.cacheTtlMs ? { cacheTtlMs: auth.cacheTtlMs } : {}),
+              ...(auth.throttle === false ? {} : { throttle: auth.throttle ?? TENANT_THROTTLE }),
+            },
+          }),
       port: options.port ?? 0,
       host: options.host ?? '127.0.0.1',
       log,
@@ -327,6 +356,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       PUBLIC_URL: publicUrl,
+      AUTH_MODE: auth === 'dev' ? 'none' : 'required',
       ...signingKeys,
       ...options.env,
     });
@@ -339,6 +369,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       rest: given.rest ?? (await loadHandler('rest')),
       jwks: given.jwks ?? (await loadHandler('jwks')),
       synapse: given.synapse ?? (await loadHandler('synapse')),
+      authorizer: given.authorizer ?? (auth === 'dev' ? refuseAll : await loadHandler('authorizer')),
       executor: given.executor ?? (await loadHandler('executor')),
       heartbeat: given.heartbeat ?? (await loadHandler('heartbeat')),
       deliver: given.deliver ?? (await loadHandler('deliver')),
@@ -350,6 +381,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
     apiHandlers.rest = handlers.rest;
     apiHandlers.jwks = handlers.jwks;
     apiHandlers.synapse = handlers.synapse;
+    authorizer = handlers.authorizer;
 
     const executor: EventSource = startEventSource({
       client: sqs.client,

@@ -13,9 +13,10 @@ import { pushNotificationsConfigured } from './app/a2a/card.ts';
 import { A2AHandler } from './app/a2a/handler.ts';
 import { STREAM_TIMING } from './app/a2a/stream.ts';
 import { PushConfigService } from './app/push-configs.ts';
+import { principalOf } from './auth-context.ts';
 import { lowerCaseHeaders, publicUrlOf } from './http.ts';
 import { appendTaskKeys, logger } from './observability/index.ts';
-import { callerOf, pushConfigStore, taskEngine, taskService } from './wiring.ts';
+import { pushConfigStore, taskEngine, taskService } from './wiring.ts';
 
 /** API Gateway REST APIs give up after 29 s: a blocking send answers with the current task before that. */
 export const MAX_BLOCKING_MS = Number(process.env.BLOCKING_WAIT_MS ?? 25_000);
@@ -40,11 +41,11 @@ export const a2aHandler = (): Promise<A2AHandler> => {
   return handler;
 };
 
-/** What both A2A bindings take from an API Gateway event: the body, headers, caller and time budgets. */
+/** What both A2A bindings take from an API Gateway event: the body, headers, principal and time budgets. */
 export const a2aRequestOf = (event: APIGatewayProxyEvent, context: Context) => ({
   body: event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body,
   headers: lowerCaseHeaders(event.headers),
-  caller: callerOf(event),
+  principal: principalOf(event),
   blockingBudgetMs: Math.max(0, Math.min(MAX_BLOCKING_MS, context.getRemainingTimeInMillis() - 2_000)),
   streamBudgetMs: streamBudgetMs(context),
   publicUrl: publicUrlOf(event),

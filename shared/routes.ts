@@ -17,6 +17,12 @@ export interface RouteDefinition {
    * answers every request of the route that way, short JSON answers included.
    */
   stream?: boolean;
+  /**
+   * Open to anyone: the public agent card, the JWKS, the Synapse schemas, and the Synapse callback (its
+   * messages are authenticated by their HMAC signature, docs/synapse-protocol.md). Every other route is
+   * behind the authorizer (functions/authorizer.ts) and the per-tenant usage plan (docs/security.md).
+   */
+  public?: true;
 }
 
 /** Path of the JSON-RPC interface, relative to the deployment's public URL. */
@@ -51,10 +57,10 @@ export const STREAMING = {
 } as const;
 
 export const ROUTES: readonly RouteDefinition[] = [
-  { method: 'GET', path: '/.well-known/agent-card.json', function: 'agent-card' },
-  { method: 'GET', path: '/.well-known/agent.json', function: 'agent-card' },
+  { method: 'GET', path: '/.well-known/agent-card.json', function: 'agent-card', public: true },
+  { method: 'GET', path: '/.well-known/agent.json', function: 'agent-card', public: true },
   // public: the keys that verify push notifications' JWTs
-  { method: 'GET', path: JWKS_PATH, function: 'jwks' },
+  { method: 'GET', path: JWKS_PATH, function: 'jwks', public: true },
   // SendStreamingMessage and SubscribeToTask answer text/event-stream on the JSON-RPC route
   { method: 'POST', path: JSONRPC_PATH, function: 'jsonrpc', stream: true },
   // the HTTP+JSON routes (`/message:send`, `/tasks/{id}:subscribe`, `/{tenant}/…`) are the REST
@@ -62,8 +68,8 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'ANY', path: `${REST_PATH}/{proxy+}`, function: 'rest', stream: true },
   // Synapse P2P: signed p2p messages in, their synchronous answers out; the JSON Schemas they follow
   // (discovery documents, served with the card)
-  { method: 'POST', path: SYNAPSE_CALLBACK_PATH, function: 'synapse' },
-  { method: 'GET', path: `${SYNAPSE_SCHEMAS_PATH}/{name}`, function: 'agent-card' },
+  { method: 'POST', path: SYNAPSE_CALLBACK_PATH, function: 'synapse', public: true },
+  { method: 'GET', path: `${SYNAPSE_SCHEMAS_PATH}/{name}`, function: 'agent-card', public: true },
   { method: 'POST', path: SYNAPSE_TASKS_PATH, function: 'synapse' },
   { method: 'ANY', path: `${SYNAPSE_TASKS_PATH}/{proxy+}`, function: 'synapse' },
 ];

@@ -166,9 +166,3 @@ export const pushConfigStore = (): DynamoPushConfigStore => {
   pushConfigs ??= new DynamoPushConfigStore(dynamoClient(), required('TABLE_NAME'));
   return pushConfigs;
 };
-
-/** Tenant of unauthenticated callers until authentication lands. */
-export const defaultCaller = () => ({ tenant: process.env.DEFAULT_TENANT ?? 'default', owner: 'anonymous' });
-
-/** Until authentication lands every caller is the anonymous owner of the default tenant. */
-export const callerOf = (_event: unknown) => defaultCaller();

@@ -12,7 +12,10 @@ export type DomainErrorCode =
   | 'conflict'
   | 'duplicate'
   | 'validation'
-  | 'payload_too_large';
+  | 'payload_too_large'
+  | 'unauthenticated'
+  | 'permission_denied'
+  | 'rate_limited';
 
 export abstract class DomainError extends Error {
   abstract readonly code: DomainErrorCode;
@@ -92,6 +95,22 @@ export class PayloadTooLargeError extends ValidationError {
     readonly hint?: string,
   ) {
     super(`${what} is ${sizeBytes} bytes; the limit is ${limitBytes} bytes${hint ? `: ${hint}` : ''}`, what);
+  }
+}
+
+/**
+ * The request may not go on as these credentials: `unauthenticated` (none, or they do not verify: HTTP
+ * 401 with a challenge), `permission_denied` (valid, without the right or for another tenant: 403),
+ * `rate_limited` (the client's throttle: 429).
+ */
+export class AuthError extends DomainError {
+  constructor(
+    readonly code: 'unauthenticated' | 'permission_denied' | 'rate_limited',
+    message: string,
+    /** RFC 6750 error code for the challenge: `invalid_token`, `insufficient_scope`… */
+    readonly challenge?: string,
+  ) {
+    super(message);
   }
 }
 

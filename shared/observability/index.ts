@@ -25,6 +25,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj, type MiddyfiedHandler } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE, MetricDimension, MetricName } from './names.ts';
+import { redactSecrets } from './redact.ts';
 
 export { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE, MetricDimension, MetricName } from './names.ts';
 
@@ -106,6 +107,8 @@ export const createObservability = (options: ObservabilityOptions = {}): Observa
   const serviceName = options.serviceName ?? env.POWERTOOLS_SERVICE_NAME ?? DEFAULT_SERVICE_NAME;
   const logger = new Logger({
     serviceName,
+    // credentials and signatures never reach a log line, whatever is logged (redact.ts)
+    jsonReplacerFn: redactSecrets,
     ...(options.logLevel ? { logLevel: options.logLevel } : {}),
   });
   // Metrics' own warnings go through the structured logger; the routine "no

@@ -274,8 +274,10 @@ export const measureStreaming = async (
     // from the environment the hub has set
     const wiring = await import('../../shared/wiring.ts');
     const usage = new DynamoUsage().attach(wiring.dynamoClient());
-    // an anonymous A2A caller is this one (wiring.callerOf): the driver's engine writes its tasks
-    const caller = wiring.defaultCaller();
+    // an anonymous A2A caller is this one (dev mode, shared/auth-context.ts): the driver's engine writes its tasks
+    const { devPrincipal } = await import('../../shared/auth-context.ts');
+    const { tenant, owner } = devPrincipal();
+    const caller = { tenant, owner };
 
     // --- idle
     const idleTask = await createIdleTask(hub);

@@ -5,7 +5,7 @@
  * extended one (GetExtendedAgentCard) are both built here.
  */
 import type { AgentDescription } from '../../agent/api.ts';
-import { type AgentCard, buildAgentCard } from '../../protocol/a2a/agent-card.ts';
+import { type AgentCard, buildAgentCard, type CardSecurity } from '../../protocol/a2a/agent-card.ts';
 import type { A2AVersion } from '../../protocol/a2a/codec.ts';
 import { JSONRPC_PATH, REST_PATH } from '../../routes.ts';
 
@@ -19,6 +19,38 @@ export const DELIVERY_QUEUE_URL_ENV = 'DELIVERY_QUEUE_URL';
 export const pushNotificationsConfigured = (env: NodeJS.ProcessEnv = process.env): boolean =>
   Boolean(env[DELIVERY_QUEUE_URL_ENV]);
 
+/**
+ * The schemes this deployment accepts (docs/security.md): API keys as bearer tokens always, and the
+ * JWTs of the OIDC issuer when one is configured (AUTH_JWT_ISSUER; its discovery document at
+ * AUTH_JWT_DISCOVERY_URL, default `<issuer>/.well-known/openid-configuration`). Either one is enough.
+ * None in dev mode (AUTH_MODE=none), which authenticates nobody.
+ */
+export const hubSecurity = (env: NodeJS.ProcessEnv = process.env): CardSecurity | undefined => {
+  if (env.AUTH_MODE === 'none') return undefined;
+  const issuer = env.AUTH_JWT_ISSUER;
+  return {
+    schemes: {
+      ...(issuer
+        ? {
+            oidc: {
+              kind: 'openIdConnect' as const,
+              openIdConnectUrl:
+                env.AUTH_JWT_DISCOVERY_URL ??
+                `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`,
+              description: `A JWT of ${issuer} as a bearer token (Authorization: Bearer <token>)`,
+            },
+          }
+        : {}),
+      apiKey: {
+        kind: 'http-bearer',
+        bearerFormat: 'synapse-api-key',
+        description: 'An API key of this hub (syn_…) as a bearer token (Authorization: Bearer <key>)',
+      },
+    },
+    requirements: [...(issuer ? [['oidc']] : []), ['apiKey']],
+  };
+};
+
 export interface HubCardInput {
   agent: AgentDescription;
   /** The deployment's public URL, without a trailing slash. */
@@ -28,6 +60,8 @@ export interface HubCardInput {
   extended?: boolean;
   /** capabilities.pushNotifications; default: pushNotificationsConfigured(). */
   pushNotifications?: boolean;
+  /** Default hubSecurity(). */
+  security?: CardSecurity;
 }
 
 export const hubCard = ({
@@ -36,6 +70,7 @@ export const hubCard = ({
   version,
   extended,
   pushNotifications,
+  security = hubSecurity(),
 }: HubCardInput): AgentCard =>
   buildAgentCard({
     agent,
@@ -47,4 +82,5 @@ export const hubCard = ({
     },
     version,
     ...(extended ? { extended } : {}),
+    ...(security ? { security } : {}),
   });

@@ -32,6 +32,7 @@ import type {
   SubscribeToTaskCommand,
   TaskEncodeOptions,
 } from '../../protocol/a2a/operations.ts';
+import { authorize, type Principal } from '../auth/principal.ts';
 import type { TaskRecord, TaskStore } from '../ports.ts';
 import type { PushConfigService, PushConfigSummary } from '../push-configs.ts';
 import { derivedTaskId } from '../task-engine.ts';
@@ -174,7 +175,12 @@ export class A2AHandler {
     return this.options.pushConfigs !== undefined;
   }
 
-  async sendMessage(caller: Caller, cmd: SendMessageCommand, context: SendContext): Promise<SendResult> {
+  async sendMessage(
+    principal: Principal,
+    cmd: SendMessageCommand,
+    context: SendContext,
+  ): Promise<SendResult> {
+    const caller = authorize(principal, 'write', cmd.tenant);
     assertUserMessage(cmd.message);
     const started = Date.now();
     // a blocking send runs the agent right here, within the request's time budget
@@ -207,9 +213,9 @@ export class A2AHandler {
    * Task snapshot once the message's write is in the store, or the Message of a message-only reply
    * (then the only event).
    */
-  sendStreamingMessage(caller: Caller, cmd: SendMessageCommand, context: StreamContext): TaskStream {
+  sendStreamingMessage(principal: Principal, cmd: SendMessageCommand, context: StreamContext): TaskStream {
     const work: { sending?: Promise<unknown> } = {};
-    const items = this.streamSend(caller, cmd, context, work);
+    const items = this.streamSend(principal, cmd, context, work);
     return {
       [Symbol.asyncIterator]: () => items,
       get settled() {
@@ -224,8 +230,8 @@ export class A2AHandler {
    * (Last-Event-ID) the stream resumes after that event instead, without a snapshot; a terminal task
    * whose events were all seen is refused the same way.
    */
-  subscribeToTask(caller: Caller, cmd: SubscribeToTaskCommand, context: SubscribeContext): TaskStream {
-    const items = this.streamSubscribe(caller, cmd, context);
+  subscribeToTask(principal: Principal, cmd: SubscribeToTaskCommand, context: SubscribeContext): TaskStream {
+    const items = this.streamSubscribe(principal, cmd, context);
     return { [Symbol.asyncIterator]: () => items, settled: Promise.resolve() };
   }
 
@@ -239,11 +245,13 @@ export class A2AHandler {
   }
 
   private async *streamSend(
-    caller: Caller,
+    principal: Principal,
     cmd: SendMessageCommand,
     context: StreamContext,
     work: { sending?: Promise<unknown> },
   ): AsyncGenerator<StreamItem, void> {
+    // checked at the stream's first read: refused before any event, as a plain error answer
+    const caller = authorize(principal, 'write', cmd.tenant);
     const summary: StreamSummary = {
       operation: 'SendStreamingMessage',
       end: 'error',
@@ -314,10 +322,11 @@ export class A2AHandler {
   }
 
   private async *streamSubscribe(
-    caller: Caller,
+    principal: Principal,
     cmd: SubscribeToTaskCommand,
     context: SubscribeContext,
   ): AsyncGenerator<StreamItem, void> {
+    const caller = authorize(principal, 'read', cmd.tenant);
     const summary: StreamSummary = { operation: 'SubscribeToTask', end: 'error', events: 0, heartbeats: 0 };
     try {
       const reader = this.requireReader();
@@ -419,10 +428,14 @@ export class A2AHandler {
 
   /**
    * GetExtendedAgentCard (digest §4.10): the card with the agent's `extendedCard` additions. An agent
-   * without one declares no extended card: UnsupportedOperationError. Until authentication lands every
-   * caller is the anonymous one and gets the same card.
+   * without one declares no extended card: UnsupportedOperationError. It needs an authenticated
+   * principal with the read right (every route but the public card's is authenticated).
    */
-  getExtendedAgentCard(_caller: Caller, where: { publicUrl: string; version: A2AVersion }): AgentCard {
+  getExtendedAgentCard(
+    principal: Principal,
+    where: { publicUrl: string; version: A2AVersion; tenant?: string },
+  ): AgentCard {
+    authorize(principal, 'read', where.tenant);
     const agent = this.options.agent;
     if (!agent?.extendedCard) {
       throw A2AProtocolError.unsupportedOperation(
@@ -439,27 +452,29 @@ export class A2AHandler {
   }
 
   /** CreateTaskPushNotificationConfig: the config as stored (its secrets not shown). */
-  createPushConfig(
-    caller: Caller,
+  async createPushConfig(
+    principal: Principal,
     cmd: CreatePushConfigCommand,
     version: A2AVersion,
   ): Promise<PushConfigSummary> {
+    const caller = authorize(principal, 'write', cmd.tenant);
     return this.requirePush().create(caller, cmd.taskId, cmd.config, version);
   }
 
-  getPushConfig(caller: Caller, cmd: PushConfigCommand): Promise<PushConfigSummary> {
-    return this.requirePush().get(caller, cmd.taskId, cmd.id);
+  async getPushConfig(principal: Principal, cmd: PushConfigCommand): Promise<PushConfigSummary> {
+    return this.requirePush().get(authorize(principal, 'read', cmd.tenant), cmd.taskId, cmd.id);
   }
 
   /**
    * Every config of the task: at most MAX_PUSH_CONFIGS_PER_TASK, so always one page whatever pageSize
    * asks (the spec lets a server not paginate; cutting the page without a token would hide configs).
    */
-  listPushConfigs(caller: Caller, cmd: ListPushConfigsCommand): Promise<PushConfigSummary[]> {
-    return this.requirePush().list(caller, cmd.taskId);
+  async listPushConfigs(principal: Principal, cmd: ListPushConfigsCommand): Promise<PushConfigSummary[]> {
+    return this.requirePush().list(authorize(principal, 'read', cmd.tenant), cmd.taskId);
   }
 
-  async deletePushConfig(caller: Caller, cmd: PushConfigCommand): Promise<void> {
+  async deletePushConfig(principal: Principal, cmd: PushConfigCommand): Promise<void> {
+    const caller = authorize(principal, 'write', cmd.tenant);
     if (cmd.id === undefined) throw new ValidationError('the config id is required to delete one', 'id');
     await this.requirePush().delete(caller, cmd.taskId, cmd.id);
   }
@@ -477,7 +492,8 @@ export class A2AHandler {
     return { pushConfig: this.requirePush().inline(cmd.pushNotificationConfig, version) };
   }
 
-  async getTask(caller: Caller, cmd: GetTaskCommand): Promise<TaskResult> {
+  async getTask(principal: Principal, cmd: GetTaskCommand): Promise<TaskResult> {
+    const caller = authorize(principal, 'read', cmd.tenant);
     const view = await this.tasks.read(caller, cmd.id, {
       includeArtifacts: true,
       ...historyOption(cmd.historyLength),
@@ -485,14 +501,16 @@ export class A2AHandler {
     return { view, show: showWhole(cmd.historyLength) };
   }
 
-  async cancelTask(caller: Caller, cmd: CancelTaskCommand): Promise<TaskResult> {
+  async cancelTask(principal: Principal, cmd: CancelTaskCommand): Promise<TaskResult> {
+    const caller = authorize(principal, 'write', cmd.tenant);
     return { view: await this.tasks.cancel(caller, cmd.id), show: { includeArtifacts: true } };
   }
 
   async listTasks(
-    caller: Caller,
+    principal: Principal,
     cmd: ListTasksCommand,
   ): Promise<{ page: ListTasksResult; show: TaskEncodeOptions }> {
+    const caller = authorize(principal, 'read', cmd.tenant);
     // history in a listing only when asked for: it costs a query per task
     const historyLength = cmd.historyLength ?? 0;
     const show = { includeArtifacts: cmd.includeArtifacts, historyLength };

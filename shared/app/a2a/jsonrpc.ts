@@ -15,6 +15,7 @@
  */
 
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { AuthError } from '../../domain/errors.ts';
 import { logger } from '../../observability/index.ts';
 import { activatedExtensionsHeader } from '../../protocol/a2a/extensions.ts';
 import {
@@ -24,6 +25,7 @@ import {
   clip,
   ERROR_CODES,
   errorCodecFor,
+  errorHeaders,
   failure,
   httpStatusOf,
   isValidId,
@@ -35,8 +37,9 @@ import {
   success,
   toProtocolError,
 } from '../../protocol/a2a/index.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { TaskStore } from '../ports.ts';
-import type { Caller, TaskService } from '../task-service.ts';
+import type { TaskService } from '../task-service.ts';
 import { A2AHandler, type A2AHandlerOptions } from './handler.ts';
 import {
   answerWithSse,
@@ -62,7 +65,8 @@ export interface RpcRequest {
   body: string | undefined | null;
   /** Lower-cased header names. */
   headers: Record<string, string | undefined>;
-  caller: Caller;
+  /** Who is calling (shared/auth-wiring.ts), or why they may not: answered before anything is parsed. */
+  principal: Principal | AuthError;
   /** How long a blocking SendMessage may wait for the task to settle. */
   blockingBudgetMs: number;
   /** How long a stream may stay open (ms); default DEFAULT_STREAM_BUDGET_MS. */
@@ -98,7 +102,7 @@ const reply = (
   }
   return {
     statusCode: httpStatusOf(outcome.error.code),
-    headers: JSON_HEADERS,
+    headers: { ...JSON_HEADERS, ...errorHeaders(outcome.error) },
     body: JSON.stringify(failure(id, jsonRpcError(outcome.codec, outcome.error))),
   };
 };
@@ -178,6 +182,9 @@ export class JsonRpcBinding {
       });
     }
     // decided before the body is parsed as a request: only its id is looked for, to echo it
+    const { principal } = request;
+    if (principal instanceof AuthError)
+      return reply(peekId(request.body, size), { error: toProtocolError(principal), codec });
     const unsupported = checkContentType(request.headers['content-type']);
     if (unsupported) return reply(peekId(request.body, size), { error: unsupported, codec });
     if (size > MAX_REQUEST_BYTES) {
@@ -200,10 +207,10 @@ export class JsonRpcBinding {
         this.handler.activateExtensions(request.headers),
       );
       if (isStreamRequest(parsed)) {
-        const streamed = await this.stream(codec, parsed, envelope.id, request, meta);
+        const streamed = await this.stream(codec, parsed, envelope.id, request, principal, meta);
         return { ...streamed, headers: { ...streamed.headers, ...echoed } };
       }
-      const result = await this.run(codec, parsed, request, meta);
+      const result = await this.run(codec, parsed, request, principal, meta);
       const answered = reply(envelope.id, { result });
       const response = { ...answered, headers: { ...answered.headers, ...echoed } };
       // measured as the proxy result will carry it: a JSON string, escaped
@@ -231,13 +238,14 @@ export class JsonRpcBinding {
     parsed: StreamRequest,
     id: JsonRpcId,
     request: RpcRequest,
+    principal: Principal,
     meta: NonNullable<RpcResponse['meta']>,
   ): Promise<RpcResponse> {
     const answer = await answerWithSse(
       this.handler,
       parsed,
       {
-        caller: request.caller,
+        principal,
         version: codec.version,
         ...(request.streamBudgetMs !== undefined ? { budgetMs: request.streamBudgetMs } : {}),
         ...(request.headers['last-event-id'] !== undefined
@@ -267,13 +275,13 @@ export class JsonRpcBinding {
     codec: A2ACodec,
     parsed: ReturnType<typeof parseRequest>,
     request: RpcRequest,
+    caller: Principal,
     meta: NonNullable<RpcResponse['meta']>,
   ): Promise<unknown> {
     const note = (view: { head: { taskId: string; contextId: string } }) => {
       meta.taskId = view.head.taskId;
       meta.contextId = view.head.contextId;
     };
-    const { caller } = request;
     switch (parsed.operation) {
       case 'SendMessage': {
         const sent = await this.handler.sendMessage(caller, parsed.command, {
@@ -322,6 +330,7 @@ export class JsonRpcBinding {
         return this.handler.getExtendedAgentCard(caller, {
           publicUrl: request.publicUrl ?? '',
           version: codec.version,
+          ...(parsed.command.tenant ? { tenant: parsed.command.tenant } : {}),
         });
       case 'SendStreamingMessage':
       case 'SubscribeToTask':

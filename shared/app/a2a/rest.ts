@@ -7,15 +7,18 @@
  * parsed and encoded by the v1.0 codec, so every rule of the JSON-RPC
  * binding's params (bounds, unknown fields, limits) applies here too.
  *
- * Every route also exists under a `/{tenant}` prefix. Until authentication
- * lands the tenant is the caller's, whatever the path or body says.
+ * Every route also exists under a `/{tenant}` prefix: the tenant named there
+ * (or in the body's `tenant`) must be the principal's, else 403; a prefix and
+ * a body naming two tenants are refused as invalid.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { AuthError } from '../../domain/errors.ts';
 import { logger } from '../../observability/index.ts';
 import { activatedExtensionsHeader } from '../../protocol/a2a/extensions.ts';
 import {
   A2AProtocolError,
   ERROR_CODES,
+  errorHeaders,
   negotiateVersion,
   SUPPORTED_VERSIONS,
   toProtocolError,
@@ -28,7 +31,8 @@ import {
   restStatusOf,
   unsupportedMediaType,
 } from '../../protocol/a2a/rest.ts';
-import type { Caller, TaskService } from '../task-service.ts';
+import { checkTenant, type Principal } from '../auth/principal.ts';
+import type { TaskService } from '../task-service.ts';
 import { A2AHandler, type A2AHandlerOptions } from './handler.ts';
 import { MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES } from './jsonrpc.ts';
 import { answerWithSse, keysOfStreamItem, type SseStream, type StreamRequest } from './sse-answer.ts';
@@ -41,7 +45,8 @@ export interface RestRequest {
   /** Lower-cased header names. */
   headers: Record<string, string | undefined>;
   body: string | null | undefined;
-  caller: Caller;
+  /** Who is calling (shared/auth-wiring.ts), or why they may not: answered before any route runs. */
+  principal: Principal | AuthError;
   /** How long a blocking send may wait for its task to settle. */
   blockingBudgetMs: number;
   /** How long a stream may stay open (ms); default DEFAULT_STREAM_BUDGET_MS. */
@@ -65,6 +70,7 @@ export interface RestResponse {
 
 interface Matched {
   request: RestRequest;
+  principal: Principal;
   /** Decoded path parameters. */
   params: Record<string, string>;
   /** The request body as JSON (undefined when it has none). */
@@ -128,7 +134,7 @@ export class RestBinding {
         pattern: /^\/message:send$/,
         run: async (m) => {
           const command = v1Codec.parseSendMessage(m.json(), { pushNotifications: h.pushNotifications });
-          const sent = await h.sendMessage(m.request.caller, command, {
+          const sent = await h.sendMessage(m.principal, command, {
             blockingBudgetMs: m.request.blockingBudgetMs,
             version: '1.0',
           });
@@ -154,7 +160,7 @@ export class RestBinding {
           const body = m.json();
           const extra = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
           const canceled = await h.cancelTask(
-            m.request.caller,
+            m.principal,
             v1Codec.parseCancelTask({ ...extra, id: m.params.id }),
           );
           m.meta.taskId = canceled.view.head.taskId;
@@ -185,13 +191,13 @@ export class RestBinding {
             const body = m.json();
             const extra = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
             const cmd = v1Codec.parseCreatePushConfig({ ...extra, taskId: m.params.id });
-            return v1Codec.encodePushConfig(await h.createPushConfig(m.request.caller, cmd, '1.0'));
+            return v1Codec.encodePushConfig(await h.createPushConfig(m.principal, cmd, '1.0'));
           }
           const q = m.request.query;
           const cmd = v1Codec.parseListPushConfigs(
             defined({ taskId: m.params.id, pageSize: q.pageSize, pageToken: q.pageToken }),
           );
-          return v1Codec.encodePushConfigList(await h.listPushConfigs(m.request.caller, cmd), '');
+          return v1Codec.encodePushConfigList(await h.listPushConfigs(m.principal, cmd), '');
         },
       },
       {
@@ -206,8 +212,8 @@ export class RestBinding {
             { taskId: m.params.id, id: m.params.configId },
             del ? 'delete' : 'get',
           );
-          if (!del) return v1Codec.encodePushConfig(await h.getPushConfig(m.request.caller, cmd));
-          await h.deletePushConfig(m.request.caller, cmd);
+          if (!del) return v1Codec.encodePushConfig(await h.getPushConfig(m.principal, cmd));
+          await h.deletePushConfig(m.principal, cmd);
           return {};
         },
       },
@@ -217,7 +223,7 @@ export class RestBinding {
         pattern: /^\/tasks\/(?<id>[^/]+)$/,
         run: async (m) => {
           const got = await h.getTask(
-            m.request.caller,
+            m.principal,
             v1Codec.parseGetTask(defined({ id: m.params.id, historyLength: m.request.query.historyLength })),
           );
           m.meta.taskId = got.view.head.taskId;
@@ -231,7 +237,7 @@ export class RestBinding {
         run: async (m) => {
           const q = m.request.query;
           const listed = await h.listTasks(
-            m.request.caller,
+            m.principal,
             v1Codec.parseListTasks(
               defined({
                 contextId: q.contextId,
@@ -253,7 +259,7 @@ export class RestBinding {
         pattern: /^\/extendedAgentCard$/,
         run: async (m) => {
           v1Codec.parseGetExtendedAgentCard({});
-          return h.getExtendedAgentCard(m.request.caller, {
+          return h.getExtendedAgentCard(m.principal, {
             publicUrl: m.request.publicUrl ?? '',
             version: '1.0',
           });
@@ -278,7 +284,7 @@ export class RestBinding {
     const status = http ?? restStatusOf(error).http;
     return {
       statusCode: status,
-      headers: { 'content-type': A2A_JSON },
+      headers: { 'content-type': A2A_JSON, ...errorHeaders(error) },
       body: JSON.stringify(restErrorBody(error, status)),
       ...(meta ? { meta } : {}),
     };
@@ -294,7 +300,9 @@ export class RestBinding {
         SUPPORTED_VERSIONS.filter((v) => v === '1.0'),
       );
     }
-    const path = this.routePath(request.path);
+    const { principal } = request;
+    if (principal instanceof AuthError) throw principal;
+    const { path, tenant } = this.routePath(request.path);
     const route = this.routes.find((r) => r.pattern.test(path));
     if (!route)
       throw A2AProtocolError.methodNotFound(
@@ -312,6 +320,8 @@ export class RestBinding {
         headers: { 'content-type': A2A_JSON, allow: route.methods.join(', ') },
       };
     }
+    // the prefix names the tenant the request is for: the principal's, or refused here
+    if (tenant !== undefined) checkTenant(principal, tenant);
     const body = request.body ?? '';
     const size = Buffer.byteLength(body, 'utf8');
     if (size > MAX_REQUEST_BYTES) {
@@ -341,7 +351,7 @@ export class RestBinding {
         ]);
       }
     }
-    const json = () => {
+    const parsedBody = () => {
       if (body.trim() === '' || body.trim() === 'null') return undefined;
       try {
         return JSON.parse(body) as unknown;
@@ -350,9 +360,23 @@ export class RestBinding {
       }
     };
     const echoed = activatedExtensionsHeader('1.0', this.handler.activateExtensions(request.headers));
-    const matched: Matched = { request, params, json, meta };
+    const json = () => {
+      const parsed = parsedBody();
+      if (tenant === undefined || !parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+        return parsed;
+      const named = (parsed as { tenant?: unknown }).tenant;
+      if (named !== undefined && named !== '' && named !== tenant)
+        throw A2AProtocolError.invalidParams([
+          {
+            field: 'tenant',
+            description: `names another tenant than the path's /${tenant.slice(0, 64)} prefix`,
+          },
+        ]);
+      return { ...parsed, tenant };
+    };
+    const matched: Matched = { request, principal, params, json, meta };
     if ('stream' in route) {
-      const streamed = await this.streamed(route.stream(matched), request, meta);
+      const streamed = await this.streamed(route.stream(matched), request, principal, meta);
       return { ...streamed, headers: { ...streamed.headers, ...echoed } };
     }
     const result = await route.run(matched);
@@ -376,13 +400,14 @@ export class RestBinding {
   private async streamed(
     request: StreamRequest,
     http: RestRequest,
+    principal: Principal,
     meta: NonNullable<RestResponse['meta']>,
   ): Promise<RestResponse> {
     const answer = await answerWithSse(
       this.handler,
       request,
       {
-        caller: http.caller,
+        principal,
         version: '1.0',
         ...(http.streamBudgetMs !== undefined ? { budgetMs: http.streamBudgetMs } : {}),
         ...(http.headers['last-event-id'] !== undefined
@@ -413,12 +438,21 @@ export class RestBinding {
     });
   }
 
-  /** The path without its `/{tenant}` prefix (and without a trailing slash). */
-  private routePath(path: string): string {
+  /** The path without its `/{tenant}` prefix (and without a trailing slash), and the tenant it named. */
+  private routePath(path: string): { path: string; tenant?: string } {
     const clean = `/${path.replace(/^\/+|\/+$/g, '')}`;
-    if (ROOTS.test(clean)) return clean;
+    if (ROOTS.test(clean)) return { path: clean };
     const rest = clean.indexOf('/', 1);
-    return rest > 0 ? clean.slice(rest) : clean;
+    if (rest <= 0) return { path: clean };
+    let tenant: string;
+    try {
+      tenant = decodeURIComponent(clean.slice(1, rest));
+    } catch {
+      throw A2AProtocolError.invalidParams([
+        { field: 'tenant', description: 'is not a valid percent-encoded path segment' },
+      ]);
+    }
+    return { path: clean.slice(rest), tenant };
   }
 }
 

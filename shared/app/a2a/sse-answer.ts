@@ -18,7 +18,7 @@ import type {
   StreamEvent,
   SubscribeToTaskCommand,
 } from '../../protocol/a2a/operations.ts';
-import type { Caller } from '../task-service.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { A2AHandler, TaskStream } from './handler.ts';
 import { lastEventIdOf, MAX_SSE_DATA_BYTES, SSE_HEADERS, sseComment, sseEvent } from './sse.ts';
 import type { StreamItem } from './stream.ts';
@@ -54,7 +54,7 @@ export const isStreamRequest = (parsed: { operation: string }): parsed is Stream
   parsed.operation === 'SendStreamingMessage' || parsed.operation === 'SubscribeToTask';
 
 export interface StreamOptions {
-  caller: Caller;
+  principal: Principal;
   /** How long the stream may stay open (ms); default DEFAULT_STREAM_BUDGET_MS. */
   budgetMs?: number;
   /** The request's `Last-Event-ID` header: SubscribeToTask resumes after it (a send is not repeated to resume). */
@@ -85,7 +85,7 @@ function openTaskStream(
     ...(options.version ? { version: options.version } : {}),
   };
   if (request.operation === 'SendStreamingMessage') {
-    return handler.sendStreamingMessage(options.caller, request.command, context);
+    return handler.sendStreamingMessage(options.principal, request.command, context);
   }
   const after = lastEventIdOf(options.lastEventId);
   if (after === 'invalid') {
@@ -96,7 +96,7 @@ function openTaskStream(
       },
     ]);
   }
-  return handler.subscribeToTask(options.caller, request.command, {
+  return handler.subscribeToTask(options.principal, request.command, {
     ...context,
     ...(after !== undefined ? { afterVersion: after } : {}),
   });

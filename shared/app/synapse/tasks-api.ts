@@ -15,6 +15,7 @@
 
 import { textPart } from '../../agent/api.ts';
 import {
+  AuthError,
   InvalidTransitionError,
   PayloadTooLargeError,
   TaskNotFoundError,
@@ -22,8 +23,10 @@ import {
 } from '../../domain/errors.ts';
 import { isTerminal } from '../../domain/states.ts';
 import type { Message, TaskView } from '../../domain/task.ts';
+import { errorHeaders, toProtocolError } from '../../protocol/a2a/errors.ts';
 import * as v1Wire from '../../protocol/a2a/v1-wire.ts';
 import * as z from '../../validation/zod.ts';
+import { authorize, type Principal } from '../auth/principal.ts';
 import type { Caller, TaskService } from '../task-service.ts';
 import { PEER_KEY, type SynapseRequester } from './requester.ts';
 
@@ -32,6 +35,12 @@ export interface TasksApiRequest {
   /** Below `/synapse/tasks`: `''`, `/{id}`, `/{id}/answer`, `/{id}/cancel`. */
   path: string;
   body: string | undefined;
+  /** Who is calling (shared/auth-context.ts), or why they may not: answered before anything else. */
+  principal: Principal | AuthError;
+}
+
+/** A request whose principal may do what it asks: the caller every read and write is scoped to. */
+interface ScopedRequest extends Omit<TasksApiRequest, 'principal'> {
   caller: Caller;
 }
 
@@ -39,6 +48,8 @@ export interface TasksApiAnswer {
   statusCode: number;
   body: unknown;
   meta: { taskId?: string; code?: string };
+  /** `WWW-Authenticate` of a 401. */
+  headers?: Record<string, string>;
 }
 
 const MAX_BODY_BYTES = 1_048_576;
@@ -111,8 +122,19 @@ export class SynapseTasksApi {
     private readonly requester: SynapseRequester,
   ) {}
 
-  async handle(request: TasksApiRequest): Promise<TasksApiAnswer> {
-    const [, taskId, action, ...rest] = request.path.split('/');
+  async handle(unscoped: TasksApiRequest): Promise<TasksApiAnswer> {
+    const [, taskId, action, ...rest] = unscoped.path.split('/');
+    let request: ScopedRequest;
+    try {
+      const { principal } = unscoped;
+      if (principal instanceof AuthError) throw principal;
+      // reading a task needs the read right; delegating, answering and canceling the write right
+      request = { ...unscoped, caller: authorize(principal, unscoped.method === 'GET' ? 'read' : 'write') };
+    } catch (e) {
+      if (!(e instanceof AuthError)) throw e;
+      const error = toProtocolError(e);
+      return { ...problem(error.code, e.code, e.message), headers: errorHeaders(error) };
+    }
     try {
       if (!taskId) {
         if (request.method !== 'POST')
@@ -147,7 +169,7 @@ export class SynapseTasksApi {
     }
   }
 
-  private async delegate(request: TasksApiRequest): Promise<TasksApiAnswer> {
+  private async delegate(request: ScopedRequest): Promise<TasksApiAnswer> {
     const input = parseBody(delegateSchema, request.body);
     if (isAnswer(input)) return input;
     const { record, duplicate } = await this.requester.delegate(request.caller, {
@@ -171,7 +193,7 @@ export class SynapseTasksApi {
     return this.shown(duplicate ? 200 : 201, await this.tasks.view(record, SHOW));
   }
 
-  private async answer(request: TasksApiRequest, taskId: string): Promise<TasksApiAnswer> {
+  private async answer(request: ScopedRequest, taskId: string): Promise<TasksApiAnswer> {
     const input = parseBody(answerSchema, request.body);
     if (isAnswer(input)) return input;
     await this.owned(request.caller, taskId);

@@ -35,7 +35,73 @@ export interface AgentCardInput {
   /** Only what actually works may be true. */
   capabilities: { streaming: boolean; pushNotifications: boolean };
   version: A2AVersion;
+  /** How to authenticate (digest §2.4): the schemes by name, and the OR-list of AND-sets of their names. */
+  security?: CardSecurity;
 }
+
+export type SecuritySchemeInput =
+  | { kind: 'http-bearer'; bearerFormat?: string; description?: string }
+  | { kind: 'openIdConnect'; openIdConnectUrl: string; description?: string };
+
+export interface CardSecurity {
+  schemes: Record<string, SecuritySchemeInput>;
+  /** Any one of these sets of schemes is enough; every scheme of a set is needed. */
+  requirements: string[][];
+}
+
+/** v1.0 SecurityScheme: a oneof wrapper object. */
+export type V1SecurityScheme =
+  | { httpAuthSecurityScheme: { scheme: 'Bearer'; bearerFormat?: string; description?: string } }
+  | { openIdConnectSecurityScheme: { openIdConnectUrl: string; description?: string } };
+
+/** v0.3 SecurityScheme: OpenAPI-like, discriminated by `type`. */
+export type V03SecurityScheme =
+  | { type: 'http'; scheme: 'bearer'; bearerFormat?: string; description?: string }
+  | { type: 'openIdConnect'; openIdConnectUrl: string; description?: string };
+
+const described = (d: string | undefined) => (d ? { description: d } : {});
+
+const v1Security = (security: CardSecurity) => ({
+  securitySchemes: Object.fromEntries(
+    Object.entries(security.schemes).map(([name, s]): [string, V1SecurityScheme] => [
+      name,
+      s.kind === 'http-bearer'
+        ? {
+            httpAuthSecurityScheme: {
+              scheme: 'Bearer',
+              ...(s.bearerFormat ? { bearerFormat: s.bearerFormat } : {}),
+              ...described(s.description),
+            },
+          }
+        : {
+            openIdConnectSecurityScheme: {
+              openIdConnectUrl: s.openIdConnectUrl,
+              ...described(s.description),
+            },
+          },
+    ]),
+  ),
+  securityRequirements: security.requirements.map((set) => ({
+    schemes: Object.fromEntries(set.map((name) => [name, { list: [] as string[] }])),
+  })),
+});
+
+const v03Security = (security: CardSecurity) => ({
+  securitySchemes: Object.fromEntries(
+    Object.entries(security.schemes).map(([name, s]): [string, V03SecurityScheme] => [
+      name,
+      s.kind === 'http-bearer'
+        ? {
+            type: 'http',
+            scheme: 'bearer',
+            ...(s.bearerFormat ? { bearerFormat: s.bearerFormat } : {}),
+            ...described(s.description),
+          }
+        : { type: 'openIdConnect', openIdConnectUrl: s.openIdConnectUrl, ...described(s.description) },
+    ]),
+  ),
+  security: security.requirements.map((set) => Object.fromEntries(set.map((name) => [name, [] as string[]]))),
+});
 
 export interface AgentInterface {
   url: string;
@@ -61,6 +127,8 @@ export interface V1AgentCard {
   defaultInputModes: string[];
   defaultOutputModes: string[];
   skills: AgentSkill[];
+  securitySchemes?: Record<string, V1SecurityScheme>;
+  securityRequirements?: { schemes: Record<string, { list: string[] }> }[];
   iconUrl?: string;
 }
 
@@ -84,6 +152,8 @@ export interface V03AgentCard {
   defaultOutputModes: string[];
   skills: AgentSkill[];
   supportsAuthenticatedExtendedCard: boolean;
+  securitySchemes?: Record<string, V03SecurityScheme>;
+  security?: Record<string, string[]>[];
   supportedInterfaces: AgentInterface[];
 }
 
@@ -177,6 +247,7 @@ export function buildAgentCard(input: AgentCardInput): AgentCard {
       defaultOutputModes,
       skills,
       supportsAuthenticatedExtendedCard: extendedAgentCard,
+      ...(input.security ? v03Security(input.security) : {}),
       supportedInterfaces,
     };
   }
@@ -196,6 +267,7 @@ export function buildAgentCard(input: AgentCardInput): AgentCard {
     defaultInputModes,
     defaultOutputModes,
     skills,
+    ...(input.security ? v1Security(input.security) : {}),
     ...iconUrl,
   };
 }

@@ -4,11 +4,17 @@
  * optional BadRequest field violations). Codecs decide how it looks on the
  * wire (v1.0: typed `data` array; v0.3: free-form `data` object).
  *
- * Codes (digest §7.2), plus one implementation-defined code:
+ * Codes (digest §7.2), plus implementation-defined ones:
  *   -32050 CONFLICT  the task was modified concurrently too often; the
  *                    request was not applied and may simply be retried.
+ *   401 UNAUTHENTICATED, 403 PERMISSION_DENIED, 429 RATE_LIMITED: A2A
+ *                    standardizes no JSON-RPC code for these (they are
+ *                    transport-level); the code is the HTTP status the
+ *                    answer carries, the same whether API Gateway or the
+ *                    function answers (docs/security.md#errors).
  */
 import {
+  AuthError,
   ConflictError,
   type DomainError,
   DuplicateMessageError,
@@ -50,7 +56,16 @@ export const ERROR_CODES = {
   VERSION_NOT_SUPPORTED: -32009,
   /** Implementation-defined (range -32000…-32099): concurrent modification, retry the request. */
   CONFLICT: -32050,
+  /** Implementation-defined, the HTTP status: no or invalid credentials (with a `WWW-Authenticate` challenge). */
+  UNAUTHENTICATED: 401,
+  /** Implementation-defined, the HTTP status: valid credentials without the right, or for another tenant. */
+  PERMISSION_DENIED: 403,
+  /** Implementation-defined, the HTTP status: the client's request rate is over its throttle. */
+  RATE_LIMITED: 429,
 } as const;
+
+/** The realm of the hub's `WWW-Authenticate` challenges. */
+export const AUTH_REALM = 'synapse';
 
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 
@@ -256,6 +271,34 @@ export class A2AProtocolError extends Error {
     });
   }
 
+  /** 401: `challenge` is the RFC 6750 error code (`invalid_token`) when credentials were sent. */
+  static unauthenticated(message: string, challenge?: string): A2AProtocolError {
+    return new A2AProtocolError({
+      code: ERROR_CODES.UNAUTHENTICATED,
+      message,
+      reason: 'UNAUTHENTICATED',
+      metadata: challenge ? { challenge } : {},
+    });
+  }
+
+  static permissionDenied(message: string, challenge?: string): A2AProtocolError {
+    return new A2AProtocolError({
+      code: ERROR_CODES.PERMISSION_DENIED,
+      message,
+      reason: 'PERMISSION_DENIED',
+      metadata: challenge ? { challenge } : {},
+    });
+  }
+
+  static rateLimited(message: string): A2AProtocolError {
+    return new A2AProtocolError({
+      code: ERROR_CODES.RATE_LIMITED,
+      message,
+      reason: 'RATE_LIMITED',
+      metadata: { retryable: 'true' },
+    });
+  }
+
   /** Implementation-defined -32050: see the module comment. */
   static conflict(taskId: string, attempts?: number): A2AProtocolError {
     return new A2AProtocolError({
@@ -286,6 +329,11 @@ const EVENT_PHRASES: Readonly<Record<string, string>> = {
 
 /** Map a typed domain error to the protocol error a client should see. */
 export function fromDomainError(e: DomainError): A2AProtocolError {
+  if (e instanceof AuthError) {
+    if (e.code === 'unauthenticated') return A2AProtocolError.unauthenticated(e.message, e.challenge);
+    if (e.code === 'permission_denied') return A2AProtocolError.permissionDenied(e.message, e.challenge);
+    return A2AProtocolError.rateLimited(e.message);
+  }
   // Subclasses first: TaskNotCancelableError is an InvalidTransitionError, PayloadTooLargeError a ValidationError.
   if (e instanceof TaskNotFoundError) return A2AProtocolError.taskNotFound(e.taskId);
   if (e instanceof TaskNotCancelableError) {
@@ -353,7 +401,34 @@ export function toProtocolError(e: unknown): A2AProtocolError {
  * except internal errors (-32603) which use 500 — the a2a-js server behaviour.
  */
 export function httpStatusOf(code: number): number {
-  return code === ERROR_CODES.INTERNAL_ERROR ? 500 : 200;
+  if (code === ERROR_CODES.INTERNAL_ERROR) return 500;
+  // auth and throttling are transport-level: answered with their HTTP status, as before any dispatch
+  return AUTH_CODES.has(code) ? code : 200;
+}
+
+const AUTH_CODES: ReadonlySet<number> = new Set([
+  ERROR_CODES.UNAUTHENTICATED,
+  ERROR_CODES.PERMISSION_DENIED,
+  ERROR_CODES.RATE_LIMITED,
+]);
+
+/**
+ * The headers an error's answer carries beyond its body: the `WWW-Authenticate` challenge of a 401 (and
+ * of a 403 for a missing scope, RFC 6750 §3.1), `Retry-After` of a 429.
+ */
+export function errorHeaders(error: A2AProtocolError): Record<string, string> {
+  const challenge = error.metadata.challenge;
+  if (
+    error.code === ERROR_CODES.UNAUTHENTICATED ||
+    (error.code === ERROR_CODES.PERMISSION_DENIED && challenge)
+  ) {
+    const quoted = error.message.replace(/["\\]/g, "'");
+    return {
+      'www-authenticate': `Bearer realm="${AUTH_REALM}"${challenge ? `, error="${challenge}", error_description="${quoted}"` : ''}`,
+    };
+  }
+  if (error.code === ERROR_CODES.RATE_LIMITED) return { 'retry-after': '1' };
+  return {};
 }
 
 // ---- typed details (google.rpc.*), shared by the codecs ------------------------------------------

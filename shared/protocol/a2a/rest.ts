@@ -35,6 +35,9 @@ const BY_CODE: Readonly<Record<number, Mapping>> = {
   [ERROR_CODES.EXTENSION_SUPPORT_REQUIRED]: { http: 400, status: 'FAILED_PRECONDITION' },
   [ERROR_CODES.VERSION_NOT_SUPPORTED]: { http: 400, status: 'FAILED_PRECONDITION' },
   [ERROR_CODES.CONFLICT]: { http: 409, status: 'ABORTED' },
+  [ERROR_CODES.UNAUTHENTICATED]: { http: 401, status: 'UNAUTHENTICATED' },
+  [ERROR_CODES.PERMISSION_DENIED]: { http: 403, status: 'PERMISSION_DENIED' },
+  [ERROR_CODES.RATE_LIMITED]: { http: 429, status: 'RESOURCE_EXHAUSTED' },
 };
 
 /** The HTTP status and gRPC status name of a protocol error over HTTP+JSON. */

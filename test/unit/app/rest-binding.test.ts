@@ -14,7 +14,7 @@ import { TaskNotFoundError } from '../../../shared/domain/errors.ts';
 import type { TaskView } from '../../../shared/domain/task.ts';
 import { A2AProtocolError } from '../../../shared/protocol/a2a/index.ts';
 
-const CALLER = { tenant: 't', owner: 'o' };
+const CALLER = { tenant: 't', owner: 'o', rights: ['read', 'write'] as const, scheme: 'api-key' as const };
 
 const taskView = (taskId = 'task-1'): TaskView => ({
   head: {
@@ -134,7 +134,7 @@ const request = (method: string, path: string, more: Partial<RestRequest> = {}):
   query: {},
   headers: { 'content-type': 'application/json' },
   body: undefined,
-  caller: CALLER,
+  principal: CALLER,
   blockingBudgetMs: 1000,
   ...more,
 });
@@ -154,7 +154,7 @@ const send = JSON.stringify({ message: { messageId: 'm1', role: 'ROLE_USER', par
 describe('HTTP+JSON binding: routes', () => {
   it('answers every v1.0 route, with and without a tenant prefix', async () => {
     const { binding, calls } = recording();
-    for (const prefix of ['', '/acme']) {
+    for (const prefix of ['', '/t']) {
       const sent = await binding.handle(request('POST', `${prefix}/message:send`, { body: send }));
       assert.equal(sent.statusCode, 200);
       assert.equal(sent.headers['content-type'], 'application/a2a+json');
@@ -325,7 +325,7 @@ describe('HTTP+JSON binding: streams, extensions, the extended card', () => {
   it('message:stream answers text/event-stream: each data a bare StreamResponse with the task version as id', async () => {
     const { binding, calls } = recording();
     const res = await binding.handle(
-      request('POST', '/acme/message:stream', { body: send, streamBudgetMs: 5000 }),
+      request('POST', '/t/message:stream', { body: send, streamBudgetMs: 5000 }),
     );
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['content-type'], 'text/event-stream');
@@ -437,10 +437,32 @@ describe('HTTP+JSON binding: streams, extensions, the extended card', () => {
     const card = { name: 'extended', skills: [{ id: 'audit' }] };
     const { binding, calls } = recording({ getExtendedAgentCard: () => card });
     const res = await binding.handle(
-      request('GET', '/acme/extendedAgentCard', { publicUrl: 'https://hub.example' }),
+      request('GET', '/t/extendedAgentCard', { publicUrl: 'https://hub.example' }),
     );
     assert.equal(res.statusCode, 200);
     assert.deepEqual(JSON.parse(res.body), card);
     assert.deepEqual(calls.at(-1)?.command, { publicUrl: 'https://hub.example', version: '1.0' });
+  });
+});
+
+describe('HTTP+JSON binding: authentication and tenants', () => {
+  it('401 with a challenge for no principal, 403 for another tenant prefix, 400 for a body naming another one; nothing called', async () => {
+    const { binding, calls } = recording();
+    const { AuthError } = await import('../../../shared/domain/errors.ts');
+    const anonymous = await binding.handle({
+      ...request('GET', '/tasks/x'),
+      principal: new AuthError('unauthenticated', 'no credentials'),
+    });
+    assert.equal(anonymous.statusCode, 401);
+    assert.equal(json(anonymous.body).error.status, 'UNAUTHENTICATED');
+    assert.match(anonymous.headers['www-authenticate'] ?? '', /^Bearer realm="synapse"/);
+    const other = await binding.handle(request('GET', '/acme/tasks/x'));
+    assert.equal(other.statusCode, 403);
+    assert.equal(json(other.body).error.status, 'PERMISSION_DENIED');
+    const clash = await binding.handle(
+      request('POST', '/t/message:send', { body: JSON.stringify({ ...JSON.parse(send), tenant: 'acme' }) }),
+    );
+    assert.equal(clash.statusCode, 400);
+    assert.equal(calls.length, 0);
   });
 });

@@ -48,6 +48,21 @@ const CASES: [string, () => A2AProtocolError, number, string, RegExp][] = [
     /Invalid params: id: is required/,
   ],
   ['internalError', () => A2AProtocolError.internalError(), -32603, 'INTERNAL_ERROR', /Internal error/],
+  [
+    'unauthenticated',
+    () => A2AProtocolError.unauthenticated('The token has expired', 'invalid_token'),
+    401,
+    'UNAUTHENTICATED',
+    /The token has expired/,
+  ],
+  [
+    'permissionDenied',
+    () => A2AProtocolError.permissionDenied('not valid for tenant "b"'),
+    403,
+    'PERMISSION_DENIED',
+    /not valid for tenant/,
+  ],
+  ['rateLimited', () => A2AProtocolError.rateLimited('slow down'), 429, 'RATE_LIMITED', /slow down/],
   ['taskNotFound', () => A2AProtocolError.taskNotFound('t9'), -32001, 'TASK_NOT_FOUND', /Task not found: t9/],
   [
     'taskNotCancelable',
@@ -219,9 +234,10 @@ describe('error encoding', () => {
 });
 
 describe('httpStatusOf', () => {
-  it('is 200 for every JSON-RPC error except -32603 (500), like a2a-js', () => {
+  it('is 200 for every JSON-RPC error except -32603 (500), like a2a-js, and the transport-level auth errors', () => {
+    const transport = [401, 403, 429];
     for (const code of Object.values(ERROR_CODES))
-      assert.equal(httpStatusOf(code), code === -32603 ? 500 : 200);
+      assert.equal(httpStatusOf(code), code === -32603 ? 500 : transport.includes(code) ? code : 200);
   });
 });
 

@@ -33,13 +33,13 @@ const fakeTasks = (impl: Impl = {}) => {
   return { service, calls };
 };
 
-const CALLER = { tenant: 't', owner: 'o' };
+const CALLER = { tenant: 't', owner: 'o', rights: ['read', 'write'] as const, scheme: 'api-key' as const };
 const GET_TASK = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'x' } });
 
 const request = (body: string | null, headers: Record<string, string | undefined> = {}): RpcRequest => ({
   body,
   headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
-  caller: CALLER,
+  principal: CALLER,
   blockingBudgetMs: 1000,
 });
 

@@ -80,7 +80,7 @@ const call = (
   rpc.handle({
     body: JSON.stringify({ jsonrpc: '2.0', id: 'req-7', method, params }),
     headers: { 'content-type': 'application/json', ...headers },
-    caller: CALLER,
+    principal: { ...CALLER, rights: ['read', 'write'], scheme: 'api-key' },
     blockingBudgetMs: 1000,
     streamBudgetMs: 60_000,
   });

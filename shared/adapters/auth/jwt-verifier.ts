@@ -1,0 +1,92 @@
+/**
+ * Bearer JWTs of one OIDC issuer, verified with jose against the issuer's JWKS (fetched once, then
+ * refreshed by jose when a token names an unknown key). Refused: a bad signature, `alg: none` or any
+ * algorithm not listed, another issuer or audience, an expired or not-yet-valid token, a token with no
+ * `exp` or `sub`. The tenant comes from a claim (AUTH_JWT_TENANT_CLAIM, default `tenant`) or the
+ * configured default; the rights from the `scope`/`scp` claim (`tasks:read`, `tasks:write`), or the
+ * configured default when it names neither.
+ */
+import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import type { TokenVerifier } from '../../app/auth/authenticator.ts';
+import { AuthError, type Principal, type Right } from '../../app/auth/principal.ts';
+
+export interface JwtVerifierConfig {
+  issuer: string;
+  audience: string;
+  jwksUrl: string;
+  /** Default RS256, ES256, PS256, EdDSA. */
+  algorithms?: string[];
+  tenantClaim?: string;
+  defaultTenant?: string;
+  /** The rights of a token whose scopes name none of ours; default read and write. */
+  defaultRights?: readonly Right[];
+  clockToleranceSeconds?: number;
+}
+
+export const SCOPE_RIGHTS: Readonly<Record<string, Right>> = { 'tasks:read': 'read', 'tasks:write': 'write' };
+const DEFAULT_ALGORITHMS = ['RS256', 'ES256', 'PS256', 'EdDSA'];
+
+const scopesOf = (payload: JWTPayload): string[] => {
+  const raw = payload.scope ?? payload.scp;
+  if (typeof raw === 'string') return raw.split(/\s+/);
+  return Array.isArray(raw) ? raw.filter((s): s is string => typeof s === 'string') : [];
+};
+
+const reasonOf = (e: unknown): string => {
+  if (e instanceof errors.JWTExpired) return 'The token has expired';
+  if (e instanceof errors.JWTClaimValidationFailed)
+    return `The token's "${e.claim}" claim is not valid: ${e.reason}`;
+  if (e instanceof errors.JOSEAlgNotAllowed)
+    return 'The token is signed with an algorithm this hub does not accept';
+  if (e instanceof errors.JWSSignatureVerificationFailed) return 'The token signature does not verify';
+  if (e instanceof errors.JWKSNoMatchingKey)
+    return 'The token is signed with a key the issuer does not publish';
+  if (e instanceof errors.JWKSTimeout || (e instanceof Error && e.name === 'TypeError'))
+    return 'The issuer keys could not be fetched';
+  return 'The token is not a valid JWT';
+};
+
+export class JwtVerifier implements TokenVerifier {
+  private readonly keys: JWTVerifyGetKey;
+
+  constructor(
+    private readonly config: JwtVerifierConfig,
+    keys?: JWTVerifyGetKey,
+  ) {
+    this.keys = keys ?? createRemoteJWKSet(new URL(config.jwksUrl), { timeoutDuration: 3000 });
+  }
+
+  async verify(token: string): Promise<Principal> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.keys, {
+        issuer: this.config.issuer,
+        audience: this.config.audience,
+        algorithms: this.config.algorithms ?? DEFAULT_ALGORITHMS,
+        requiredClaims: ['exp', 'sub'],
+        clockTolerance: this.config.clockToleranceSeconds ?? 5,
+      }));
+    } catch (e) {
+      throw new AuthError('unauthenticated', reasonOf(e), 'invalid_token');
+    }
+    const claimed = payload[this.config.tenantClaim ?? 'tenant'];
+    const tenant = typeof claimed === 'string' && claimed !== '' ? claimed : this.config.defaultTenant;
+    if (!tenant)
+      throw new AuthError(
+        'permission_denied',
+        `The token names no tenant (claim "${this.config.tenantClaim ?? 'tenant'}") and no default is configured`,
+      );
+    const named = scopesOf(payload)
+      .map((s) => (Object.hasOwn(SCOPE_RIGHTS, s) ? SCOPE_RIGHTS[s] : undefined))
+      .filter((r): r is Right => r !== undefined);
+    const rights =
+      named.length > 0 ? [...new Set(named)] : [...(this.config.defaultRights ?? ['read', 'write'])];
+    return {
+      tenant,
+      owner: String(payload.sub),
+      rights,
+      scheme: 'bearer',
+      ...(typeof payload.exp === 'number' ? { expiresAt: payload.exp } : {}),
+    };
+  }
+}

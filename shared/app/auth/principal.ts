@@ -1,0 +1,58 @@
+/**
+ * Who is calling, and what they may do: the principal an authenticated request carries (from a bearer
+ * JWT, an API key, a Synapse peer's signature, or the local dev mode), and the one check every
+ * operation makes before it reads anything: the tenant the request names must be the principal's, and
+ * the principal must hold the operation's right. The caller it yields scopes every key the stores use.
+ */
+import { AuthError } from '../../domain/errors.ts';
+import type { Caller } from '../task-service.ts';
+
+export { AuthError };
+
+/** `read`: get, list, subscribe, read push configs, the extended card; `write`: send, cancel, change push configs. */
+export type Right = 'read' | 'write';
+export const RIGHTS: readonly Right[] = ['read', 'write'];
+
+export type AuthScheme = 'bearer' | 'api-key' | 'synapse-peer' | 'dev';
+
+export interface Principal extends Caller {
+  rights: readonly Right[];
+  scheme: AuthScheme;
+  /** When the credential stops being valid (epoch seconds): a cached verdict is not trusted past it. */
+  expiresAt?: number;
+}
+
+export const isAuthError = (e: unknown): e is AuthError => e instanceof AuthError;
+
+/**
+ * The caller of an operation needing `right`, for a request naming `tenant` (v1.0 `tenant`, the REST
+ * `/{tenant}` prefix; absent or empty means the principal's own). Another tenant is refused outright:
+ * a principal never addresses keys outside its tenant, whatever ids it guesses.
+ */
+export const authorize = (principal: Principal, right: Right, tenant?: string): Caller => {
+  checkTenant(principal, tenant);
+  if (!principal.rights.includes(right))
+    throw new AuthError(
+      'permission_denied',
+      `These credentials do not grant ${right} access (they grant: ${principal.rights.join(', ') || 'nothing'})`,
+      'insufficient_scope',
+    );
+  return { tenant: principal.tenant, owner: principal.owner };
+};
+
+/** A request naming another tenant than the principal's is refused (absent or empty names its own). */
+export const checkTenant = (principal: Principal, tenant: string | undefined): void => {
+  if (tenant !== undefined && tenant !== '' && tenant !== principal.tenant)
+    throw new AuthError(
+      'permission_denied',
+      `These credentials are not valid for tenant "${clipped(tenant)}"`,
+    );
+};
+
+const clipped = (s: string) => (s.length > 64 ? `${s.slice(0, 63)}…` : s);
+
+/** Rights from a space- or comma-separated list; unknown names are ignored. */
+export const rightsOf = (list: string | readonly string[] | undefined): Right[] => {
+  const names = typeof list === 'string' ? list.split(/[\s,]+/) : (list ?? []);
+  return RIGHTS.filter((r) => names.includes(r));
+};
