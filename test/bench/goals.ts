@@ -236,6 +236,24 @@ export const goalsOf = (r: BenchResults): Goal[] => {
       s.completedAtBoth === s.tasks && dead === 0,
     );
   }
+  if (r.auth) {
+    const a = r.auth;
+    const v = a.verdict;
+    add(
+      'the authorizer, per verdict (API key / JWT)',
+      'measured (the issue sets no target); ≤ 2 strongly consistent reads, nothing refused',
+      `API key p50 ${fmt(v.apiKey.p50Ms, 2)} ms, ${fmt(v.apiKey.rru)} RRU; JWT p50 ${fmt(v.jwt.p50Ms, 2)} ms, ${fmt(v.jwt.rru)} RRU; ` +
+        `$${fmt(a.costPerMillionRequests.apiKey.uncached.total, 2)} / $${fmt(a.costPerMillionRequests.jwt.uncached.total, 2)} per M uncached, ` +
+        `$${fmt(a.costPerMillionRequests.apiKey.cached.total, 4)} / $${fmt(a.costPerMillionRequests.jwt.cached.total, 4)} cached`,
+      v.apiKey.rru <= 2 && v.jwt.rru <= 2 && a.failures === 0,
+    );
+    add(
+      'a GetTask through the gateway: no check / authorizer uncached / cached',
+      'measured side by side, interleaved',
+      `p50 ${fmt(a.request.noCheck.p50Ms, 2)} / ${fmt(a.request.uncached.p50Ms, 2)} / ${fmt(a.request.cached.p50Ms, 2)} ms`,
+      a.failures === 0,
+    );
+  }
   if (r.streaming) {
     const { idle, perEvent: e } = r.streaming;
     const onlyGetItem = Object.keys(idle.byOperation).join() === 'GetItem';

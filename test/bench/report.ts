@@ -3,6 +3,8 @@
  * in it comes from the same run (`npm run bench` writes both; a partial run
  * writes neither the page nor stale numbers into it).
  */
+
+import type { AuthResult } from './auth.ts';
 import type { PathCost } from './cost.ts';
 import type { BenchResults } from './results.ts';
 import type { SynapseResult, SynapseSide } from './synapse.ts';
@@ -64,6 +66,51 @@ const SPREAD_LABELS: Record<string, string> = {
   dynamoRequests: 'DynamoDB requests',
   sqsRequests: 'SQS requests',
   invocations: 'invocations',
+};
+
+const authSection = (a: AuthResult): string => {
+  const v = a.verdict;
+  const c = a.costPerMillionRequests;
+  const verdictRow = (what: string, f: typeof v.apiKey) =>
+    `| ${what} | ${n(f.p50Ms, 2)} | ${n(f.p99Ms, 2)} | ${n(f.getItems)} | ${n(f.rru)} |`;
+  const requestRow = (what: string, f: typeof a.request.noCheck) =>
+    `| ${what} | ${n(f.p50Ms, 2)} | ${n(f.p99Ms, 2)} |`;
+  const costRow = (what: string, d: typeof c.apiKey.uncached) =>
+    `| ${what} | ${n(d.lambdaRequests, 4)} | ${n(d.lambdaDuration, 4)} | ${n(d.dynamodb, 4)} | **${n(d.total, 4)}** |`;
+  return `## Authentication (\`test/bench/auth.ts\`)
+
+The hub of \`npm start\` with the authorizer on (functions/authorizer.ts, as API Gateway invokes it), a local OIDC
+issuer, one registered tenant, one API key and one JWT (ES256). ${a.rounds} verdicts of each, interleaved, the handler
+called in-process (warm; a cold authorizer adds its import, see the cold-start table), its DynamoDB reads metered
+on its own client:
+
+| verdict | p50 ms | p99 ms | GetItems | RRU |
+|---|---|---|---|---|
+${verdictRow('API key (key record, tenant record)', v.apiKey)}
+${verdictRow('JWT (signature with the cached JWKS, tenant record)', v.jwt)}
+
+A GetTask over JSON-RPC with the API key, through three local gateways in one process, interleaved round by
+round (${a.rounds} each): one whose authorizer allows without checking (everything but the verification), the hub's
+(the real authorizer, no cache: every request a verdict), and one caching verdicts for ${a.cacheTtlSeconds} s as API Gateway does:
+
+| gateway | p50 ms | p99 ms |
+|---|---|---|
+${requestRow('no check', a.request.noCheck)}
+${requestRow('authorizer, uncached', a.request.uncached)}
+${requestRow(`authorizer, cached ${a.cacheTtlSeconds} s`, a.request.cached)}
+
+$ per million requests for the authorizer (arm64, ${a.memoryMb} MB, the local mean duration as an estimate;
+API Gateway's per-request price is the same with or without it, and its authorizer cache is free). Uncached,
+every request is a verdict; cached, a client sending one request a second gets one verdict per ${a.cacheTtlSeconds} s:
+
+| credential | Lambda requests | Lambda duration | DynamoDB | total |
+|---|---|---|---|---|
+${costRow('API key, uncached', c.apiKey.uncached)}
+${costRow('API key, cached (1 req/s)', c.apiKey.cached)}
+${costRow('JWT, uncached', c.jwt.uncached)}
+${costRow('JWT, cached (1 req/s)', c.jwt.cached)}
+
+${a.failures === 0 ? 'No request was refused or failed.' : `**${a.failures} requests were refused or failed.**`}`;
 };
 
 const synapseSection = (s: SynapseResult): string => {
@@ -417,6 +464,8 @@ ${n(d.sqsRequestsUnbatched.perRetry)} per retry.`);
   }
 
   if (r.synapse) out.push(synapseSection(r.synapse));
+
+  if (r.auth) out.push(authSection(r.auth));
 
   if (r.streaming) {
     const { idle, perEvent: e } = r.streaming;

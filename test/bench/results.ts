@@ -1,4 +1,5 @@
 /** The shape of `.bench/results.json`: one bench run, section by section. */
+import type { AuthResult } from './auth.ts';
 import type { ColdStartResult } from './bundles.ts';
 import type { CostResult } from './cost.ts';
 import type { CrashResult, CrashRunningResult } from './crash.ts';
@@ -36,6 +37,8 @@ export interface BenchResults {
   deliveries?: DeliveryBenchResult;
   /** One normal-flow Synapse task between two hubs, on each side (requester and executor). */
   synapse?: SynapseResult;
+  /** What authentication costs per request: the authorizer's verdict, and a request with and without it. */
+  auth?: AuthResult;
   streaming?: StreamingResult;
   latency?: LatencyResult;
   coldStart?: ColdStartResult;

@@ -5,7 +5,7 @@
  * asserts a time. `npm run bench -- cost store` runs some sections only
  * (results.json then holds just those, and the docs are left alone).
  *
- * Sections: cost, store, scale, races, crash, heartbeats, deliveries, synapse,
+ * Sections: cost, store, scale, races, crash, heartbeats, deliveries, synapse, auth,
  * streaming, latency, coldstart, startup. The timing sections run last and alone, so nothing of the bench's
  * own competes with them for the two cores (streaming times deliveries too,
  * but they are bounded by its poll interval, not by the cores).
@@ -15,6 +15,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { startDynamoLocal } from '../../local/dynamodb-local.ts';
 import { createTestTable } from '../support/dynamo.ts';
+import { benchAuth, printAuth } from './auth.ts';
 import { coldStartRows, measureColdStart } from './bundles.ts';
 import { benchCost } from './cost.ts';
 import { benchCrash, benchCrashRunning } from './crash.ts';
@@ -40,6 +41,7 @@ const SECTIONS = [
   'heartbeats',
   'deliveries',
   'synapse',
+  'auth',
   'streaming',
   'latency',
   'coldstart',
@@ -163,6 +165,12 @@ if (want('synapse')) {
   step('a Synapse task between two hubs (requester and executor, each npm start in its own process)');
   results.synapse = await benchSynapse({ tasks: 20 });
   printSynapse(results.synapse);
+}
+
+if (want('auth')) {
+  step('authentication (the authorizer per verdict, a request through the gateway with and without it)');
+  results.auth = await benchAuth();
+  printAuth(results.auth);
 }
 
 if (want('streaming')) {

@@ -61,6 +61,7 @@ export class DynamoAuthStore implements ApiKeyStore, TenantRegistry {
         TableName: this.tableName,
         Key: { [pk]: AUTH_PARTITION, [sk]: sortKey },
         ConsistentRead: true,
+        ReturnConsumedCapacity: 'TOTAL',
       }),
     );
     return out.Item;

@@ -141,12 +141,16 @@ const noop = () => {};
  * server choose): a long task's full history could outgrow a Lambda response.
  */
 export const DEFAULT_HISTORY_LENGTH = 100;
+/** A read returns at most this many messages of a task's history, whatever historyLength asks (the newest). */
+export const MAX_HISTORY_LENGTH = 1_000;
+const capped = (historyLength: number | undefined) =>
+  historyLength === undefined ? undefined : Math.min(historyLength, MAX_HISTORY_LENGTH);
 const historyOption = (historyLength: number | undefined) => ({
-  historyLength: historyLength ?? DEFAULT_HISTORY_LENGTH,
+  historyLength: capped(historyLength) ?? DEFAULT_HISTORY_LENGTH,
 });
 const showWhole = (historyLength: number | undefined): TaskEncodeOptions => ({
   includeArtifacts: true,
-  ...(historyLength !== undefined ? { historyLength } : {}),
+  ...(historyLength !== undefined ? { historyLength: capped(historyLength)! } : {}),
 });
 
 const assertUserMessage = (message: Message) => {
@@ -512,7 +516,7 @@ export class A2AHandler {
   ): Promise<{ page: ListTasksResult; show: TaskEncodeOptions }> {
     const caller = authorize(principal, 'read', cmd.tenant);
     // history in a listing only when asked for: it costs a query per task
-    const historyLength = cmd.historyLength ?? 0;
+    const historyLength = capped(cmd.historyLength) ?? 0;
     const show = { includeArtifacts: cmd.includeArtifacts, historyLength };
     const states: SynapseState[] | undefined = cmd.status ? synapseStatesFor(cmd.status) : undefined;
     if (states && states.length === 0) {
