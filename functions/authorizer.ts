@@ -1,6 +1,6 @@
 /**
  * The API Gateway Lambda authorizer (REQUEST type, identity source the Authorization header, results
- * cached by API Gateway for AUTH_CACHE_TTL_SECONDS): verifies the bearer JWT or API key, and answers
+ * cached by API Gateway for `-c authCacheTtlSeconds`, 300 s by default): verifies the bearer JWT or API key, and answers
  *   - Allow on every method of the stage (a cached verdict serves any route), with the principal in
  *     the context (shared/auth-context.ts reads it) and its tenant's usage key, which the usage plan
  *     throttles by;

@@ -2,6 +2,7 @@
 import { type App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { SOURCE_MAP_NODE_OPTIONS } from './bundling.ts';
+import type { AuthJwtOptions, AuthOptions, QuotaPeriod } from './constructs/auth.ts';
 import { synapseRemoteSkillsFromContext } from './constructs/synapse.ts';
 import { StatefulStack, StatelessStack } from './stacks.ts';
 
@@ -29,6 +30,85 @@ const str = (app: App, key: string): string | undefined => {
   return v === undefined || v === null || v === '' ? undefined : String(v);
 };
 
+const num = (app: App, key: string): number | undefined => {
+  const v = str(app, key);
+  if (v === undefined) return undefined;
+  const n = Number(v.trim());
+  if (!Number.isFinite(n)) throw new Error(`context ${key}: expected a number, got ${v}`);
+  return n;
+};
+
+const list = (app: App, key: string): string[] | undefined =>
+  str(app, key)
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** The context keys of the authorizer's OIDC issuer; the first three go together. */
+export const AUTH_JWT_CONTEXT = {
+  issuer: 'authJwtIssuer',
+  audience: 'authJwtAudience',
+  jwksUrl: 'authJwtJwksUrl',
+  tenantClaim: 'authJwtTenantClaim',
+  defaultTenant: 'authJwtDefaultTenant',
+  algorithms: 'authJwtAlgorithms',
+  defaultRights: 'authJwtDefaultRights',
+  discoveryUrl: 'authJwtDiscoveryUrl',
+} as const;
+
+/** Authentication options from context (`-c authJwtIssuer=… -c tenantRateLimit=20 …`), undefined if none. */
+export const authOptionsFromContext = (app: App): AuthOptions | undefined => {
+  const c = AUTH_JWT_CONTEXT;
+  const issuer = str(app, c.issuer);
+  const audience = str(app, c.audience);
+  const jwksUrl = str(app, c.jwksUrl);
+  let jwt: AuthJwtOptions | undefined;
+  if (issuer || audience || jwksUrl) {
+    if (!issuer || !audience || !jwksUrl)
+      throw new Error(
+        `context ${c.issuer}, ${c.audience} and ${c.jwksUrl} go together: give all three or none`,
+      );
+    const tenantClaim = str(app, c.tenantClaim);
+    const defaultTenant = str(app, c.defaultTenant);
+    const algorithms = list(app, c.algorithms);
+    const defaultRights = list(app, c.defaultRights);
+    const discoveryUrl = str(app, c.discoveryUrl);
+    jwt = {
+      issuer,
+      audience,
+      jwksUrl,
+      ...(tenantClaim ? { tenantClaim } : {}),
+      ...(defaultTenant ? { defaultTenant } : {}),
+      ...(algorithms ? { algorithms } : {}),
+      ...(defaultRights ? { defaultRights } : {}),
+      ...(discoveryUrl ? { discoveryUrl } : {}),
+    };
+  } else {
+    const stray = [c.tenantClaim, c.defaultTenant, c.algorithms, c.defaultRights, c.discoveryUrl].filter(
+      (k) => str(app, k),
+    );
+    if (stray.length)
+      throw new Error(`context ${stray.join(', ')}: only with ${c.issuer}, ${c.audience}, ${c.jwksUrl}`);
+  }
+  const cacheTtlSeconds = num(app, 'authCacheTtlSeconds');
+  const tenantRateLimit = num(app, 'tenantRateLimit');
+  const tenantBurstLimit = num(app, 'tenantBurstLimit');
+  const quotaLimit = num(app, 'tenantQuotaLimit');
+  const quotaPeriod = str(app, 'tenantQuotaPeriod')?.trim().toUpperCase();
+  if (quotaPeriod && quotaLimit === undefined)
+    throw new Error('context tenantQuotaPeriod: only with tenantQuotaLimit');
+  const options: AuthOptions = {
+    ...(jwt ? { jwt } : {}),
+    ...(cacheTtlSeconds !== undefined ? { cacheTtlSeconds } : {}),
+    ...(tenantRateLimit !== undefined ? { tenantRateLimit } : {}),
+    ...(tenantBurstLimit !== undefined ? { tenantBurstLimit } : {}),
+    ...(quotaLimit !== undefined
+      ? { quota: { limit: quotaLimit, period: (quotaPeriod ?? 'DAY') as QuotaPeriod } }
+      : {}),
+  };
+  return Object.keys(options).length ? options : undefined;
+};
+
 export const buildApp = (app: App, options: BuildAppOptions = {}): HubApp => {
   const hubName = str(app, 'hubName') ?? 'Synapse';
   const stateful = new StatefulStack(app, `${hubName}Stateful`, {
@@ -43,6 +123,8 @@ export const buildApp = (app: App, options: BuildAppOptions = {}): HubApp => {
   const synapseAgentId = str(app, 'synapseAgentId');
   // JSON (`-c synapseRemoteSkills='{"translate":"agent-b"}'`), checked as the functions will read it
   const synapseRemoteSkills = synapseRemoteSkillsFromContext(app.node.tryGetContext('synapseRemoteSkills'));
+  // checked when the API is built (constructs/auth.ts), as the authorizer will read it
+  const auth = authOptionsFromContext(app);
   const environment: Record<string, string> = {
     ...(defaultTenant ? { DEFAULT_TENANT: defaultTenant } : {}),
     // stack traces mapped to the TypeScript sources, at the price of a slower cold start
@@ -57,6 +139,7 @@ export const buildApp = (app: App, options: BuildAppOptions = {}): HubApp => {
     ...(logLevel ? { logLevel } : {}),
     ...(synapseAgentId ? { synapseAgentId } : {}),
     ...(synapseRemoteSkills ? { synapseRemoteSkills } : {}),
+    ...(auth ? { auth } : {}),
     ...(Object.keys(environment).length ? { environment } : {}),
   });
   stateless.addStackDependency(stateful);

@@ -24,6 +24,7 @@ export type FunctionId =
   | 'rest'
   | 'jwks'
   | 'synapse'
+  | 'authorizer'
   | 'executor'
   | 'heartbeat'
   | 'deliver'
@@ -37,6 +38,7 @@ export const FUNCTION_IDS: readonly FunctionId[] = [
   'rest',
   'jwks',
   'synapse',
+  'authorizer',
   'executor',
   'heartbeat',
   'deliver',
@@ -52,6 +54,8 @@ export const FUNCTION_MEMORY_MB: Readonly<Record<FunctionId, number>> = {
   rest: 512,
   jwks: 256,
   synapse: 256,
+  // in front of every uncached API request: one consistent GetItem or a JWT check (JWKS cached)
+  authorizer: 256,
   executor: 1024,
   heartbeat: 256,
   deliver: 256,

@@ -8,6 +8,7 @@
 
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import { AUTH_PARTITION } from '../shared/adapters/dynamodb/auth-store.ts';
 import { TASK_TABLE } from '../shared/adapters/dynamodb/table.ts';
 
 export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
@@ -43,3 +44,19 @@ export const grantTableReadWrite = (
     iam.Grant.addToPrincipal({ grantee, actions: [...TABLE_WRITE_ACTIONS], resourceArns: [table.tableArn] }),
   ];
 };
+
+/** What the authorizer does with the table: one strongly consistent GetItem per verdict. */
+export const AUTH_DIRECTORY_READ_ACTIONS = ['dynamodb:GetItem'] as const;
+
+/**
+ * Read access to the auth directory alone (API keys and registered tenants, `pk = AUTH#`,
+ * shared/adapters/dynamodb/auth-store.ts): GetItem on the table, no index, and only on items whose
+ * partition key is that partition (`dynamodb:LeadingKeys`), so the authorizer reads no task.
+ */
+export const grantAuthDirectoryRead = (table: ITableV2, grantee: iam.IGrantable): iam.Grant =>
+  iam.Grant.addToPrincipal({
+    grantee,
+    actions: [...AUTH_DIRECTORY_READ_ACTIONS],
+    resourceArns: [table.tableArn],
+    conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [AUTH_PARTITION] } },
+  });

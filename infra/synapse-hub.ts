@@ -36,6 +36,7 @@ import {
 } from '../shared/routes.ts';
 import { type FunctionId, resolveAgentModule } from './bundling.ts';
 import { Api } from './constructs/api.ts';
+import type { AuthOptions } from './constructs/auth.ts';
 import { Data } from './constructs/data.ts';
 import { Deliveries } from './constructs/deliveries.ts';
 import { TaskEvents } from './constructs/events.ts';
@@ -173,6 +174,12 @@ export interface SynapseServicesOptions {
    * none; checked at synth (a malformed value throws). The peer must be in the peers secret.
    */
   synapseRemoteSkills?: SynapseRemoteSkills;
+  /**
+   * Authentication at the API edge (constructs/auth.ts, docs/security.md): the OIDC issuer whose bearer
+   * JWTs the authorizer accepts besides API keys (default none: API keys only), its verdict cache
+   * (default 300 s), each tenant's throttle (default 50 rps, burst 100) and quota (default none).
+   */
+  auth?: AuthOptions;
   /** Extra environment for every function (e.g. DEFAULT_TENANT). */
   environment?: Record<string, string>;
   /** Add CloudFormation outputs (default true). */
@@ -247,6 +254,7 @@ export class SynapseServices extends Construct {
       ...(props.apiCloudWatchRole !== undefined ? { cloudWatchRole: props.apiCloudWatchRole } : {}),
       ...(props.streaming ? { streaming: props.streaming } : {}),
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+      ...(props.auth ? { auth: props.auth } : {}),
     });
     this.workers = new Workers(this, 'Workers', {
       agentModule: this.agentModule,
@@ -273,6 +281,7 @@ export class SynapseServices extends Construct {
     this.schedules = new Schedules(this, 'Schedules', { sweeper: this.workers.sweeper.function });
     this.functions = {
       ...this.api.functions,
+      authorizer: this.api.auth.function,
       executor: this.workers.executor,
       heartbeat: this.workers.heartbeat,
       sweeper: this.workers.sweeper,
@@ -285,6 +294,8 @@ export class SynapseServices extends Construct {
         ...Object.fromEntries(Object.entries(this.functions).map(([k, f]) => [k, f.function])),
         ...(props.state.signingKeyRotation ? { 'signing-key-rotation': props.state.signingKeyRotation } : {}),
       },
+      // its thrown `Unauthorized` (a 401) is a Lambda error: alarmed through the API's 5xx instead
+      errorsAreRefusals: ['authorizer'],
       table: props.state.table,
       queues: props.state.queues,
       relayFailures: props.state.relayFailures,
@@ -325,6 +336,23 @@ export class SynapseServices extends Construct {
         key: 'SynapseCallbackUrl',
         value: this.api.urlFor(SYNAPSE_CALLBACK_PATH),
         description: 'Synapse P2P endpoint: where peers send their p2p messages (docs/synapse-protocol.md)',
+      });
+      // what the admin CLI needs to put tenants' API keys in the usage plan and flush the authorizer
+      // cache (scripts/auth.ts: SYNAPSE_REST_API_ID, SYNAPSE_STAGE_NAME, SYNAPSE_USAGE_PLAN_ID)
+      new CfnOutput(this, 'SynapseRestApiId', {
+        key: 'SynapseRestApiId',
+        value: this.api.restApi.restApiId,
+        description: 'REST API id (SYNAPSE_REST_API_ID of npm run auth)',
+      });
+      new CfnOutput(this, 'SynapseStageName', {
+        key: 'SynapseStageName',
+        value: this.api.restApi.deploymentStage.stageName,
+        description: 'API stage (SYNAPSE_STAGE_NAME of npm run auth)',
+      });
+      new CfnOutput(this, 'SynapseUsagePlanId', {
+        key: 'SynapseUsagePlanId',
+        value: this.api.auth.usagePlan.usagePlanId,
+        description: "The tenants' usage plan: npm run auth -- tenants add puts each tenant's API key in it",
       });
       new CfnOutput(this, 'DashboardName', {
         key: 'DashboardName',

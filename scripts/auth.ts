@@ -45,8 +45,8 @@ export interface AuthCliDeps {
 
 const TENANT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-export const runAuthCommand = async (argv: string[], deps: AuthCliDeps): Promise<number> => {
-  const { values, positionals } = parseArgs({
+const parseOptions = (argv: string[]) =>
+  parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
@@ -56,6 +56,18 @@ export const runAuthCommand = async (argv: string[], deps: AuthCliDeps): Promise
       description: { type: 'string' },
     },
   });
+
+export const runAuthCommand = async (argv: string[], deps: AuthCliDeps): Promise<number> => {
+  let parsed: ReturnType<typeof parseOptions>;
+  try {
+    parsed = parseOptions(argv);
+  } catch (e) {
+    deps.out(
+      `error: ${(e as Error).message} (usage: tenants add|list, keys create|list|revoke; docs/security.md)`,
+    );
+    return 1;
+  }
+  const { values, positionals } = parsed;
   const [noun, verb, arg] = positionals;
   const now = deps.now?.() ?? new Date();
   const fail = (message: string) => {

@@ -12,6 +12,12 @@
  * a response-streaming one (`awslambda.streamifyResponse`, middy:
  * `streamifyResponse: true`), as functions/jsonrpc.ts and rest.ts are. A route marked
  * `stream: true` always streams (its function answers only that way).
+ *
+ * Authentication (constructs/auth.ts, docs/security.md): every route not marked `public` in ROUTES is
+ * behind the Lambda authorizer (CUSTOM, on the Authorization header) and requires the tenant's API key,
+ * which the authorizer names (key source AUTHORIZER), so the tenants' usage plan throttles each tenant;
+ * the public routes (agent card, JWKS, Synapse schemas, Synapse callback) have neither. The stage's own
+ * throttling applies to all routes.
  */
 import { Aws, Duration, Fn, RemovalPolicy } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
@@ -20,12 +26,25 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { type FunctionName, ROUTES, type RouteDefinition, STREAMING } from '../../shared/routes.ts';
+import {
+  type FunctionName,
+  ROUTES,
+  type RouteDefinition,
+  STREAMING,
+  SYNAPSE_CALLBACK_PATH,
+} from '../../shared/routes.ts';
 import { grantTableReadWrite } from '../permissions.ts';
 
 /** ListTasks (by owner, by context); never the deadline index. History is read from the table itself. */
 export const JSONRPC_INDEXES = ['byContext', 'byOwner'] as const;
 
+import {
+  type AuthOptions,
+  authJwtEnvironment,
+  authSettingsOf,
+  cardAuthEnvironment,
+  EdgeAuth,
+} from './auth.ts';
 import { HubFunction } from './function.ts';
 import { grantPushSigningKeys } from './keys.ts';
 import { acknowledge } from './nag.ts';
@@ -39,6 +58,19 @@ import {
 } from './synapse.ts';
 
 export const STAGE_NAME = 'prod';
+
+/** Why a route marked `public` has no authorizer (cdk-nag APIG4 and COG4 on its method). */
+export const publicRouteReason = (route: RouteDefinition): string =>
+  route.path === SYNAPSE_CALLBACK_PATH
+    ? 'Public by design: the Synapse callback is where peers post their p2p messages, each authenticated by ' +
+      'its HMAC signature with the shared secret of its peer (docs/synapse-protocol.md), not by a hub credential.'
+    : 'Public by design (marked public in shared/routes.ts): a discovery document (the agent card, the JWKS ' +
+      'of the push JWTs, the Synapse JSON Schemas) that anyone may fetch and that holds no tenant data.';
+
+/** Why an authenticated method does not use a Cognito user pool authorizer (cdk-nag COG4). */
+export const CUSTOM_AUTHORIZER_REASON =
+  'OIDC JWT / API keys through a Lambda authorizer, not a Cognito user pool (functions/authorizer.ts, ' +
+  'docs/security.md): the method is authorized (CUSTOM) and requires the tenant API key the authorizer names.';
 
 export interface ApiProps {
   agentModule: string;
@@ -72,6 +104,8 @@ export interface ApiProps {
   /** Further routes answered with a streamed response (the routes marked `stream: true` always are). */
   streaming?: (route: RouteDefinition) => boolean;
   logRetention?: logs.RetentionDays;
+  /** The authorizer's JWT issuer, its cache and the tenants' throttle and quota (constructs/auth.ts). */
+  auth?: AuthOptions;
 }
 
 export class Api extends Construct {
@@ -80,6 +114,8 @@ export class Api extends Construct {
   readonly publicUrl: string;
   readonly functions: Record<FunctionName, HubFunction>;
   readonly accessLogs: logs.LogGroup;
+  /** The authorizer (its function, the REQUEST authorizer), the tenants' usage plan, the gateway responses. */
+  readonly auth: EdgeAuth;
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
@@ -93,6 +129,8 @@ export class Api extends Construct {
       endpointTypes: [apigateway.EndpointType.REGIONAL],
       cloudWatchRole: props.cloudWatchRole ?? true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      // the tenant's API key (its usage plan key) comes from the authorizer's usageIdentifierKey
+      apiKeySourceType: apigateway.ApiKeySourceType.AUTHORIZER,
       deployOptions: {
         stageName: STAGE_NAME,
         accessLogDestination: new apigateway.LogGroupLogDestination(this.accessLogs),
@@ -128,18 +166,6 @@ export class Api extends Construct {
           'WAF is a per-deployment choice with its own cost; attach a web ACL to the prod stage when needed ' +
           '(docs/deploy.md). Stage throttling limits abuse meanwhile.',
       },
-      {
-        id: 'AwsSolutions-APIG4',
-        reason:
-          'Authentication (OIDC JWT, API keys) arrives in a later issue (roadmap item 7); the agent card and the ' +
-          'A2A endpoint are public until then.',
-      },
-      {
-        id: 'AwsSolutions-COG4',
-        reason:
-          'Authentication arrives in a later issue (roadmap item 7) and will use OIDC JWT / API keys, not ' +
-          'necessarily a Cognito user pool authorizer.',
-      },
     ]);
     if (props.cloudWatchRole ?? true) {
       const role = this.restApi.node.tryFindChild('CloudWatchRole');
@@ -169,6 +195,11 @@ export class Api extends Construct {
         `/${STAGE_NAME}`,
       ]);
     const environment = { ...props.environment, PUBLIC_URL: this.publicUrl };
+    // the card (public and extended) declares the issuer's `oidc` scheme when one is configured
+    // the auth options are checked before anything is bundled
+    authJwtEnvironment(props.auth?.jwt);
+    authSettingsOf(props.auth);
+    const cardEnvironment = { ...environment, ...cardAuthEnvironment(props.auth?.jwt) };
     const routes = props.routes ?? ROUTES;
     const streams = (route: RouteDefinition) => route.stream === true || (props.streaming?.(route) ?? false);
     // a function behind a streamed route gets the stream's time; blocking sends keep their 25 s (jsonrpc)
@@ -180,7 +211,7 @@ export class Api extends Construct {
     const agentCard = new HubFunction(this, 'AgentCard', {
       fn: 'agent-card',
       agentModule: props.agentModule,
-      environment,
+      environment: cardEnvironment,
       timeout: timeoutOf('agent-card', Duration.seconds(10)),
       description: 'Synapse: serves the agent card and the Synapse JSON Schemas',
       logRetention: retention,
@@ -188,7 +219,7 @@ export class Api extends Construct {
     const jsonrpc = new HubFunction(this, 'JsonRpc', {
       fn: 'jsonrpc',
       agentModule: props.agentModule,
-      environment,
+      environment: cardEnvironment,
       timeout: timeoutOf('jsonrpc', Duration.seconds(29)),
       description: 'Synapse: A2A JSON-RPC endpoint (SSE streams for the streaming methods)',
       logRetention: retention,
@@ -196,7 +227,7 @@ export class Api extends Construct {
     const rest = new HubFunction(this, 'Rest', {
       fn: 'rest',
       agentModule: props.agentModule,
-      environment,
+      environment: cardEnvironment,
       timeout: timeoutOf('rest', Duration.seconds(29)),
       description: 'Synapse: A2A HTTP+JSON (REST) endpoint (SSE streams for message:stream and :subscribe)',
       logRetention: retention,
@@ -239,6 +270,15 @@ export class Api extends Construct {
       for (const fn of [jsonrpc, rest, synapse])
         fn.function.addEnvironment(SYNAPSE_REMOTE_SKILLS_ENV, remote.json);
 
+    this.auth = new EdgeAuth(this, 'Auth', {
+      restApi: this.restApi,
+      table: props.table,
+      agentModule: props.agentModule,
+      environment: props.environment,
+      ...(props.auth ? { options: props.auth } : {}),
+      logRetention: retention,
+    });
+
     const integrations = new Map<string, apigateway.LambdaIntegration>();
     const integrationFor = (route: RouteDefinition): apigateway.LambdaIntegration => {
       const stream = streams(route);
@@ -261,7 +301,25 @@ export class Api extends Construct {
       return integration;
     };
     for (const route of routes) {
-      this.restApi.root.resourceForPath(route.path).addMethod(route.method, integrationFor(route));
+      const resource = this.restApi.root.resourceForPath(route.path);
+      if (route.public) {
+        const method = resource.addMethod(route.method, integrationFor(route), {
+          authorizationType: apigateway.AuthorizationType.NONE,
+          apiKeyRequired: false,
+        });
+        const reason = publicRouteReason(route);
+        acknowledge(method, [
+          { id: 'AwsSolutions-APIG4', reason },
+          { id: 'AwsSolutions-COG4', reason },
+        ]);
+      } else {
+        const method = resource.addMethod(route.method, integrationFor(route), {
+          authorizer: this.auth.authorizer,
+          authorizationType: apigateway.AuthorizationType.CUSTOM,
+          apiKeyRequired: true,
+        });
+        acknowledge(method, [{ id: 'AwsSolutions-COG4', reason: CUSTOM_AUTHORIZER_REASON }]);
+      }
     }
   }
 

@@ -6,7 +6,7 @@
  * metric (and the other task metrics); heartbeats lost; push deliveries
  * (delivered, retried, failed, latency p50/p99, the delivery DLQ); queue age of the
  * oldest message and DLQ depth (the heartbeat queue's among them); alarm status.
- * Alarms: API 5xx rate, each function's errors, each DLQ not empty, each
+ * Alarms: API 5xx rate, each function's errors (but the authorizer's, see `errorsAreRefusals`), each DLQ not empty, each
  * queue's oldest message age. Actions go to an SNS topic: the one passed in,
  * or one created for `alarmEmail`; with neither, alarms only show in the console.
  */
@@ -33,6 +33,14 @@ export interface MonitoringProps {
   restApi: apigateway.RestApi;
   /** By logical name (`jsonrpc`, `executor`, …). */
   functions: Record<string, lambda.IFunction>;
+  /**
+   * Functions (by logical name) whose Errors metric counts refused requests, not failures: the
+   * authorizer answers a credential that does not verify by throwing `Unauthorized` (API Gateway's
+   * convention for its 401), so every bad token is a Lambda error. They get no Errors alarm (they stay on
+   * the dashboard); a real failure of theirs reaches the client as a 500 (AUTHORIZER_FAILURE), which the
+   * API 5xx alarm watches.
+   */
+  errorsAreRefusals?: readonly string[];
   table: dynamodb.ITableV2;
   queues: readonly QueueRef[];
   /** The stream relay's on-failure destination and the relay itself (stream lag). */
@@ -108,6 +116,7 @@ export class Monitoring extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     for (const [name, fn] of Object.entries(props.functions)) {
+      if (props.errorsAreRefusals?.includes(name)) continue;
       alarm(`${pascal(name)}Errors`, {
         alarmDescription: `Synapse ${name}: the function failed (uncaught error or timeout)`,
         metric: fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }),

@@ -56,6 +56,8 @@ const sorted = (...lists: string[][]): string[] => [...new Set(lists.flat())].so
 
 const EXPECTED_ACTIONS: Record<string, string[]> = {
   'agent-card': sorted(LOGS, XRAY),
+  // the auth directory items alone (LeadingKeys AUTH#, test/infra/auth.test.ts)
+  authorizer: sorted(LOGS, XRAY, ['dynamodb:GetItem']),
   // blocking sends run the agent inline; the relay, not jsonrpc, hands work to the executor queue
   jsonrpc: sorted(LOGS, XRAY, TABLE_RW),
   rest: sorted(LOGS, XRAY, TABLE_RW),
@@ -225,6 +227,7 @@ describe('stateless stack: functions and triggers', () => {
     const ids = functionIds(hub);
     assert.deepEqual(Object.keys(ids).sort(), [
       'agent-card',
+      'authorizer',
       'deliver',
       'executor',
       'heartbeat',
@@ -245,13 +248,24 @@ describe('stateless stack: functions and triggers', () => {
       assert.deepEqual(p.TracingConfig, { Mode: 'Active' });
       assert.ok((p.LoggingConfig as { LogGroup?: unknown }).LogGroup, `${name} has its own log group`);
       const env = (p.Environment as { Variables: Record<string, unknown> }).Variables;
-      for (const key of ['TABLE_NAME', EXECUTOR_QUEUE.urlEnv, 'PUBLIC_URL', 'EVENT_BUS_NAME', 'LOG_LEVEL']) {
+      // the authorizer reads the auth directory of the table alone: no queue, bus or URL
+      // (its environment in full: test/infra/auth.test.ts)
+      const keys =
+        name === 'authorizer'
+          ? ['TABLE_NAME', 'LOG_LEVEL']
+          : ['TABLE_NAME', EXECUTOR_QUEUE.urlEnv, 'PUBLIC_URL', 'EVENT_BUS_NAME', 'LOG_LEVEL'];
+      for (const key of keys) {
         assert.ok(env[key], `${name}: ${key}`);
       }
       assert.equal(env.POWERTOOLS_METRICS_NAMESPACE, METRICS_NAMESPACE);
       assert.equal(env.POWERTOOLS_SERVICE_NAME, 'synapse');
       assert.equal(env.AGENT_MODULE, undefined, 'the agent is bundled, not loaded by path');
-      assert.match(JSON.stringify(env.PUBLIC_URL), /execute-api/);
+      if (name === 'authorizer') {
+        for (const key of [EXECUTOR_QUEUE.urlEnv, 'PUBLIC_URL', 'EVENT_BUS_NAME'])
+          assert.equal(env[key], undefined, `${name}: no ${key}`);
+      } else {
+        assert.match(JSON.stringify(env.PUBLIC_URL), /execute-api/);
+      }
     }
     for (const group of Object.values(resourcesOf(hub.statelessTemplate, 'AWS::Logs::LogGroup'))) {
       assert.equal(group.Properties?.RetentionInDays, 30);
@@ -548,8 +562,9 @@ describe('stateless stack: monitoring', () => {
     const alarms = Object.values(resourcesOf(hub.statelessTemplate, 'AWS::CloudWatch::Alarm')).map(
       (a) => a.Properties as Record<string, unknown>,
     );
-    // each function's errors: the services' functions and the state's key rotation function
-    const functions = Object.keys(functionIds(hub)).length + 1;
+    // each function's errors: the services' functions and the state's key rotation function, but the
+    // authorizer's (its errors are refused credentials; its failures are API 5xx: test/infra/auth.test.ts)
+    const functions = Object.keys(functionIds(hub)).filter((name) => name !== 'authorizer').length + 1;
     assert.equal(alarms.length, 1 + functions + QUEUES.length * 2 + 2);
     assert.ok(alarms.some((a) => a.MetricName === '5XXError' && a.Statistic === 'Average'));
     assert.equal(

@@ -194,11 +194,15 @@ describe('synapse function (stateless stack)', () => {
       assert.equal(integration.Type, 'AWS_PROXY');
       assert.notEqual(integration.ResponseTransferMode, 'STREAM');
       assert.doesNotMatch(JSON.stringify(integration.Uri), /response-streaming-invocations/);
-      assert.equal(
-        m.Properties.AuthorizationType,
-        'NONE',
-        'callback: the signature is the authentication; tasks: as the A2A routes, until authentication lands',
-      );
+      const path = resourcePath(resources, (m.Properties.ResourceId as { Ref: string }).Ref);
+      if (path === SYNAPSE_CALLBACK_PATH) {
+        assert.equal(m.Properties.AuthorizationType, 'NONE', 'callback: the signature is the authentication');
+        assert.notEqual(m.Properties.ApiKeyRequired, true);
+      } else {
+        // the requester API: behind the authorizer, as the A2A routes (test/infra/auth.test.ts)
+        assert.equal(m.Properties.AuthorizationType, 'CUSTOM', path);
+        assert.equal(m.Properties.ApiKeyRequired, true, path);
+      }
     }
     // API Gateway may invoke it, for these methods only
     const permissions = Object.values(resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Permission')).filter(

@@ -69,6 +69,13 @@ export class JwtVerifier implements TokenVerifier {
     } catch (e) {
       throw new AuthError('unauthenticated', reasonOf(e), 'invalid_token');
     }
+    // jose checks that sub is present, not what it is: the owner of tasks must be a real name
+    if (typeof payload.sub !== 'string' || payload.sub === '')
+      throw new AuthError(
+        'unauthenticated',
+        'The token\'s "sub" claim is not a non-empty string',
+        'invalid_token',
+      );
     const claimed = payload[this.config.tenantClaim ?? 'tenant'];
     const tenant = typeof claimed === 'string' && claimed !== '' ? claimed : this.config.defaultTenant;
     if (!tenant)
@@ -83,7 +90,7 @@ export class JwtVerifier implements TokenVerifier {
       named.length > 0 ? [...new Set(named)] : [...(this.config.defaultRights ?? ['read', 'write'])];
     return {
       tenant,
-      owner: String(payload.sub),
+      owner: payload.sub,
       rights,
       scheme: 'bearer',
       ...(typeof payload.exp === 'number' ? { expiresAt: payload.exp } : {}),
