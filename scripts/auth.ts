@@ -97,6 +97,10 @@ export const runAuthCommand = async (argv: string[], deps: AuthCliDeps): Promise
     if (!values.tenant || !values.principal) return fail('keys create --tenant T --principal P');
     if (!(await deps.tenants.getTenant(values.tenant)))
       return fail(`tenant ${values.tenant} is not registered: npm run auth -- tenants add ${values.tenant}`);
+    const named = (values.rights ?? '').split(/[\s,]+/).filter(Boolean);
+    const unknown = named.filter((r) => !(RIGHTS as readonly string[]).includes(r));
+    if (unknown.length > 0)
+      return fail(`--rights: unknown ${unknown.join(', ')} (rights: ${RIGHTS.join(', ')})`);
     const rights = rightsOf(values.rights);
     if (rights.length === 0) return fail(`--rights names none of ${RIGHTS.join(', ')}`);
     const { key, record } = newApiKey(

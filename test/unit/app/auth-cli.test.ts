@@ -179,7 +179,7 @@ describe('auth CLI: keys', () => {
     for (const rights of ['admin', 'READ', '', 'tasks:read']) {
       const out = await c.run('keys', 'create', '--tenant', 'acme', '--principal', 'ci', '--rights', rights);
       assert.equal(out.code, 1, rights);
-      assert.match(out.text, /^error: --rights names none of read, write/);
+      assert.match(out.text, /^error: --rights(: unknown| names none of read, write)/);
     }
     for (const argv of [
       ['keys', 'create'],
@@ -224,15 +224,26 @@ describe('auth CLI: keys', () => {
     });
   });
 
-  it('keys create: read and write by default; a list with an unknown name keeps the known ones', async () => {
+  it('keys create: read and write by default; a list with an unknown name is refused', async () => {
     const c = await withTenant();
     assert.deepEqual((await createKey(c)).record.rights, ['read', 'write']);
     assert.deepEqual((await createKey(c, '--rights', 'write')).record.rights, ['write']);
     assert.deepEqual((await createKey(c, '--rights', 'write read')).record.rights, ['read', 'write']);
-    // unknown names are dropped, not refused (the first output line says what was granted)
-    const partial = await createKey(c, '--rights', 'read,admin');
-    assert.deepEqual(partial.record.rights, ['read']);
-    assert.match(partial.out.lines[0]!, /\(read\):$/);
+    // a typo is refused rather than silently granting less
+    const before = c.store.keys.size;
+    const partial = await c.run(
+      'keys',
+      'create',
+      '--tenant',
+      'acme',
+      '--principal',
+      'ci',
+      '--rights',
+      'read,wrte',
+    );
+    assert.equal(partial.code, 1);
+    assert.match(partial.text, /^error: --rights: unknown wrte/);
+    assert.equal(c.store.keys.size, before);
   });
 
   it('keys list: ids, owners, rights, revocation; never a secret', async () => {
