@@ -230,7 +230,7 @@ export const benchScale = async (table: TestTable, sizes = [100, 10_000, 100_000
     const out = await doc.send(
       new GetCommand({
         TableName: table.tableName,
-        Key: { pk: taskPk(record.head.taskId), sk: TASK_SK },
+        Key: { pk: taskPk(record.head.tenant, record.head.taskId), sk: TASK_SK },
         ConsistentRead: true,
       }),
     );

@@ -35,18 +35,26 @@ after(async () => table?.drop());
 const isUnauthenticated = (e: unknown) => e instanceof AuthError && e.code === 'unauthenticated';
 
 /** The raw items of the AUTH# partition, as DynamoDB keeps them. */
+/** Every item of the directory partition, all pages (earlier tests leave more than one page of keys). */
 const rawAuthItems = async () => {
   const doc = DynamoDBDocumentClient.from(table.client);
-  const out = await doc.send(
-    new QueryCommand({
-      TableName: table.tableName,
-      KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': TASK_TABLE.partitionKey },
-      ExpressionAttributeValues: { ':pk': AUTH_PARTITION },
-      ConsistentRead: true,
-    }),
-  );
-  return out.Items ?? [];
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await doc.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': TASK_TABLE.partitionKey },
+        ExpressionAttributeValues: { ':pk': AUTH_PARTITION },
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
 };
 
 describe('DynamoAuthStore', () => {

@@ -82,7 +82,11 @@ describe('function bundles as deployed', () => {
       headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'no-such-task' } }),
       isBase64Encoded: false,
-      requestContext: { requestId: 'req-1' },
+      // the principal as the authorizer leaves it (shared/auth-context.ts)
+      requestContext: {
+        requestId: 'req-1',
+        authorizer: { tenant: 'default', owner: 'anonymous', rights: 'read', scheme: 'api-key' },
+      },
     };
     const result = invoke(file, 'jsonrpc', event, {
       EXECUTOR_QUEUE_URL: 'http://127.0.0.1:9/queue/executor',

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { taskPk } from '../../shared/adapters/dynamodb/keys.ts';
 import { DynamoPushConfigStore } from '../../shared/adapters/dynamodb/push-config-store.ts';
 import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
 import { UrlGuard } from '../../shared/adapters/http/url-guard.ts';
@@ -18,6 +19,7 @@ import { TaskEngine } from '../../shared/app/task-engine.ts';
 import { TaskService } from '../../shared/app/task-service.ts';
 import { InvalidTransitionError, TaskNotFoundError, ValidationError } from '../../shared/domain/errors.ts';
 import { createTestTable, type TestTable } from '../support/dynamo.ts';
+import { recordRequestedKeys } from './requested-keys.ts';
 
 let table: TestTable;
 let engine: TaskEngine;
@@ -36,15 +38,15 @@ const newTask = async () =>
     })
   ).head;
 
-/** Every item of the task's partition: what a refusal must leave as it was. */
-const itemsOf = async (taskId: string) => {
+/** Every item of the task's partition (`T#<tenant>#<taskId>`): what a refusal must leave as it was. */
+const itemsOf = async (taskId: string, tenant = caller.tenant) => {
   const { QueryCommand } = await import('@aws-sdk/lib-dynamodb');
   const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
   const out = await DynamoDBDocumentClient.from(table.client).send(
     new QueryCommand({
       TableName: table.tableName,
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': `T#${taskId}` },
+      ExpressionAttributeValues: { ':pk': taskPk(tenant, taskId) },
     }),
   );
   return out.Items ?? [];
@@ -160,6 +162,19 @@ describe('push configs', () => {
       },
       new Date(Date.now() + 86_400_000).toISOString(),
     );
-    assert.deepEqual(await configs.get(caller.tenant, task.taskId, ['x']), []);
+    assert.equal((await itemsOf(task.taskId, 'intruder')).length, 1, "in the intruder's own partition");
+    const keys = recordRequestedKeys(table.client);
+    try {
+      assert.deepEqual(await configs.get(caller.tenant, task.taskId, ['x']), []);
+      await configs.remove(caller.tenant, task.taskId, 'x');
+      assert.ok(keys.tablePartitions.length >= 2);
+      for (const { command, pk } of keys.tablePartitions)
+        assert.equal(pk, taskPk(caller.tenant, task.taskId), `${command} addressed ${pk}`);
+    } finally {
+      keys.detach();
+    }
+    // the intruder's config is untouched by the caller's remove, and the caller's partition holds no config x
+    assert.equal(typeof (await itemsOf(task.taskId, 'intruder'))[0]?.cf, 'string');
+    assert.equal((await itemsOf(task.taskId)).find((i) => i.sk === 'P#x')?.cf, undefined);
   });
 });

@@ -7,10 +7,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { itemSize } from '../../shared/adapters/dynamodb/item-size.ts';
+import { taskPk } from '../../shared/adapters/dynamodb/keys.ts';
 import { CONTEXT_SHARDS, OWNER_SHARDS } from '../../shared/adapters/dynamodb/table.ts';
 import { ITEM_TARGET_BYTES } from '../../shared/adapters/dynamodb/task-codec.ts';
-import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
-import type { TaskRecord } from '../../shared/app/ports.ts';
+import { DynamoTaskStore, pageTokenBinding } from '../../shared/adapters/dynamodb/task-store.ts';
+import type { ListTasksQuery, TaskRecord } from '../../shared/app/ports.ts';
 import { RECENT_MESSAGE_KEYS, TaskEngine } from '../../shared/app/task-engine.ts';
 import {
   InvalidTransitionError,
@@ -22,6 +23,7 @@ import {
 import type { Message, TaskHead } from '../../shared/domain/task.ts';
 import { createTestTable, type TestTable } from '../support/dynamo.ts';
 import { raceOnce } from '../support/race.ts';
+import { recordRequestedKeys } from './requested-keys.ts';
 
 let table: TestTable;
 let doc: DynamoDBDocumentClient;
@@ -41,24 +43,24 @@ const agentMessage = (text: string): Message => ({
   parts: [{ text }],
 });
 
-/** Every item stored under a task's partition, straight from the table. */
-const rawItems = async (taskId: string) =>
+/** Every item stored under a task's partition (`T#<tenant>#<taskId>`), straight from the table. */
+const rawItems = async (taskId: string, of = tenant) =>
   (
     await doc.send(
       new QueryCommand({
         TableName: table.tableName,
         KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': `T#${taskId}` },
+        ExpressionAttributeValues: { ':pk': taskPk(of, taskId) },
         ConsistentRead: true,
       }),
     )
   ).Items ?? [];
-const taskItem = async (taskId: string) =>
+const taskItem = async (taskId: string, of = tenant) =>
   (
     await doc.send(
       new GetCommand({
         TableName: table.tableName,
-        Key: { pk: `T#${taskId}`, sk: 'T' },
+        Key: { pk: taskPk(of, taskId), sk: 'T' },
         ConsistentRead: true,
       }),
     )
@@ -96,9 +98,9 @@ describe('create, transitions and reads', () => {
 
     const items = await rawItems(head.taskId);
     assert.deepEqual(
-      items.map((i) => i.sk),
-      ['T'],
-      'a small task is one item',
+      items.map((i) => [i.pk, i.sk]),
+      [[`T#acme#${head.taskId}`, 'T']],
+      "a small task is one item, in its tenant's partition",
     );
     const record = await store.get(head);
     assert.ok(record);
@@ -764,28 +766,178 @@ describe('listing', () => {
   });
 
   it('refuses a page token it did not issue', async () => {
-    const forged = Buffer.from(JSON.stringify({ pk: 'T#x', ca: 'z', cp: 'other#bob#c' })).toString(
-      'base64url',
-    );
+    const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+    const forged = b64({ pk: 'T#x', ca: 'z', cp: 'other#bob#c' });
     await assert.rejects(store.list({ tenant, owner, pageSize: 5, pageToken: forged }), ValidationError);
     await assert.rejects(
       store.list({ tenant, owner, contextId: 'c', pageSize: 5, pageToken: forged }),
       ValidationError,
     );
     await assert.rejects(store.list({ tenant, owner, pageSize: 5, pageToken: '%%%' }), ValidationError);
+    // a position without the binding (the earlier format), or bound to something else
+    const at = `2026-01-01T00:00:00.000Z#${crypto.randomUUID()}`;
+    for (const token of [b64({ at, n: 1 }), b64({ at, n: 1, q: '000000000000' }), b64({ at, n: 1, q: 7 })])
+      await assert.rejects(store.list({ tenant, owner, pageSize: 5, pageToken: token }), ValidationError);
   });
 
   it('a well-formed position before statusTimestampAfter is an empty page, not a DynamoDB error', async () => {
+    const query = { tenant, owner, pageSize: 5, statusAfter: '2020-01-01T00:00:00.000Z' };
+    // made up, but bound to this query as a token of this server would be
     const early = Buffer.from(
-      JSON.stringify({ at: `2000-01-01T00:00:00.000Z#${crypto.randomUUID()}`, n: 5 }),
+      JSON.stringify({
+        at: `2000-01-01T00:00:00.000Z#${crypto.randomUUID()}`,
+        n: 5,
+        q: pageTokenBinding(query),
+      }),
     ).toString('base64url');
-    const page = await store.list({
-      tenant,
-      owner,
-      pageSize: 5,
-      statusAfter: '2020-01-01T00:00:00.000Z',
-      pageToken: early,
-    });
+    const page = await store.list({ ...query, pageToken: early });
     assert.deepEqual([page.tasks, page.nextPageToken], [[], '']);
+  });
+});
+
+describe('tenant isolation in the key', () => {
+  // B's name starts with A's, its keys do not: the tenant ends at the next '#' (`T#acme.rival#…`)
+  const A = tenant;
+  const B = `${tenant}.rival`;
+  const aPrefix = `T#${A}#`;
+
+  it('tasks of two tenants under the same task id coexist, and each tenant reads only its own', async () => {
+    const who = `twins-${crypto.randomUUID()}`;
+    const taskId = crypto.randomUUID();
+    const a = await engine.create({ tenant: A, owner: who, message: userMessage('for A') }, taskId);
+    const b = await engine.create({ tenant: B, owner: who, message: userMessage('for B') }, taskId);
+    assert.deepEqual(
+      [a.duplicate, b.duplicate],
+      [false, false],
+      'two tasks, neither a duplicate of the other',
+    );
+    assert.equal(a.head.taskId, b.head.taskId);
+    await engine.apply({ tenant: B, taskId }, { type: 'cancel' });
+
+    assert.equal((await taskItem(taskId, A))?.pk, `T#acme#${taskId}`);
+    assert.equal((await taskItem(taskId, B))?.pk, `T#acme.rival#${taskId}`);
+    const readA = await store.get({ tenant: A, taskId });
+    const readB = await store.get({ tenant: B, taskId });
+    assert.ok(readA && readB);
+    assert.deepEqual([readA.head.tenant, readA.head.state], [A, 'pending'], "B's cancel left A's task alone");
+    assert.deepEqual([readB.head.tenant, readB.head.state], [B, 'cancelled']);
+    const text = async (r: TaskRecord) => (await store.view(r, {})).history.map((m) => m.parts[0]?.text);
+    assert.deepEqual(await text(readA), ['for A']);
+    assert.deepEqual(await text(readB), ['for B']);
+    assert.deepEqual(
+      (await allEvents({ tenant: A, taskId })).map((e) => [e.tenant, e.type]),
+      [[A, 'created']],
+    );
+    const listed = async (t: string) =>
+      (await store.list({ tenant: t, owner: who, pageSize: 10 })).tasks.map((s) => [s.tenant, s.state]);
+    assert.deepEqual(await listed(A), [[A, 'pending']]);
+    assert.deepEqual(await listed(B), [[B, 'cancelled']]);
+  });
+
+  it("a guessed task id of another tenant answers not-found as a missing one does, and reads none of that tenant's items", async () => {
+    const who = `guess-${crypto.randomUUID()}`;
+    // B's task, with a large status message (a body item) and a long history (chunks) in its partition
+    const theirs = (await engine.create({ tenant: B, owner: who, message: userMessage('B secret') })).head;
+    await engine.apply(theirs, [{ type: 'confirm' }, { type: 'start' }]);
+    for (let i = 0; i < 15; i++)
+      await engine.apply(theirs, {
+        type: 'status_update',
+        message: agentMessage(`B ${i} ${'x'.repeat(200)}`),
+      });
+    await engine.apply(theirs, { type: 'status_update', message: agentMessage('B'.repeat(6_000)) });
+    const bKinds = new Set((await rawItems(theirs.taskId, B)).map((i) => String(i.sk)[0]));
+    assert.ok(bKinds.has('B') && bKinds.has('M'), "B's partition holds a body and chunks to be guarded");
+    const missing = crypto.randomUUID();
+
+    const keys = recordRequestedKeys(table.client);
+    try {
+      const attempt = async (taskId: string) => {
+        keys.reset();
+        const read = await store.get({ tenant: A, taskId });
+        await assert.rejects(engine.apply({ tenant: A, taskId }, { type: 'cancel' }), TaskNotFoundError);
+        await assert.rejects(
+          engine.apply({ tenant: A, taskId }, { type: 'status_update', progress: 1 }),
+          TaskNotFoundError,
+        );
+        const listed = await store.list({ tenant: A, owner: who, pageSize: 10 });
+        const context = await store.list({
+          tenant: A,
+          owner: who,
+          contextId: theirs.contextId,
+          pageSize: 10,
+        });
+        return {
+          read,
+          listed: [listed.tasks, context.tasks],
+          partitions: keys.tablePartitions.map((k) => ({ ...k, pk: k.pk.replace(taskId, '<id>') })),
+          indexes: keys.indexPartitions.map((k) => k.partition),
+        };
+      };
+      const guessed = await attempt(theirs.taskId);
+      const absent = await attempt(missing);
+
+      assert.equal(guessed.read, undefined);
+      assert.deepEqual(guessed.listed, [[], []]);
+      assert.ok(guessed.partitions.length >= 3, 'the reads were recorded');
+      for (const { command, pk } of guessed.partitions)
+        assert.ok(pk.startsWith(aPrefix), `${command} addressed ${pk}, outside tenant ${A}'s partitions`);
+      for (const partition of guessed.indexes)
+        assert.ok(partition.startsWith(`${A}#`), `an index query addressed ${partition}`);
+      assert.deepEqual(guessed, absent, 'the same answer and the same requests as for a missing id');
+    } finally {
+      keys.detach();
+    }
+    // and B's task is as B left it
+    assert.equal((await store.get({ tenant: B, taskId: theirs.taskId }))?.head.state, 'executing');
+  });
+
+  it('a page token is bound to the caller and the query it was issued for', async () => {
+    const alice = `alice-${crypto.randomUUID()}`;
+    const bob = `bob-${crypto.randomUUID()}`;
+    const contextId = crypto.randomUUID();
+    for (const [t, o] of [
+      [A, alice],
+      [A, bob],
+      [B, alice],
+    ] as const)
+      for (let i = 0; i < 3; i++)
+        await engine.create({ tenant: t, owner: o, contextId, message: userMessage(`${t} ${o} ${i}`) });
+    const refused = async (query: ListTasksQuery) =>
+      assert.rejects(
+        store.list(query),
+        (e: unknown) =>
+          e instanceof ValidationError &&
+          e.field === 'pageToken' &&
+          e.message === 'pageToken is not a token this server issued for this query',
+      );
+
+    for (const byContext of [false, true]) {
+      const issued = { tenant: A, owner: alice, pageSize: 1, ...(byContext ? { contextId } : {}) };
+      const pageToken = (await store.list(issued)).nextPageToken;
+      assert.ok(pageToken);
+      // the caller and query it was issued for go on (with another page size too)
+      assert.equal((await store.list({ ...issued, pageToken })).tasks.length, 1);
+      assert.equal((await store.list({ ...issued, pageSize: 5, pageToken })).tasks.length, 2);
+      // another owner of the same tenant, the same owner name in another tenant: refused
+      await refused({ ...issued, owner: bob, pageToken });
+      await refused({ ...issued, tenant: B, pageToken });
+      // the same caller with other filters: refused
+      await refused({ ...issued, states: ['pending'], pageToken });
+      await refused({ ...issued, statusAfter: '2020-01-01T00:00:00.000Z', pageToken });
+      if (byContext) {
+        const { contextId: _c, ...withoutContext } = issued;
+        await refused({ ...withoutContext, pageToken });
+        await refused({ ...issued, contextId: crypto.randomUUID(), pageToken });
+      } else await refused({ ...issued, contextId, pageToken });
+    }
+    // the binding is of the filters' meaning, not their order
+    const filtered = { tenant: A, owner: alice, pageSize: 1, states: ['pending', 'executing'] as const };
+    const pageToken = (await store.list({ ...filtered, states: [...filtered.states] })).nextPageToken;
+    assert.ok(pageToken);
+    assert.equal(
+      (await store.list({ ...filtered, states: ['executing', 'pending', 'pending'], pageToken })).tasks
+        .length,
+      1,
+    );
   });
 });

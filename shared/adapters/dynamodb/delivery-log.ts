@@ -1,10 +1,10 @@
 /**
- * DeliveryLog on the task table: each delivery attempt an item in its task's partition,
- * `sk = L#<version>#<configId>#<redrive>#<attempt>` (version 10 digits, round and attempt 3, zero-padded),
- * so a task's log is one Query in delivery order and an attempt's key is its identity. Written with
- * PutItem only: the claim on `attribute_not_exists(pk)` (or a released claim), the outcome on the
- * claim's status and token. The relay's stream filter passes task items only: log writes cost no relay
- * invocation. Expires (TTL) with its task.
+ * DeliveryLog on the task table: each delivery attempt an item in its task's partition
+ * (`pk = T#<tenant>#<taskId>`, keys.ts), `sk = L#<version>#<configId>#<redrive>#<attempt>` (version
+ * 10 digits, round and attempt 3, zero-padded), so a task's log is one Query in delivery order and an
+ * attempt's key is its identity. Written with PutItem only: the claim on `attribute_not_exists(pk)` (or
+ * a released claim), the outcome on the claim's status and token. The relay's stream filter passes task
+ * items only: log writes cost no relay invocation. Expires (TTL) with its task.
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -23,7 +23,7 @@ export const deliveryLogSk = (
 type Item = Record<string, unknown>;
 
 const itemOf = (a: DeliveryAttempt): Item => ({
-  pk: taskPk(a.taskId),
+  pk: taskPk(a.tenant, a.taskId),
   sk: deliveryLogSk(a),
   tn: a.tenant,
   // the conditions read these two; the rest is read back whole, never queried
@@ -61,7 +61,7 @@ export class DynamoDeliveryLog implements DeliveryLog {
     } catch (e) {
       if (!(e instanceof ConditionalCheckFailedException) || !e.Item) throw e;
       const existing = unmarshall(e.Item);
-      // another tenant's task under this id: never this attempt (and never read)
+      // the key is this tenant's partition: another tenant's item here would be a bug, never this attempt
       if (existing.tn !== attempt.tenant)
         throw new Error(`delivery log: task ${attempt.taskId} is not this tenant's`);
       return { claimed: false, existing: attemptOf(existing) };
@@ -94,7 +94,7 @@ export class DynamoDeliveryLog implements DeliveryLog {
         new QueryCommand({
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-          ExpressionAttributeValues: { ':pk': taskPk(taskId), ':p': DELIVERY_LOG_PREFIX },
+          ExpressionAttributeValues: { ':pk': taskPk(tenant, taskId), ':p': DELIVERY_LOG_PREFIX },
           ConsistentRead: true,
           ReturnConsumedCapacity: 'TOTAL',
           ...(start ? { ExclusiveStartKey: start } : {}),

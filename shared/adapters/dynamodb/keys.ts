@@ -6,21 +6,10 @@ const VERSION_WIDTH = 10;
 
 export const pad = (version: number): string => String(version).padStart(VERSION_WIDTH, '0');
 
-export const TASK_PREFIX = 'T#';
-export const taskPk = (taskId: string): string => `${TASK_PREFIX}${taskId}`;
-export const taskIdOfPk = (pk: string): string => pk.slice(TASK_PREFIX.length);
-export const TASK_SK = 'T';
-
-/** Where spilled events go: messages (the history), artifact chunks, and every other event. */
-export type ChunkKind = 'M' | 'A' | 'S';
-export const CHUNK_KINDS: readonly ChunkKind[] = ['M', 'A', 'S'];
-export const chunkSk = (kind: ChunkKind, lastVersion: number): string => `${kind}#${pad(lastVersion)}`;
-/** Bodies are fetched by exact key (never ranged over), so their version needs no padding. */
-export const bodySk = (version: number, ref: string): string => `B#${version}#${ref}`;
-
 /**
- * Index key parts are encoded so a '#' inside a tenant, owner or context id cannot forge another key.
- * A lone surrogate (refused at the edge; never in a key) is written as `%u<hex>` rather than throwing.
+ * Key parts (the tenant of a task partition, the tenant, owner and context id of index keys) are encoded
+ * so a '#' inside one cannot forge another key. A lone surrogate (refused at the edge; never in a key) is
+ * written as `%u<hex>` rather than throwing.
  */
 const part = (s: string): string => {
   let out = '';
@@ -30,6 +19,49 @@ const part = (s: string): string => {
   }
   return out;
 };
+
+/** `part`'s inverse: `%u<hex>` is only ever a lone surrogate (`%` itself is written `%25`). */
+const unpart = (s: string): string =>
+  s
+    .split(/(%u[0-9a-f]{4})/)
+    .map((piece) =>
+      piece.startsWith('%u')
+        ? String.fromCharCode(Number.parseInt(piece.slice(2), 16))
+        : decodeURIComponent(piece),
+    )
+    .join('');
+
+export const TASK_PREFIX = 'T#';
+export const TASK_SK = 'T';
+
+/** A task as its partition key names it. */
+export interface TaskKeyRef {
+  tenant: string;
+  taskId: string;
+}
+
+/**
+ * A task's partition: `T#<tenant>#<taskId>`, the tenant encoded (`part`: it holds no `#`, so the first `#`
+ * after it ends it, and the task id may hold any character). Scoping is part of the key: every read is
+ * addressed to the caller's tenant's partition, so another tenant's task under the same id is another
+ * item, never read. A reply (a message answered without a task) is under the key its task would have had.
+ */
+export const taskPk = (tenant: string, taskId: string): string => `${TASK_PREFIX}${part(tenant)}#${taskId}`;
+
+/** The tenant and task id a task partition key names (`taskPk`'s inverse); throws on any other key. */
+export const taskRefOfPk = (pk: string): TaskKeyRef => {
+  const end = pk.indexOf('#', TASK_PREFIX.length);
+  if (!pk.startsWith(TASK_PREFIX) || end < 0) throw new Error(`not a task partition key: ${pk.slice(0, 80)}`);
+  return { tenant: unpart(pk.slice(TASK_PREFIX.length, end)), taskId: pk.slice(end + 1) };
+};
+export const taskIdOfPk = (pk: string): string => taskRefOfPk(pk).taskId;
+
+/** Where spilled events go: messages (the history), artifact chunks, and every other event. */
+export type ChunkKind = 'M' | 'A' | 'S';
+export const CHUNK_KINDS: readonly ChunkKind[] = ['M', 'A', 'S'];
+export const chunkSk = (kind: ChunkKind, lastVersion: number): string => `${kind}#${pad(lastVersion)}`;
+/** Bodies are fetched by exact key (never ranged over), so their version needs no padding. */
+export const bodySk = (version: number, ref: string): string => `B#${version}#${ref}`;
 
 /** A stable hash of a task id into `shards` buckets. */
 export const shardOf = (taskId: string, shards: number): number => {

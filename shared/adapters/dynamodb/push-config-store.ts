@@ -1,7 +1,8 @@
 /**
- * PushConfigStore on the task table: each config is an item in its task's partition,
- * `sk = P#<configId>`, so a task's configs are one Query away and a config of another tenant's task
- * cannot be reached (the tenant is checked on every item read). The relay's stream filter passes task
+ * PushConfigStore on the task table: each config is an item in its task's partition
+ * (`pk = T#<tenant>#<taskId>`, keys.ts), `sk = P#<configId>`, so a task's configs are one Query away and
+ * a config of another tenant's task is never read: the query addresses the caller's tenant's partition
+ * (and the tenant is checked again on every item read). The relay's stream filter passes task
  * items only: config writes cost no relay invocation.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -27,7 +28,7 @@ export class DynamoPushConfigStore implements PushConfigStore {
       new PutCommand({
         TableName: this.tableName,
         Item: {
-          pk: taskPk(config.taskId),
+          pk: taskPk(config.tenant, config.taskId),
           sk: pushConfigSk(config.id),
           tn: config.tenant,
           // the config as JSON text: its fields are read back whole, never queried
@@ -46,7 +47,7 @@ export class DynamoPushConfigStore implements PushConfigStore {
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': taskPk(taskId), ':p': PUSH_CONFIG_PREFIX },
+        ExpressionAttributeValues: { ':pk': taskPk(tenant, taskId), ':p': PUSH_CONFIG_PREFIX },
         ConsistentRead: true,
         // what a delivery costs is measured (test/bench/deliveries.ts)
         ReturnConsumedCapacity: 'TOTAL',
@@ -70,7 +71,7 @@ export class DynamoPushConfigStore implements PushConfigStore {
       new PutCommand({
         TableName: this.tableName,
         Item: {
-          pk: taskPk(taskId),
+          pk: taskPk(tenant, taskId),
           sk: pushConfigSk(id),
           tn: tenant,
           ttl: Math.ceil(Date.now() / 1000) + 86_400,

@@ -1,7 +1,9 @@
 /**
  * The table's stream as task changes: decodes the new and old images of a
- * stream record with the store's own codec. Records of other items (history
- * chunks, bodies) and deletions (TTL) carry no change to relay.
+ * stream record with the store's own codec. The task's tenant and id are read
+ * from its key (`T#<tenant>#<taskId>`, keys.ts), which must agree with its
+ * tenant attribute. Records of other items (history chunks, bodies, replies)
+ * and deletions (TTL) carry no change to relay.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';

@@ -4,11 +4,15 @@
  * from `TASK_TABLE`. The layout and what each operation costs are documented
  * in docs/storage.md.
  *
- * Items of one task share its partition, `pk = T#<taskId>`:
+ * Items of one task share its partition, `pk = T#<tenant>#<taskId>` (tenant URI-encoded, keys.ts `taskPk`):
+ * scoping is part of the key, so a read addresses the caller's tenant's partition and never reads
+ * another tenant's item under the same task id.
  *   sk `T`                 the task: head, index keys and a bounded log of its recent events
  *   sk `M#<to>` `A#<to>` `S#<to>`   older events spilled out of the log, by kind (messages, artifacts,
  *                          the rest), each item holding the events of its kind up to version <to>
  *   sk `B#<version>#<ref>` a payload too large to keep in the log (written before the event that refers to it)
+ *   sk `P#<configId>`      a push-notification config; sk `L#…` a push delivery attempt
+ * A reply (a message answered without a task) is a `T` item under the key its task would have had.
  *
  * Indexes (global, keys that move as little as possible, small projections, partitions sharded so no
  * caller, context or time window concentrates writes on one; docs/scaling.md):

@@ -40,8 +40,9 @@ import {
   ownerSort,
   statusAtOfOwnerSort,
   TASK_SK,
-  taskIdOfPk,
+  type TaskKeyRef,
   taskPk,
+  taskRefOfPk,
 } from './keys.ts';
 
 export type Item = Record<string, unknown>;
@@ -262,7 +263,7 @@ const encodeTask = (
   options: CodecOptions,
 ): Item => {
   const item: Item = {
-    pk: taskPk(head.taskId),
+    pk: taskPk(head.tenant, head.taskId),
     sk: TASK_SK,
     tn: head.tenant,
     ow: head.owner,
@@ -302,9 +303,10 @@ const encodeTask = (
 
 /** The summary of a task item, from the item or from what the byOwner index projects. */
 export const decodeSummary = (item: Item): TaskSummary => {
+  const ref = refOf(item);
   const summary: TaskSummary = {
-    taskId: taskIdOfPk(String(item.pk)),
-    tenant: String(item.tn),
+    taskId: ref.taskId,
+    tenant: ref.tenant,
     owner: String(item.ow),
     contextId: String(item.cx),
     state: stateOf(item.st),
@@ -316,6 +318,17 @@ export const decodeSummary = (item: Item): TaskSummary => {
   if (item.pg !== undefined) summary.progress = Number(item.pg);
   if (item.md) summary.metadata = fromText(item.md) as Record<string, unknown>;
   return summary;
+};
+
+/**
+ * The tenant and task id of a task's item, from its key. The item's `tn` says the same (it is written from
+ * the same head); an item where they differ is corrupt, never another tenant's task to show.
+ */
+const refOf = (item: Item): TaskKeyRef => {
+  const ref = taskRefOfPk(String(item.pk));
+  if (item.tn !== undefined && String(item.tn) !== ref.tenant)
+    throw new Error(`stored item of task ${ref.taskId}: its key and its tenant attribute disagree`);
+  return ref;
 };
 
 /** Body reference of a summary's status message when it is kept apart (the item's `sb`). */
@@ -331,7 +344,7 @@ export const REPLY_RETENTION_SECONDS = 86_400;
 export const isReplyItem = (item: Item): boolean => item.ty === 'R';
 
 export const encodeReply = (reply: StoredReply): Item => ({
-  pk: taskPk(reply.key),
+  pk: taskPk(reply.tenant, reply.key),
   sk: TASK_SK,
   ty: 'R',
   tn: reply.tenant,
@@ -340,12 +353,15 @@ export const encodeReply = (reply: StoredReply): Item => ({
   ttl: epochSeconds(reply.createdAt) + REPLY_RETENTION_SECONDS,
 });
 
-export const decodeReply = (item: Item): StoredReply => ({
-  tenant: String(item.tn),
-  key: taskIdOfPk(String(item.pk)),
-  message: fromText(item.rp) as Message,
-  createdAt: String(item.ca),
-});
+export const decodeReply = (item: Item): StoredReply => {
+  const ref = refOf(item);
+  return {
+    tenant: ref.tenant,
+    key: ref.taskId,
+    message: fromText(item.rp) as Message,
+    createdAt: String(item.ca),
+  };
+};
 
 export const notesOf = (item: Item): StorageNotes => ({
   chunks: String(item.ck ?? ''),
@@ -377,12 +393,12 @@ export const decodeTask = (item: Item): TaskRecord => {
 // ---- chunks and bodies ----
 
 export const encodeChunk = (
-  taskId: string,
+  task: TaskKeyRef,
   kind: ChunkKind,
   events: readonly RecentEvent[],
   ttl: number,
 ): Item => ({
-  pk: taskPk(taskId),
+  pk: taskPk(task.tenant, task.taskId),
   sk: chunkSk(kind, events[events.length - 1]!.version),
   // every event carries its own `from`: a chunk holds one kind, so its versions have gaps
   ev: toText(events.map((e) => encodeEvent(e, undefined))),
@@ -405,8 +421,8 @@ const bodyRef = (event: TaskEvent, payload: unknown): string =>
     .digest('base64url')
     .slice(0, 8);
 
-export const bodyKey = (taskId: string, version: number, ref: string) => ({
-  pk: taskPk(taskId),
+export const bodyKey = (task: TaskKeyRef, version: number, ref: string) => ({
+  pk: taskPk(task.tenant, task.taskId),
   sk: bodySk(version, ref),
 });
 
@@ -471,7 +487,7 @@ export const planWrite = (
       return e;
     }
     const ref = bodyRef(e, payload);
-    before.push({ ...bodyKey(next.taskId, e.version, ref), b: toText(payload), ttl });
+    before.push({ ...bodyKey(next, e.version, ref), b: toText(payload), ttl });
     // the record keeps the payload (the writer has it); the item only says where it went
     return { ...e, detached: { kind: e.message ? 'message' : 'artifact', ref } };
   });
@@ -494,7 +510,7 @@ export const planWrite = (
   if (committed.length > 0 && itemSize(item) > ITEM_TARGET_BYTES) {
     const byKind = new Map<ChunkKind, RecentEvent[]>();
     for (const e of committed) byKind.set(kindOf(e), [...(byKind.get(kindOf(e)) ?? []), e]);
-    const chunks = [...byKind].map(([kind, kindEvents]) => encodeChunk(next.taskId, kind, kindEvents, ttl));
+    const chunks = [...byKind].map(([kind, kindEvents]) => encodeChunk(next, kind, kindEvents, ttl));
     const spilledNotes = {
       ...notes,
       chunks: [...new Set([...notes.chunks, ...byKind.keys()])].sort().join(''),

@@ -7,6 +7,7 @@
  * TTL removes). A lost race returns the winner's item, so the engine re-decides
  * without another read.
  */
+import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
@@ -51,8 +52,8 @@ import {
   deadlinePartition,
   ownerPartition,
   TASK_SK,
-  taskIdOfPk,
   taskPk,
+  taskRefOfPk,
 } from './keys.ts';
 import { CONTEXT_SHARDS, DEADLINE_SHARDS, OWNER_SHARDS } from './table.ts';
 import {
@@ -107,7 +108,7 @@ export class DynamoTaskStore implements TaskStore {
     } catch (e) {
       if (!(e instanceof ConditionalCheckFailedException) || !e.Item) throw e;
       const item = unmarshall(e.Item);
-      // ids are derived from the tenant, so another tenant's item here would be a bug, never a duplicate
+      // the key is the tenant's partition, so another tenant's item here would be a bug, never a duplicate
       if (item.tn !== head.tenant) throw new Error(`task id ${head.taskId} is taken`);
       if (isReplyItem(item)) throw new MessageAnsweredError(decodeReply(item));
       return { record: decodeTask(item), created: false };
@@ -159,15 +160,17 @@ export class DynamoTaskStore implements TaskStore {
   }
 
   async get(ref: TaskRef): Promise<TaskRecord | undefined> {
+    // the key is the caller's tenant's partition: another tenant's task under this id is another item,
+    // never read, so it answers exactly as a missing one does
     const out = await this.doc.send(
       new GetCommand({
         TableName: this.table,
-        Key: { pk: taskPk(ref.taskId), sk: TASK_SK },
+        Key: { pk: taskPk(ref.tenant, ref.taskId), sk: TASK_SK },
         ConsistentRead: true,
         ReturnConsumedCapacity: 'INDEXES',
       }),
     );
-    // a task of another tenant is indistinguishable from a missing one; a reply is no task
+    // the tenant attribute is checked too (defence in depth); a reply is no task
     if (!out.Item || out.Item.tn !== ref.tenant || isReplyItem(out.Item)) return undefined;
     return decodeTask(out.Item);
   }
@@ -268,7 +271,7 @@ export class DynamoTaskStore implements TaskStore {
         ),
       ),
     );
-    return shards.flat().map((i) => ({ tenant: String(i.tn), taskId: taskIdOfPk(String(i.pk)) }));
+    return shards.flat().map((i) => taskRefOfPk(String(i.pk)));
   }
 
   // ---- listing ----
@@ -286,7 +289,7 @@ export class DynamoTaskStore implements TaskStore {
     const a2aStates = query.states?.length
       ? [...new Set(query.states.map(toA2AState))]
       : (LISTED_STATES as readonly string[]);
-    const cursor = query.pageToken ? decodeCursor(query.pageToken) : undefined;
+    const cursor = query.pageToken ? decodeCursor(query.pageToken, query) : undefined;
     const before = cursor?.count ?? 0;
     // a position before the lower bound: nothing lies between (and DynamoDB refuses such a BETWEEN)
     if (cursor && query.statusAfter && cursor.at < query.statusAfter) {
@@ -333,7 +336,7 @@ export class DynamoTaskStore implements TaskStore {
     const more = merged.length > query.pageSize && last !== undefined;
     return {
       tasks: await this.summaries(items),
-      nextPageToken: more ? encodeCursor(String(last.os), before + items.length) : '',
+      nextPageToken: more ? encodeCursor(query, String(last.os), before + items.length) : '',
       totalSize: before + items.length + (more ? 1 : 0),
     };
   }
@@ -345,7 +348,7 @@ export class DynamoTaskStore implements TaskStore {
    */
   private async listContext(query: ListTasksQuery): Promise<ListTasksPage> {
     const contextId = query.contextId as string;
-    const cursor = query.pageToken ? decodeCursor(query.pageToken) : undefined;
+    const cursor = query.pageToken ? decodeCursor(query.pageToken, query) : undefined;
     const before = cursor?.count ?? 0;
     const partitions = Array.from({ length: CONTEXT_SHARDS }, (_, shard) =>
       contextPartition(query.tenant, query.owner, contextId, shard),
@@ -377,7 +380,7 @@ export class DynamoTaskStore implements TaskStore {
     const tasks = (await this.summaries(ordered)).filter(matches);
     return {
       tasks,
-      nextPageToken: more ? encodeCursor(String(last.cs), before + tasks.length) : '',
+      nextPageToken: more ? encodeCursor(query, String(last.cs), before + tasks.length) : '',
       // a filtered page says nothing of the next one's matches
       totalSize: before + tasks.length + (more && !filtered ? 1 : 0),
     };
@@ -416,7 +419,7 @@ export class DynamoTaskStore implements TaskStore {
       const ref = statusBodyOf(item);
       const s = summaries[i]!;
       return !s.statusMessage && ref && s.statusVersion !== undefined
-        ? [{ index: i, key: bodyKey(s.taskId, s.statusVersion, ref) }]
+        ? [{ index: i, key: bodyKey(s, s.statusVersion, ref) }]
         : [];
     });
     if (missing.length) {
@@ -458,7 +461,7 @@ export class DynamoTaskStore implements TaskStore {
           TableName: this.table,
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
           ExpressionAttributeValues: {
-            ':pk': taskPk(head.taskId),
+            ':pk': taskPk(head.tenant, head.taskId),
             ':from': chunkSk(kind, (options.after ?? 0) + 1),
             ':to': chunkSk(kind, head.version),
           },
@@ -487,11 +490,11 @@ export class DynamoTaskStore implements TaskStore {
   ): Promise<[TaskEvent[], Message | undefined]> {
     const { head } = record;
     const keys = events.flatMap((e) =>
-      e.detached && !(e.message || e.artifact) ? [bodyKey(head.taskId, e.version, e.detached.ref)] : [],
+      e.detached && !(e.message || e.artifact) ? [bodyKey(head, e.version, e.detached.ref)] : [],
     );
     const statusKey =
       statusBody && head.statusVersion !== undefined
-        ? bodyKey(head.taskId, head.statusVersion, statusBody)
+        ? bodyKey(head, head.statusVersion, statusBody)
         : undefined;
     if (statusKey) keys.push(statusKey);
     if (keys.length === 0) return [events.map(strip), undefined];
@@ -500,7 +503,7 @@ export class DynamoTaskStore implements TaskStore {
     const bodies = new Map((await this.batchGet(unique, true)).map((b) => [String(b.sk), b]));
     const resolved = events.map((e) =>
       e.detached && !(e.message || e.artifact)
-        ? attachBody(e, bodies.get(bodyKey(head.taskId, e.version, e.detached.ref).sk), head)
+        ? attachBody(e, bodies.get(bodyKey(head, e.version, e.detached.ref).sk), head)
         : strip(e),
     );
     const statusItem = statusKey ? bodies.get(statusKey.sk) : undefined;
@@ -616,7 +619,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // ---- page tokens ----
 // A token only positions the caller inside its own partitions (the query's partitions come from the
 // caller, never from the token), so a forged token cannot reach another tenant's tasks; the count it
-// carries only feeds the caller's own totalSize.
+// carries only feeds the caller's own totalSize. It is also bound to the query it was issued for: `q`, a
+// hash of the tenant, the owner and the filters, must match the query it is presented with, so a token
+// handed to another caller (another tenant, or another owner of the same tenant) or reused with other
+// filters is refused instead of positioning that query.
 
 const SORT_KEY = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#.{1,256}$/;
 
@@ -627,14 +633,37 @@ interface Cursor {
   count: number;
 }
 
-const encodeCursor = (at: string, count: number): string =>
-  Buffer.from(JSON.stringify({ at, n: count }), 'utf8').toString('base64url');
+/**
+ * What a token is bound to: the first 12 hex digits of a SHA-256 of the caller (tenant, owner) and the
+ * query's filters (context, states, status time bound), in a fixed form (states sorted, absent filters
+ * null). Not a secret: it tells queries apart, it does not authenticate (a token never widens what its
+ * query reads). The page size is not bound: a caller may change it between pages.
+ */
+export const pageTokenBinding = (
+  query: Pick<ListTasksQuery, 'tenant' | 'owner' | 'contextId' | 'states' | 'statusAfter'>,
+): string =>
+  createHash('sha256')
+    .update(
+      JSON.stringify([
+        query.tenant,
+        query.owner,
+        query.contextId ?? null,
+        query.states?.length ? [...new Set(query.states)].sort() : null,
+        query.statusAfter ?? null,
+      ]),
+    )
+    .digest('hex')
+    .slice(0, 12);
 
-const decodeCursor = (token: string): Cursor => {
+const encodeCursor = (query: ListTasksQuery, at: string, count: number): string =>
+  Buffer.from(JSON.stringify({ at, n: count, q: pageTokenBinding(query) }), 'utf8').toString('base64url');
+
+const decodeCursor = (token: string, query: ListTasksQuery): Cursor => {
   try {
     const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as {
       at?: unknown;
       n?: unknown;
+      q?: unknown;
     };
     if (
       parsed &&
@@ -642,7 +671,9 @@ const decodeCursor = (token: string): Cursor => {
       SORT_KEY.test(parsed.at) &&
       Number.isSafeInteger(parsed.n) &&
       (parsed.n as number) >= 0 &&
-      Object.keys(parsed).length === 2
+      typeof parsed.q === 'string' &&
+      parsed.q === pageTokenBinding(query) &&
+      Object.keys(parsed).length === 3
     )
       return { at: parsed.at, count: parsed.n as number };
   } catch {
