@@ -144,17 +144,17 @@ describe('HTTP+JSON routes on the local hub', () => {
     assert.equal(pong.json.message.parts[0].text, 'pong');
   });
 
-  it('every route also answers under a /{tenant} prefix, and application/a2a+json is accepted', async () => {
-    const sent = await rest('POST', '/acme/message:send', {
+  it('every route also answers under its own /{tenant} prefix (dev mode: default), and application/a2a+json is accepted', async () => {
+    const sent = await rest('POST', '/default/message:send', {
       raw: JSON.stringify({ message: message('tenant prefix') }),
       headers: { 'content-type': 'application/a2a+json; charset=utf-8' },
     });
     assert.equal(sent.status, 200, sent.text);
     const id = sent.json.task.id as string;
-    assert.equal((await rest('GET', `/acme/tasks/${id}`)).json.id, id);
-    assert.equal((await rest('GET', '/acme/tasks?pageSize=1')).status, 200);
-    assert.equal((await rest('GET', '/acme/extendedAgentCard')).status, 200);
-    assertError(await rest('POST', `/acme/tasks/${id}:cancel`), 400, 'TASK_NOT_CANCELABLE');
+    assert.equal((await rest('GET', `/default/tasks/${id}`)).json.id, id);
+    assert.equal((await rest('GET', '/default/tasks?pageSize=1')).status, 200);
+    assert.equal((await rest('GET', '/default/extendedAgentCard')).status, 200);
+    assertError(await rest('POST', `/default/tasks/${id}:cancel`), 400, 'TASK_NOT_CANCELABLE');
   });
 
   it('GET /tasks/{id} with historyLength; an unknown id is 404 TASK_NOT_FOUND', async () => {

@@ -49,11 +49,15 @@ export interface Verdict {
   response?: Record<string, unknown>;
 }
 
-/** JSON-RPC and A2A codes (digest §7.2) plus -32050, the hub's documented "modified concurrently, retry". */
+/**
+ * JSON-RPC and A2A codes (digest §7.2) plus the hub's documented ones: -32050 "modified concurrently,
+ * retry", and the transport-level 401, 403, 429 (docs/security.md#errors), answered with that HTTP status.
+ */
 export const ALLOWED_CODES: ReadonlySet<number> = new Set([
   -32700, -32600, -32601, -32602, -32001, -32002, -32003, -32004, -32005, -32006, -32007, -32008, -32009,
-  -32050,
+  -32050, 401, 403, 429,
 ]);
+const TRANSPORT_CODES: ReadonlySet<number> = new Set([401, 403, 429]);
 
 /** Lambda's limit for a synchronous response: a larger answer is a 502 behind API Gateway. */
 export const LAMBDA_RESPONSE_LIMIT = 6 * 1024 * 1024;
@@ -234,7 +238,9 @@ export function judge({ sent, answer, expect: expected, taskId }: OracleInput): 
       if (status !== 413 || code !== -32600)
         fail('oversize-not-refused', `a ${size}-byte body was answered ${outcome}, not 413 -32600`);
     } else {
-      if (status !== 200 && status < 500) fail('http-status', `JSON-RPC error ${code} with HTTP ${status}`);
+      const transport = typeof code === 'number' && TRANSPORT_CODES.has(code);
+      if (transport ? status !== code : status !== 200 && status < 500)
+        fail('http-status', `JSON-RPC error ${code} with HTTP ${status}`);
       if (expect.success === 'required')
         fail('valid-refused', `${outcome}: ${show(isObject(error) ? error.message : error, 300)}`);
       else if (expect.codes && typeof code === 'number' && !expect.codes.includes(code))
