@@ -285,3 +285,29 @@ export const printAuth = (r: AuthResult): void => {
     'JWT, cached (1 req/s)': r.costPerMillionRequests.jwt.cached,
   });
 };
+
+/**
+ * The section in a process of its own: the handler modules keep the clients they built for the first
+ * hub of a process (the bench's earlier sections start and stop theirs), so this hub needs a fresh one.
+ */
+export const benchAuthIsolated = async (): Promise<AuthResult> => {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'WARN' },
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const line = out.split('\n').find((l) => l.startsWith('AUTH_RESULT '));
+  if (code !== 0 || !line) throw new Error(`the auth bench failed (exit ${code}): ${out.slice(-2000)}`);
+  return JSON.parse(line.slice('AUTH_RESULT '.length)) as AuthResult;
+};
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const result = await benchAuth();
+  process.stdout.write(`\nAUTH_RESULT ${JSON.stringify(result)}\n`);
+  process.exit(0);
+}

@@ -15,7 +15,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { startDynamoLocal } from '../../local/dynamodb-local.ts';
 import { createTestTable } from '../support/dynamo.ts';
-import { benchAuth, printAuth } from './auth.ts';
+import { benchAuthIsolated, printAuth } from './auth.ts';
 import { coldStartRows, measureColdStart } from './bundles.ts';
 import { benchCost } from './cost.ts';
 import { benchCrash, benchCrashRunning } from './crash.ts';
@@ -169,7 +169,7 @@ if (want('synapse')) {
 
 if (want('auth')) {
   step('authentication (the authorizer per verdict, a request through the gateway with and without it)');
-  results.auth = await benchAuth();
+  results.auth = await benchAuthIsolated();
   printAuth(results.auth);
 }
 
