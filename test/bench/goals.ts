@@ -79,11 +79,15 @@ export const goalsOf = (r: BenchResults): Goal[] => {
       ),
     );
     add(
-      'a status update at history 3, 100 and 1,000',
-      'the same cost',
-      s.transitionByHistory.map((t) => `${t.history}: ${t.wru} WRU/${t.roundTrips} RT`).join(', '),
-      wrus.every((w) => w === wrus[0]) &&
-        s.transitionByHistory.every((t) => t.roundTrips === s.transitionByHistory[0]!.roundTrips),
+      'a status update at history 3, 100 and 1,000 (mean of 40 in a row, spills included)',
+      'the same cost (within 0.1 unit and round trip)',
+      s.transitionByHistory
+        .map((t) => `${t.history}: ${t.wru} WRU/${t.roundTrips} RT (at most ${t.maxWru} WRU)`)
+        .join(', '),
+      wrus.every((w) => Math.abs(w - wrus[0]!) <= 0.1) &&
+        s.transitionByHistory.every(
+          (t) => Math.abs(t.roundTrips - s.transitionByHistory[0]!.roundTrips) <= 0.1,
+        ),
     );
     add(
       'a status update carrying a 6,000-character message',
