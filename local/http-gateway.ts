@@ -406,13 +406,11 @@ const authorizerGate = (authorizer: GatewayAuthorizer, stage: string, log: Local
   const admit = authorizer.throttle ? tokenBuckets(authorizer.throttle) : () => true;
   const verdictOf = async (
     event: Omit<APIGatewayRequestAuthorizerEvent, 'type' | 'methodArn'>,
+    authorization: string,
     method: string,
     path: string,
   ): Promise<APIGatewayAuthorizerResult | 'unauthorized' | 'failed'> => {
-    const authorization = Object.entries(event.headers ?? {}).find(
-      ([k]) => k.toLowerCase() === 'authorization',
-    )?.[1];
-    const cached = authorization !== undefined ? cache.get(authorization) : undefined;
+    const cached = cache.get(authorization);
     if (cached && cached.until > Date.now()) return cached.result;
     const methodArn = `arn:aws:execute-api:local:${LOCAL_ACCOUNT}:local/${stage}/${method}${path}`;
     try {
@@ -420,13 +418,11 @@ const authorizerGate = (authorizer: GatewayAuthorizer, stage: string, log: Local
         { ...event, type: 'REQUEST', methodArn } as APIGatewayRequestAuthorizerEvent,
         createLambdaContext({ functionName: 'authorizer', timeoutMs: 10_000 }),
       );
-      if (ttl > 0 && authorization !== undefined)
-        cache.set(authorization, { until: Date.now() + ttl, result });
+      if (ttl > 0) cache.set(authorization, { until: Date.now() + ttl, result });
       return result;
     } catch (e) {
       if (e instanceof Error && e.message === 'Unauthorized') {
-        if (ttl > 0 && authorization !== undefined)
-          cache.set(authorization, { until: Date.now() + ttl, result: 'unauthorized' });
+        if (ttl > 0) cache.set(authorization, { until: Date.now() + ttl, result: 'unauthorized' });
         return 'unauthorized';
       }
       log('authorizer threw', e);
@@ -443,7 +439,7 @@ const authorizerGate = (authorizer: GatewayAuthorizer, stage: string, log: Local
     )?.[1];
     // an identity source missing from the request: API Gateway answers 401 without calling the authorizer
     if (!authorization?.trim()) return { ok: false, type: 'UNAUTHORIZED' };
-    const result = await verdictOf(event, method, path);
+    const result = await verdictOf(event, authorization, method, path);
     if (result === 'unauthorized') return { ok: false, type: 'UNAUTHORIZED' };
     if (result === 'failed') return { ok: false, type: 'AUTHORIZER_FAILURE' };
     const allowed =
