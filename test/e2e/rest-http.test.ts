@@ -131,10 +131,28 @@ const eventsOf = (r: Reply) => framesOf(r.text).filter((f) => f.data);
 const kindOf = (f: Frame) => Object.keys(f.data ?? {})[0];
 
 describe('HTTP+JSON routes on the local hub', () => {
+  it('answers results and errors in the media type asked for: application/a2a+json only when named', async () => {
+    for (const [headers, expected] of [
+      [{}, 'application/json'],
+      [{ accept: '*/*' }, 'application/json'],
+      [{ accept: 'application/a2a+json, application/json' }, 'application/a2a+json'],
+      [{ accept: 'text/html', 'content-type': 'application/a2a+json' }, 'application/a2a+json'],
+    ] as Array<[Record<string, string>, string]>) {
+      const label = JSON.stringify(headers);
+      const sent = await rest('POST', '/message:send', { body: { message: message('hello') }, headers });
+      assert.equal(sent.status, 200, label);
+      assert.equal(sent.headers.get('content-type'), expected, label);
+      const missing = await rest('GET', '/tasks/no-such-task', { headers });
+      assertError(missing, 404, 'TASK_NOT_FOUND', 'NOT_FOUND');
+      assert.equal(missing.headers.get('content-type'), expected, label);
+    }
+  });
+
   it('POST /message:send: a blocking send is the completed task; a reply without a task is {message}', async () => {
     const sent = await send('hello rest');
     assert.equal(sent.status, 200);
-    assert.match(sent.headers.get('content-type') ?? '', /^application\/a2a\+json/);
+    // fetch sends Accept: */*, so the answer is application/json (docs/rest.md, "Content type of an answer")
+    assert.equal(sent.headers.get('content-type'), 'application/json');
     assert.equal(sent.json.task.status.state, 'TASK_STATE_COMPLETED');
     assert.equal(sent.json.task.artifacts[0].parts[0].text, 'hello rest');
     const pong = await send('ping');

@@ -25,8 +25,8 @@ import {
   v1Codec,
 } from '../../protocol/a2a/index.ts';
 import {
-  A2A_JSON,
   isRestMediaType,
+  responseMediaType,
   restErrorBody,
   restStatusOf,
   unsupportedMediaType,
@@ -91,9 +91,15 @@ type Route = {
 
 const ROOTS = /^\/(?:message:(?:send|stream)|tasks(?:\/|$)|extendedAgentCard$)/;
 
-const ok = (body: unknown, meta: RestResponse['meta']): RestResponse => ({
+/** The headers of a JSON answer: its negotiated type, which depends on these request headers. */
+const jsonHeaders = (contentType: string): Record<string, string> => ({
+  'content-type': contentType,
+  vary: 'Accept, Content-Type',
+});
+
+const ok = (body: unknown, meta: RestResponse['meta'], contentType: string): RestResponse => ({
   statusCode: 200,
-  headers: { 'content-type': A2A_JSON },
+  headers: jsonHeaders(contentType),
   body: JSON.stringify(body),
   ...(meta ? { meta } : {}),
 });
@@ -271,26 +277,36 @@ export class RestBinding {
   /** Never throws: whatever fails is answered (and a fault of ours logged). */
   async handle(request: RestRequest): Promise<RestResponse> {
     const meta: NonNullable<RestResponse['meta']> = {};
+    const contentType = responseMediaType(request.headers);
     try {
-      return await this.answer(request, meta);
+      return await this.answer(request, meta, contentType);
     } catch (e) {
       const error = toProtocolError(e);
       if (error.code === ERROR_CODES.INTERNAL_ERROR) this.logInternal(error, meta);
-      return this.error(error, { ...meta, errorCode: error.code });
+      return this.error(error, { ...meta, errorCode: error.code }, contentType);
     }
   }
 
-  private error(error: A2AProtocolError, meta: RestResponse['meta'], http?: number): RestResponse {
+  private error(
+    error: A2AProtocolError,
+    meta: RestResponse['meta'],
+    contentType: string,
+    http?: number,
+  ): RestResponse {
     const status = http ?? restStatusOf(error).http;
     return {
       statusCode: status,
-      headers: { 'content-type': A2A_JSON, ...errorHeaders(error) },
+      headers: { ...jsonHeaders(contentType), ...errorHeaders(error) },
       body: JSON.stringify(restErrorBody(error, status)),
       ...(meta ? { meta } : {}),
     };
   }
 
-  private async answer(request: RestRequest, meta: NonNullable<RestResponse['meta']>): Promise<RestResponse> {
+  private async answer(
+    request: RestRequest,
+    meta: NonNullable<RestResponse['meta']>,
+    responseType: string,
+  ): Promise<RestResponse> {
     // HTTP+JSON is served for A2A 1.0 only (the card lists no 0.3 HTTP+JSON interface): an absent
     // header means 1.0 here, an explicit other version is refused
     const asked = request.headers['a2a-version'] ?? request.query['A2A-Version'];
@@ -316,8 +332,8 @@ export class RestBinding {
         `${route.name} takes ${route.methods.join(' or ')}`,
       );
       return {
-        ...this.error(error, { ...meta, errorCode: error.code }, 405),
-        headers: { 'content-type': A2A_JSON, allow: route.methods.join(', ') },
+        ...this.error(error, { ...meta, errorCode: error.code }, responseType, 405),
+        headers: { ...jsonHeaders(responseType), allow: route.methods.join(', ') },
       };
     }
     // the prefix names the tenant the request is for: the principal's, or refused here
@@ -328,7 +344,7 @@ export class RestBinding {
       const error = A2AProtocolError.invalidRequest(
         `Request body is ${size} bytes; the limit is ${MAX_REQUEST_BYTES} bytes`,
       );
-      return this.error(error, { ...meta, errorCode: error.code }, 413);
+      return this.error(error, { ...meta, errorCode: error.code }, responseType, 413);
     }
     const contentType = request.headers['content-type'];
     if (
@@ -338,7 +354,7 @@ export class RestBinding {
       !isRestMediaType(contentType)
     ) {
       const error = unsupportedMediaType(contentType);
-      return this.error(error, { ...meta, errorCode: error.code }, 415);
+      return this.error(error, { ...meta, errorCode: error.code }, responseType, 415);
     }
     const match = route.pattern.exec(path)!;
     const params: Record<string, string> = {};
@@ -376,11 +392,11 @@ export class RestBinding {
     };
     const matched: Matched = { request, principal, params, json, meta };
     if ('stream' in route) {
-      const streamed = await this.streamed(route.stream(matched), request, principal, meta);
+      const streamed = await this.streamed(route.stream(matched), request, principal, meta, responseType);
       return { ...streamed, headers: { ...streamed.headers, ...echoed } };
     }
     const result = await route.run(matched);
-    const answered = ok(result, meta);
+    const answered = ok(result, meta, responseType);
     const response = { ...answered, headers: { ...answered.headers, ...echoed } };
     const carried = Buffer.byteLength(JSON.stringify(response.body), 'utf8');
     if (carried > MAX_RESPONSE_BYTES) {
@@ -402,6 +418,7 @@ export class RestBinding {
     http: RestRequest,
     principal: Principal,
     meta: NonNullable<RestResponse['meta']>,
+    responseType: string,
   ): Promise<RestResponse> {
     const answer = await answerWithSse(
       this.handler,
@@ -423,7 +440,7 @@ export class RestBinding {
     if (answer.kind === 'error') {
       if (answer.error.code === ERROR_CODES.INTERNAL_ERROR) this.logInternal(answer.error, meta);
       return {
-        ...this.error(answer.error, { ...meta, errorCode: answer.error.code }),
+        ...this.error(answer.error, { ...meta, errorCode: answer.error.code }, responseType),
         settled: answer.settled,
       };
     }

@@ -7,8 +7,9 @@
 import { A2AProtocolError, ERROR_CODES } from './errors.ts';
 import { v1Codec } from './v1.ts';
 
-/** What HTTP+JSON responses are declared as (1.0.1 prefers it; clients accept application/json too). */
+/** The A2A media type (1.0.1 prefers it for HTTP+JSON; the TCK and older clients expect application/json). */
 export const A2A_JSON = 'application/a2a+json';
+export const PLAIN_JSON = 'application/json';
 
 /** The media types a request body may be declared as. */
 export const REST_MEDIA_TYPES = ['application/json', 'application/a2a+json'] as const;
@@ -58,15 +59,43 @@ export const restErrorBody = (err: A2AProtocolError, http = restStatusOf(err).ht
   },
 });
 
-/** A request body's media type is acceptable: JSON, any case, parameters ignored. */
-export const isRestMediaType = (contentType: string | undefined): boolean => {
-  const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
-  return (REST_MEDIA_TYPES as readonly string[]).includes(type);
+/** The media type of a header value, lower-cased, without parameters. */
+const mediaTypeOf = (value: string): string => value.split(';')[0]?.trim().toLowerCase() ?? '';
+
+/** The `q` parameter of one Accept entry (1 when absent, 0 when malformed). */
+const qualityOf = (entry: string): number => {
+  const q = /;\s*q\s*=\s*([0-9.]+)/i.exec(entry)?.[1];
+  if (q === undefined) return 1;
+  const n = Number(q);
+  return Number.isFinite(n) && n >= 0 && n <= 1 ? n : 0;
 };
+
+/**
+ * The media type of a JSON answer (docs/rest.md, "Content type"): the one of application/a2a+json and
+ * application/json that the client's `Accept` names with the higher quality (the first listed on a
+ * tie); application/json when Accept names neither but takes any type (a wildcard range); else the
+ * request's own Content-Type when it is one of the two; else application/json. A client is never
+ * refused for its Accept: both are JSON, and one that accepts neither gets the common one.
+ */
+export const responseMediaType = (headers: Record<string, string | undefined>): string => {
+  let best: { type: string; q: number } | undefined;
+  let wildcard = false;
+  for (const entry of (headers.accept ?? '').split(',')) {
+    const type = mediaTypeOf(entry);
+    const q = qualityOf(entry);
+    if (q === 0) continue;
+    if (type === '*/*' || type === 'application/*') wildcard = true;
+    else if ((type === A2A_JSON || type === PLAIN_JSON) && (!best || q > best.q)) best = { type, q };
+  }
+  if (best) return best.type;
+  if (wildcard) return PLAIN_JSON;
+  return mediaTypeOf(headers['content-type'] ?? '') === A2A_JSON ? A2A_JSON : PLAIN_JSON;
+};
+
+/** A request body's media type is acceptable: JSON, any case, parameters ignored. */
+export const isRestMediaType = (contentType: string | undefined): boolean =>
+  (REST_MEDIA_TYPES as readonly string[]).includes(mediaTypeOf(contentType ?? ''));
 
 /** The error for a request body of another media type (answered with HTTP 415). */
 export const unsupportedMediaType = (contentType: string): A2AProtocolError =>
-  A2AProtocolError.contentTypeNotSupported(
-    contentType.split(';')[0]?.trim().toLowerCase().slice(0, 100) ?? '',
-    REST_MEDIA_TYPES,
-  );
+  A2AProtocolError.contentTypeNotSupported(mediaTypeOf(contentType).slice(0, 100), REST_MEDIA_TYPES);

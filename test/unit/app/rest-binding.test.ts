@@ -157,7 +157,7 @@ describe('HTTP+JSON binding: routes', () => {
     for (const prefix of ['', '/t']) {
       const sent = await binding.handle(request('POST', `${prefix}/message:send`, { body: send }));
       assert.equal(sent.statusCode, 200);
-      assert.equal(sent.headers['content-type'], 'application/a2a+json');
+      assert.equal(sent.headers['content-type'], 'application/json', 'asked in application/json');
       assert.equal(json(sent.body).task.id, 'task-1');
       assert.equal((await binding.handle(request('GET', `${prefix}/tasks/abc`))).statusCode, 200);
       assert.equal((await binding.handle(request('GET', `${prefix}/tasks`))).statusCode, 200);
@@ -249,6 +249,50 @@ describe('HTTP+JSON binding: refusals', () => {
       );
       assert.equal(r.statusCode, 200, type);
     }
+  });
+
+  it('answers results and errors in the media type the client asks for (Accept, else its Content-Type, else application/json)', async () => {
+    const { binding } = recording({
+      getTask: () => {
+        throw new TaskNotFoundError('gone');
+      },
+    });
+    const cases: Array<[Record<string, string>, string]> = [
+      [{}, 'application/json'],
+      [{ accept: '*/*' }, 'application/json'],
+      [{ accept: '*/*', 'content-type': 'application/a2a+json' }, 'application/json'],
+      [{ accept: 'application/*' }, 'application/json'],
+      [{ accept: 'application/a2a+json' }, 'application/a2a+json'],
+      [{ accept: 'application/a2a+json, application/json' }, 'application/a2a+json'],
+      [{ accept: 'application/json, application/a2a+json' }, 'application/json'],
+      [{ accept: 'application/json;q=0.5, application/a2a+json;q=0.9' }, 'application/a2a+json'],
+      [{ accept: 'application/a2a+json;q=0, */*' }, 'application/json'],
+      [{ accept: 'APPLICATION/A2A+JSON; charset=utf-8' }, 'application/a2a+json'],
+      [{ 'content-type': 'application/a2a+json; charset=utf-8' }, 'application/a2a+json'],
+      [{ 'content-type': 'application/json' }, 'application/json'],
+      [{ accept: 'text/html', 'content-type': 'application/a2a+json' }, 'application/a2a+json'],
+      [{ accept: 'text/html' }, 'application/json'],
+    ];
+    for (const [headers, expected] of cases) {
+      const label = JSON.stringify(headers);
+      const sent = await binding.handle(request('POST', '/message:send', { body: send, headers }));
+      assert.equal(sent.statusCode, 200, label);
+      assert.equal(sent.headers['content-type'], expected, `result ${label}`);
+      assert.match(sent.headers.vary ?? '', /Accept/, label);
+      const missing = await binding.handle(request('GET', '/tasks/gone', { headers }));
+      assert.equal(missing.statusCode, 404, label);
+      assert.equal(missing.headers['content-type'], expected, `error ${label}`);
+      assert.equal(json(missing.body).error.status, 'NOT_FOUND');
+    }
+    const unknown = await binding.handle(
+      request('GET', '/nowhere/at/all', { headers: { accept: 'application/a2a+json' } }),
+    );
+    assert.equal(unknown.headers['content-type'], 'application/a2a+json', 'no route: still negotiated');
+    const refused = await binding.handle(
+      request('POST', '/message:send', { body: send, headers: { 'content-type': 'text/plain' } }),
+    );
+    assert.equal(refused.statusCode, 415);
+    assert.equal(refused.headers['content-type'], 'application/json', 'a refused type is not echoed');
   });
 
   it('404 for an unknown route, 405 with Allow for a known one with another method', async () => {
