@@ -5,11 +5,14 @@
  * What is delivered is what a stream shows (shared/app/a2a/events.ts: status and artifact updates) to an
  * A2A receiver, and the Synapse callbacks (shared/app/synapse/callbacks.ts) to a task's Synapse requester,
  * to the configs the task lists after the change, each from the event that follows its registration
- * on (a config registered mid-change gets only the events after its `push_config` event). Order: a
+ * on (a config registered mid-change gets only the events after its `push_config` event); a config
+ * registered on a finished task gets one delivery of its own `push_config` event, which the worker
+ * sends as the task's final status (docs/push-notifications.md). Order: a
  * delivery carries its event's version, the task's own sequence, so a receiver orders by it and drops
  * what it has seen (deliveries of one task may arrive out of order when one is retried: we do not hold
  * the later ones back behind it).
  */
+import { isTerminal } from '../domain/states.ts';
 import type { TaskEvent, TaskHead } from '../domain/task.ts';
 import { streamEventOf } from './a2a/events.ts';
 import type { DeliveryMessage } from './delivery-worker.ts';
@@ -43,6 +46,8 @@ export const deliveriesOf = (change: TaskChange): DeliveryRequest[] => {
   for (const event of change.events) {
     if (event.type === 'push_config') {
       applyRegistration(active, event);
+      const late = lateRegistration(event);
+      if (late !== undefined && listed.includes(late)) out.push(requestOf(head, late, event.version));
       continue;
     }
     const streamed = streamEventOf(head, event) !== undefined;
@@ -51,17 +56,28 @@ export const deliveriesOf = (change: TaskChange): DeliveryRequest[] => {
       if (!active.has(configId)) continue;
       // a Synapse requester is told its protocol's events; an A2A receiver, what a stream shows
       if (!(configId === SYNAPSE_CALLBACK_CONFIG_ID ? toldSynapse : streamed)) continue;
-      out.push({
-        tenant: head.tenant,
-        taskId: head.taskId,
-        contextId: head.contextId,
-        configId,
-        version: event.version,
-        attempt: 1,
-      });
+      out.push(requestOf(head, configId, event.version));
     }
   }
   return out;
+};
+
+const requestOf = (head: TaskHead, configId: string, version: number): DeliveryRequest => ({
+  tenant: head.tenant,
+  taskId: head.taskId,
+  contextId: head.contextId,
+  configId,
+  version,
+  attempt: 1,
+});
+
+/**
+ * The A2A config a `push_config` event registered on a finished task (sent the final status once), or
+ * undefined. A task's Synapse requester is registered when its task is made, never late.
+ */
+export const lateRegistration = (event: TaskEvent): string | undefined => {
+  const set = event.type === 'push_config' && isTerminal(event.to) ? event.data?.set : undefined;
+  return typeof set === 'string' && set !== SYNAPSE_CALLBACK_CONFIG_ID ? set : undefined;
 };
 
 const applyRegistration = (active: Set<string>, event: TaskEvent): void => {

@@ -31,8 +31,8 @@ import { composeMessage } from '../protocol/synapse/compose.ts';
 import type { SynapseSender } from '../protocol/synapse/envelope.ts';
 import type { PeerDirectory } from '../protocol/synapse/peers.ts';
 import { signForPeer } from '../protocol/synapse/signing.ts';
-import { streamEventOf } from './a2a/events.ts';
-import { type DeliveryRequest, deliveryKey } from './deliveries.ts';
+import { finalStatusOf, streamEventOf } from './a2a/events.ts';
+import { type DeliveryRequest, deliveryKey, lateRegistration } from './deliveries.ts';
 import type { DeliveryResult, WebhookSender } from './delivery-ports.ts';
 import { type Clock, systemClock, type TaskRecord, type TaskStore } from './ports.ts';
 import type { PushConfigStore, StoredPushConfig } from './push-configs.ts';
@@ -238,6 +238,8 @@ const ENDED: ReadonlySet<AttemptStatus> = new Set([
 
 /** v0.3 Task bodies show the artifacts and the status, not the history (a receiver reads it with GetTask). */
 const V03_BODY = { includeArtifacts: true, historyLength: 0 } as const;
+/** What a final status needs of a finished task: its status (its message may be kept apart). */
+const FINAL_STATUS_VIEW = { includeArtifacts: false, historyLength: 0 } as const;
 
 interface Prepared {
   config: StoredPushConfig;
@@ -601,7 +603,11 @@ export class DeliveryWorker {
     event: TaskEvent,
     config: StoredPushConfig,
   ): Promise<string | undefined> {
-    const streamed = streamEventOf(record.head, event);
+    // a config registered on a finished task: its registration is delivered as the final status
+    const streamed =
+      lateRegistration(event) === config.id
+        ? finalStatusOf(await this.ports.store.view(record, FINAL_STATUS_VIEW))
+        : streamEventOf(record.head, event);
     if (!streamed) return undefined;
     if (config.version === '1.0') return JSON.stringify(v1Wire.encodeStreamEvent(streamed));
     const view = await this.ports.store.view(record, V03_BODY);

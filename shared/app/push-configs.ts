@@ -3,13 +3,13 @@
  * events are delivered to. A config is stored apart from its task (its own item: secrets stay out of
  * the task item every transition rewrites), and its registration is recorded on the task with a
  * `push_config` event in the same conditional write as any transition: the task's head then lists its
- * configs, so the stream relay learns from the task's own change whom to notify, and a config can never
- * be registered on a task that has just finished.
+ * configs, so the stream relay learns from the task's own change whom to notify. A config registered on
+ * a finished task is sent the task's final state once (deliveries.ts), so a client that registers late
+ * still learns the outcome.
  */
 import { InvalidTransitionError, TaskNotFoundError, ValidationError } from '../domain/errors.ts';
 import { isTerminal } from '../domain/states.ts';
 import type { PushUrlGuard } from './delivery-ports.ts';
-import type { TaskRecord } from './ports.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from './synapse/callbacks.ts';
 import type { TaskEngine } from './task-engine.ts';
 import type { Caller, TaskService } from './task-service.ts';
@@ -120,7 +120,10 @@ export class PushConfigService {
     private readonly newId: () => string = () => crypto.randomUUID(),
   ) {}
 
-  /** Registers a config on a live task; a config with the id of an existing one replaces it. */
+  /**
+   * Registers a config; a config with the id of an existing one replaces it. On a finished task it is
+   * sent the final state once (each registration is one delivery, retried as any other).
+   */
   async create(
     caller: Caller,
     taskId: string,
@@ -130,7 +133,6 @@ export class PushConfigService {
     const checked = this.urls.check(input.url);
     if (!checked.ok) throw new ValidationError(`push notification url refused: ${checked.reason}`, 'url');
     const record = await this.tasks.owned(caller, taskId);
-    if (isTerminal(record.head.state)) throw finished(record);
     const id = input.id ?? this.newId();
     refuseReserved(input.id);
     const ids = record.head.pushConfigIds ?? [];
@@ -147,17 +149,14 @@ export class PushConfigService {
       version,
     );
     // the config first, then the event that lists it: a config nobody lists is never delivered to
-    await this.configs.put(config, keepUntilOf(record.head.deadlineAt));
-    try {
-      await this.engine.apply(
-        { tenant: caller.tenant, taskId: record.head.taskId },
-        { type: 'push_config', data: { set: id } },
-        { seen: record },
-      );
-    } catch (e) {
-      if (e instanceof InvalidTransitionError) throw finished(record);
-      throw e;
-    }
+    // a finished task's deadline may be long past: its config is kept for its delivery from now on
+    const from = new Date(Math.max(Date.parse(record.head.deadlineAt), Date.now())).toISOString();
+    await this.configs.put(config, keepUntilOf(from));
+    await this.engine.apply(
+      { tenant: caller.tenant, taskId: record.head.taskId },
+      { type: 'push_config', data: { set: id } },
+      { seen: record },
+    );
     return summaryOf(config);
   }
 
@@ -195,7 +194,8 @@ export class PushConfigService {
   async delete(caller: Caller, taskId: string, id: string): Promise<void> {
     const record = await this.tasks.owned(caller, taskId);
     if (!(record.head.pushConfigIds ?? []).includes(id)) return;
-    // a finished task delivers nothing more: its list needs no event (and can take none)
+    // a finished task has nothing more to send it: its list needs no event (a delivery still on its
+    // way finds the config gone)
     if (!isTerminal(record.head.state)) {
       try {
         await this.engine.apply(
@@ -223,11 +223,3 @@ export class PushConfigNotFoundError extends TaskNotFoundError {
       : `Task ${taskId} has no push notification config`;
   }
 }
-
-const finished = (record: TaskRecord) =>
-  new InvalidTransitionError(
-    record.head.taskId,
-    record.head.state,
-    'push_config',
-    `task ${record.head.taskId} is ${record.head.state}: it sends no more notifications`,
-  );

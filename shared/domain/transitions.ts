@@ -67,8 +67,9 @@ export const TRANSITION_RULES: Readonly<Record<TransitionEvent, Rule>> = {
   // a run that ran out of its time budget gives the task back, to be run again by the executor
   release: { from: ['executing'], to: 'confirmed' },
   // a push-notification config registered or removed: recorded on the task (its head lists the configs),
-  // so the stream relay knows from the task's own change whom to notify; a finished task sends nothing more
-  push_config: { from: NON_TERMINAL, to: 'same' },
+  // so the stream relay knows from the task's own change whom to notify; on a finished task too, whose
+  // late-registered config is sent the final state once (docs/push-notifications.md)
+  push_config: { from: SYNAPSE_STATES, to: 'same' },
 };
 
 /** Source states from which `event` is allowed (used in the store's write condition). */

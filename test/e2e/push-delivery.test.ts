@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Message, Role, type Task } from '@a2a-js/sdk';
+import { type Message, Role, type Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import type { JSONWebKeySet } from 'jose';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
@@ -138,5 +138,42 @@ describe('push notifications through the local hub', () => {
     assert.equal(body.id, taskId);
     assert.match(body.status.state, /^(working|completed)$/);
     await verifyPush(first!, jwks, { audience: url, taskId });
+  });
+
+  it('a config registered on a finished task is sent its final state once, through the delivery pipeline', async () => {
+    const done = (await client.sendMessage({
+      tenant: '',
+      message: message('hello late'),
+      configuration: undefined,
+      metadata: undefined,
+    })) as Task;
+    assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED);
+    const url = receiver.url('/late');
+    const res = await fetch(`${hub.url}/a2a/rest/tasks/${done.id}/pushNotificationConfigs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'late', url, token: 'late-token' }),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    const [push] = await receiver.waitFor('/late', 1, 30_000);
+    const body = JSON.parse(push!.body);
+    assert.equal(body.statusUpdate.taskId, done.id);
+    assert.equal(body.statusUpdate.status.state, 'TASK_STATE_COMPLETED');
+    assert.equal(push!.headers['x-a2a-notification-token'], 'late-token');
+    await verifyPush(push!, jwks, { audience: url, taskId: done.id });
+    const got = (await fetch(`${hub.url}/a2a/rest/tasks/${done.id}`).then((r) => r.json())) as {
+      status: { state: string };
+    };
+    assert.equal(got.status.state, 'TASK_STATE_COMPLETED', 'the task is still as it was');
+    // once: nothing more arrives (the pipeline has had time to send a duplicate, had it made one)
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(receiver.received('/late').length, 1);
+    const listed = (await fetch(`${hub.url}/a2a/rest/tasks/${done.id}/pushNotificationConfigs`).then((r) =>
+      r.json(),
+    )) as { configs: Array<{ id: string }> };
+    assert.deepEqual(
+      listed.configs.map((c) => c.id),
+      ['late'],
+    );
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Push-notification configs on DynamoDB Local: registered with a `push_config` event in the task's own
  * conditional write (the head lists them), kept as items beside the task, read without secrets,
- * removed idempotently; refused on finished tasks, over the limit, for a refused URL and for another
- * caller's task, each refusal writing nothing.
+ * removed idempotently; accepted on finished tasks (one event, the state kept, the task not back in the
+ * deadline index); refused over the limit, for a refused URL and for another caller's task, each refusal
+ * writing nothing.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -17,7 +18,7 @@ import {
 } from '../../shared/app/push-configs.ts';
 import { TaskEngine } from '../../shared/app/task-engine.ts';
 import { TaskService } from '../../shared/app/task-service.ts';
-import { InvalidTransitionError, TaskNotFoundError, ValidationError } from '../../shared/domain/errors.ts';
+import { TaskNotFoundError, ValidationError } from '../../shared/domain/errors.ts';
 import { createTestTable, type TestTable } from '../support/dynamo.ts';
 import { recordRequestedKeys } from './requested-keys.ts';
 
@@ -112,7 +113,7 @@ describe('push configs', () => {
     assert.ok(tomb && tomb.cf === undefined, 'the item keeps no URL or secret');
   });
 
-  it('refusals write nothing: a refused url, another caller, a finished task, one config too many', async () => {
+  it('refusals write nothing: a refused url, another caller, one config too many (on a finished task too)', async () => {
     const task = await newTask();
     const before = await itemsOf(task.taskId);
     await assert.rejects(
@@ -140,13 +141,41 @@ describe('push configs', () => {
     const finished = await itemsOf(task.taskId);
     await assert.rejects(
       service.create(caller, task.taskId, { id: 'late', url }, '1.0'),
-      InvalidTransitionError,
+      ValidationError,
+      'the limit holds on a finished task too',
     );
     assert.deepEqual(await itemsOf(task.taskId), finished);
     // a finished task's configs can still be read and removed
     assert.equal((await service.list(caller, task.taskId)).length, MAX_PUSH_CONFIGS_PER_TASK);
     await service.delete(caller, task.taskId, 'c0');
     assert.equal((await itemsOf(task.taskId)).find((i) => i.sk === 'P#c0')?.cf, undefined);
+  });
+
+  it('a finished task takes a config: one push_config event, its state, status time and index keys kept', async () => {
+    const task = await newTask();
+    const ended = await engine.apply({ tenant: caller.tenant, taskId: task.taskId }, { type: 'cancel' });
+    const head = (await itemsOf(task.taskId)).find((i) => i.st !== undefined);
+    const made = await service.create(caller, task.taskId, { id: 'late', url }, '1.0');
+    assert.equal(made.id, 'late');
+    const record = await engine.store.get({ tenant: caller.tenant, taskId: task.taskId });
+    assert.equal(record?.head.state, 'cancelled');
+    assert.equal(record?.head.version, ended.head.version + 1, 'one event, one write');
+    assert.equal(record?.head.statusAt, ended.head.statusAt, 'a registration is not a status change');
+    assert.deepEqual(record?.head.pushConfigIds, ['late']);
+    const events = await engine.store.events(record!, ended.head.version);
+    assert.deepEqual(
+      events.map((e) => [e.type, e.from, e.to, e.data]),
+      [['push_config', 'cancelled', 'cancelled', { set: 'late' }]],
+    );
+    const item = (await itemsOf(task.taskId)).find((i) => i.st !== undefined);
+    assert.equal(item?.dp, undefined, 'a finished task stays out of the deadline index');
+    assert.equal(item?.ttl, head?.ttl, 'its expiry does not move');
+    const [stored] = await configs.get(caller.tenant, task.taskId, ['late']);
+    assert.equal(stored?.url, url);
+    assert.ok(
+      Number((await itemsOf(task.taskId)).find((i) => i.sk === 'P#late')?.ttl) * 1000 > Date.now(),
+      'the config item is kept (for its delivery)',
+    );
   });
 
   it('a config item of another tenant is never read, even under the same task id', async () => {

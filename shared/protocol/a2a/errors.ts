@@ -324,7 +324,7 @@ const EVENT_PHRASES: Readonly<Record<string, string>> = {
   human_reject: 'a new message',
   human_deciding: 'a new message',
   cancel: 'a cancel request',
-  push_config: 'a push notification config (a finished task sends no more notifications)',
+  push_config: 'a push notification config',
 };
 
 /** Map a typed domain error to the protocol error a client should see. */

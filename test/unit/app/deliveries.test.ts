@@ -80,6 +80,29 @@ describe('deliveries of a change', () => {
     );
   });
 
+  it('a config registered on a finished task gets one delivery of its registration (its final status); the others none', () => {
+    const done = { state: 'completed' as const };
+    const c = change(
+      head({ ...done, version: 7, pushConfigIds: ['early'] }),
+      head({ ...done, version: 8, pushConfigIds: ['early', 'late'] }),
+      [event(8, 'push_config', { from: 'completed', to: 'completed', data: { set: 'late' } })],
+    );
+    assert.deepEqual(
+      deliveriesOf(c).map((d) => [d.configId, d.version, d.attempt]),
+      [['late', 8, 1]],
+    );
+    const removed = change(
+      head({ ...done, version: 8, pushConfigIds: ['early', 'late'] }),
+      head({ ...done, version: 9, pushConfigIds: ['early'] }),
+      [event(9, 'push_config', { from: 'completed', to: 'completed', data: { deleted: 'late' } })],
+    );
+    assert.deepEqual(deliveriesOf(removed), [], 'a removal sends nothing');
+    const live = change(head({ version: 2 }), head({ version: 3, pushConfigIds: ['new'] }), [
+      event(3, 'push_config', { data: { set: 'new' } }),
+    ]);
+    assert.deepEqual(deliveriesOf(live), [], 'a live task: the registration alone sends nothing');
+  });
+
   it('the idempotency key is the same for every attempt of a delivery', () => {
     const d = { taskId: 't1', configId: 'a', version: 7 };
     assert.equal(deliveryKey(d), deliveryKey({ ...d }));
