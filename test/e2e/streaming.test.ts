@@ -274,6 +274,30 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const)
       assert.equal(textOf(done?.status?.message), 'You answered: forty-two');
     });
 
+    it('SubscribeToTask of an input-required task stays open through the answer, to the completion', async () => {
+      const asked = await collect(streamOf('ask'));
+      const task = asked[0]!.event.payload?.value as Task;
+      assert.equal(statusUpdates(asked).at(-1)?.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+      const subscribed: Seen[] = [];
+      let answered: Promise<unknown> | undefined;
+      for await (const event of client.resubscribeTask({ tenant: '', id: task.id })) {
+        subscribed.push({ event, at: Date.now() });
+        // the snapshot is INPUT_REQUIRED, where a send's stream closes: this one goes on, so answer
+        if (subscribed.length === 1)
+          answered = collect(streamOf('forty-two', { taskId: task.id, contextId: task.contextId }));
+      }
+      await answered;
+      assert.equal(kinds(subscribed)[0], 'task');
+      assert.equal(
+        (subscribed[0]!.event.payload?.value as Task).status?.state,
+        TaskState.TASK_STATE_INPUT_REQUIRED,
+      );
+      const states = statusUpdates(subscribed).map((u) => u.status?.state);
+      assert.equal(states[0], TaskState.TASK_STATE_WORKING, `working again after the answer: ${states}`);
+      assert.equal(states.at(-1), TaskState.TASK_STATE_COMPLETED, 'and it ends on the completion');
+      assert.equal(textOf(statusUpdates(subscribed).at(-1)?.status?.message), 'You answered: forty-two');
+    });
+
     it('chunks 4: each artifact chunk arrives as it is recorded, and they add up to the stored artifact', async () => {
       const seen = await collect(streamOf('chunks 4'), 3);
       const chunks = artifactUpdates(seen);

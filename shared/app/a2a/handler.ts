@@ -229,7 +229,9 @@ export class A2AHandler {
   }
 
   /**
-   * SubscribeToTask: the Task snapshot, then every event after it. A terminal task is refused
+   * SubscribeToTask: the Task snapshot, then every event after it until the task is terminal (an
+   * interrupted task is followed on: its answer and what comes after; the budget still bounds the
+   * stream, at a resumable position). A terminal task is refused
    * (UnsupportedOperationError, digest §4.8), an unknown one is TaskNotFoundError. With `afterVersion`
    * (Last-Event-ID) the stream resumes after that event instead, without a snapshot; a terminal task
    * whose events were all seen is refused the same way.
@@ -345,6 +347,8 @@ export class A2AHandler {
         deadline: started + context.budgetMs,
         lastWrite: started,
         ...(context.signal ? { signal: context.signal } : {}),
+        // a subscriber watches until the task is done: through its questions and their answers
+        endsAt: isTerminal,
       };
       const after = context.afterVersion;
       const finished = (): A2AProtocolError =>
@@ -388,8 +392,8 @@ export class A2AHandler {
     const view = await reader.view(record, { includeArtifacts: true, ...historyOption(historyLength) });
     const id = record.head.version;
     yield { type: 'event', id, event: snapshotOf(view, showWhole(historyLength)) };
-    if (endsStream(record.head.state)) {
-      // already terminal or interrupted: its status closes the stream (sharp edge 8)
+    if ((options.endsAt ?? endsStream)(record.head.state)) {
+      // already where this stream ends: its status closes the stream (sharp edge 8)
       yield { type: 'event', id, event: finalStatusOf(view) };
       return 'final';
     }

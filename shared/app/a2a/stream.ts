@@ -9,8 +9,11 @@
  * and the events' content is read only when the head's version moved (the
  * item's recent log usually holds them: no further read). It ends:
  *
- * - after the status update that leaves the task terminal or interrupted
- *   (INPUT_REQUIRED, AUTH_REQUIRED: the requester must act; digest §5.2);
+ * - after the status update that leaves the task where the stream ends
+ *   (`endsAt`): terminal or interrupted for SendStreamingMessage (INPUT_REQUIRED,
+ *   AUTH_REQUIRED: the sender must act; digest §5.2), terminal only for
+ *   SubscribeToTask (a subscriber watches the task until it is done, through
+ *   its questions and their answers);
  * - when its time budget runs out: at a resumable position, since every event
  *   sent was whole and the last one's version is the place to resume after
  *   (SubscribeToTask with `Last-Event-ID`, or a fresh SubscribeToTask that
@@ -23,6 +26,7 @@
  * endpoints, 5 minutes for regional ones). docs/streaming.md has the arithmetic.
  */
 import { TaskNotFoundError } from '../../domain/errors.ts';
+import type { SynapseState } from '../../domain/states.ts';
 import { isWellFormed, MAX_ID_LENGTH, type TaskEvent, type TaskView } from '../../domain/task.ts';
 import type { StreamEvent } from '../../protocol/a2a/operations.ts';
 import type { ReadOptions, TaskRecord, TaskStore } from '../ports.ts';
@@ -116,6 +120,8 @@ export interface FollowOptions {
   check?: () => void;
   /** Counts the polls (tests, the cost measurement). */
   onPoll?: () => void;
+  /** The states the stream ends at, after their status update: endsStream (terminal or interrupted) by default. */
+  endsAt?: (state: SynapseState) => boolean;
 }
 
 /**
@@ -131,6 +137,7 @@ export async function* follow(
   options: FollowOptions,
 ): AsyncGenerator<StreamItem, StreamEnd> {
   const { clock, timing, deadline, signal } = options;
+  const ends = options.endsAt ?? endsStream;
   let sent = afterVersion;
   let lastWrite = options.lastWrite;
   let pause = timing.minPollMs;
@@ -142,15 +149,15 @@ export async function* follow(
         // in order and never twice, whatever a read returns
         if (event.version <= sent) continue;
         sent = event.version;
-        const shown = streamEventOf(current.head, event);
+        const shown = finalAt(streamEventOf(current.head, event), ends(event.to));
         if (shown) {
           yield { type: 'event', event: shown, id: event.version };
           lastWrite = clock.now();
         }
-        if (endsStream(event.to)) return 'final';
+        if (ends(event.to)) return 'final';
       }
       pause = timing.minPollMs;
-    } else if (endsStream(current.head.state)) {
+    } else if (ends(current.head.state)) {
       // a resumed stream of a task that settled before: nothing is left to follow
       return 'final';
     }
@@ -176,6 +183,10 @@ export async function* follow(
     current = next;
   }
 }
+
+/** A status update is `final` (v0.3's flag) where this stream ends, not where streams end by default. */
+const finalAt = (event: StreamEvent | undefined, final: boolean): StreamEvent | undefined =>
+  event?.kind === 'status-update' ? { ...event, final } : event;
 
 /**
  * Waits for the write a send makes to appear in the store: the first record of `taskId` whose version

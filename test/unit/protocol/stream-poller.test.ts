@@ -133,6 +133,41 @@ describe('stream poller: order and resumption', () => {
     assert.deepEqual(ids(resumed.items), [3, 5], 'resume (WORKING → WORKING) shows nothing');
   });
 
+  it('a SubscribeToTask stream (endsAt terminal) goes through an interrupted state to the terminal one', async () => {
+    const clock = virtualClock();
+    const task = scriptedTask(clock, [
+      { at: 500, type: 'need_info', to: 'info_needed', message: agentMessage() },
+      { at: 3000, type: 'info_provided', to: 'info_provided' },
+      { at: 3000, type: 'resume', to: 'executing' },
+      { at: 3400, type: 'complete', to: 'completed' },
+    ]);
+    const start = (await task.find(CALLER, 't1'))!;
+    const { items, end } = await drain(
+      follow(task, CALLER, start, 1, options(clock, { endsAt: (s) => s === 'completed' })),
+    );
+    assert.equal(end, 'final');
+    assert.deepEqual(ids(items), [2, 3, 5], 'the question, the answer (WORKING), the completion');
+    const states = items.flatMap((i) =>
+      i.type === 'event' && i.event.kind === 'status-update' ? [[i.event.status.state, i.event.final]] : [],
+    );
+    assert.deepEqual(states, [
+      ['TASK_STATE_INPUT_REQUIRED', false],
+      ['TASK_STATE_WORKING', false],
+      ['TASK_STATE_COMPLETED', true],
+    ]);
+    // with no answer, it waits on until its budget ends, at a resumable position
+    const c = virtualClock();
+    const waiting = scriptedTask(c, [{ at: 500, type: 'need_info', to: 'info_needed' }]);
+    const open = await drain(
+      follow(waiting, CALLER, (await waiting.find(CALLER, 't1'))!, 1, {
+        ...options(c, { endsAt: (s) => s === 'completed' }),
+        deadline: c.now() + 5_000,
+      }),
+    );
+    assert.equal(open.end, 'budget');
+    assert.deepEqual(ids(open.items), [2]);
+  });
+
   it('a resumed stream of a task that settled, with nothing after the position, ends at once', async () => {
     const clock = virtualClock();
     const task = scriptedTask(clock, [{ at: 0, type: 'need_info', to: 'info_needed' }]);
