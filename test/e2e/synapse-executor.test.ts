@@ -339,7 +339,7 @@ describe('the hub as a Synapse executor (local runtime)', () => {
     assert.equal(callbacksOf(id).filter((m) => m.type === 'p2p:task_confirm').length, 1);
   });
 
-  it('a duplicate request writes nothing: its task\'s synapse push config stays byte for byte, no stream record', async () => {
+  it("a duplicate request writes nothing: its task's synapse push config stays byte for byte, no stream record", async () => {
     const id = `t-${crypto.randomUUID()}`;
     const first = request(id, 'echo once', 'echo');
     assert.equal((await send(first)).status, 200);
@@ -370,6 +370,45 @@ describe('the hub as a Synapse executor (local runtime)', () => {
       writes.close();
       dynamo.destroy();
     }
+  });
+
+  it('a retry signed anew within the same second is a duplicate (acknowledged again); the same signed request again is a replay', async () => {
+    const id = `t-${crypto.randomUUID()}`;
+    const first = request(id, 'echo retried', 'echo');
+    const now = Date.now();
+    const raw = JSON.stringify(first);
+    const sign = (body: string) =>
+      signSynapseRequest({ rawBody: body, messageId: first.message_id, key: KEY, now });
+    assert.equal((await post(raw, first.message_id, sign(raw))).status, 200);
+    // the sender built the message again for its retry (its envelope time moved): a fresh signature, same second
+    const rebuilt = JSON.stringify({ ...first, timestamp: new Date(now + 1).toISOString() });
+    const retryHeaders = sign(rebuilt);
+    assert.equal(retryHeaders[TIMESTAMP_HEADER], sign(raw)[TIMESTAMP_HEADER], 'signed in the same second');
+    const retry = await post(rebuilt, first.message_id, retryHeaders);
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.equal(retry.body.type, 'p2p:ack');
+    assert.equal((retry.body.payload as { duplicate?: boolean }).duplicate, true);
+    // a captured request sent again, byte for byte: refused, whichever attempt it was
+    for (const [body, headers] of [
+      [raw, sign(raw)],
+      [rebuilt, retryHeaders],
+    ] as const) {
+      const replayed = await post(body, first.message_id, headers);
+      assert.equal(replayed.status, 403);
+      assert.equal((replayed.body.payload as { details?: { reason?: string } }).details?.reason, 'replayed');
+    }
+    // the signature's hex in capitals is the same signature: still a replay
+    const upper = {
+      ...retryHeaders,
+      [SIGNATURE_HEADER]: retryHeaders[SIGNATURE_HEADER]!.replace(
+        /=(.*)$/,
+        (_, h: string) => `=${h.toUpperCase()}`,
+      ),
+    };
+    const shouted = await post(rebuilt, first.message_id, upper);
+    assert.equal(shouted.status, 403);
+    await waitForCallback(id, 'p2p:task_complete');
+    assert.equal(callbacksOf(id).filter((m) => m.type === 'p2p:task_confirm').length, 1, 'one task');
   });
 
   describe('refused signatures: p2p:nack permission_denied (403), and nothing is written', () => {
