@@ -98,9 +98,7 @@ export const authOptionsFromContext = (app: App): AuthOptions | undefined => {
       c.discoveryUrl,
       c.maxTokenAgeSeconds,
       c.clockToleranceSeconds,
-    ].filter(
-      (k) => str(app, k),
-    );
+    ].filter((k) => str(app, k));
     if (stray.length)
       throw new Error(`context ${stray.join(', ')}: only with ${c.issuer}, ${c.audience}, ${c.jwksUrl}`);
   }

@@ -8,7 +8,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 import { MAX_ID_LENGTH, MAX_METADATA_BYTES } from '../../shared/domain/task.ts';
 import { SYNAPSE_TASKS_PATH } from '../../shared/routes.ts';
-import { watchWrites, type WriteWatcher } from '../fuzz/writes.ts';
+import { type WriteWatcher, watchWrites } from '../fuzz/writes.ts';
 
 let hub: LocalHub;
 let writes: WriteWatcher;
@@ -173,7 +173,10 @@ describe('ids over 256 characters are invalid params, never echoed, and write no
       ['tasks/pushNotificationConfig/get', { id: long }],
       ['tasks/pushNotificationConfig/list', { id: long }],
       ['tasks/pushNotificationConfig/delete', { id: long, pushNotificationConfigId: 'c1' }],
-      ['tasks/pushNotificationConfig/set', { taskId: long, pushNotificationConfig: { url: 'https://e.x/h' } }],
+      [
+        'tasks/pushNotificationConfig/set',
+        { taskId: long, pushNotificationConfig: { url: 'https://e.x/h' } },
+      ],
     ];
     for (const [method, params] of v03) {
       const a = await rpc(method, params, { 'A2A-Version': '0.3' });

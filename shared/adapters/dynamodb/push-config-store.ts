@@ -23,7 +23,11 @@ export class DynamoPushConfigStore implements PushConfigStore {
     this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   }
 
-  async put(config: StoredPushConfig, keepUntil: string, options: { ifAbsent?: boolean } = {}): Promise<boolean> {
+  async put(
+    config: StoredPushConfig,
+    keepUntil: string,
+    options: { ifAbsent?: boolean } = {},
+  ): Promise<boolean> {
     try {
       await this.put1(config, keepUntil, options.ifAbsent ?? false);
       return true;

@@ -39,12 +39,12 @@ import {
 import {
   base64Schema,
   boundedArray,
-  historyLengthSchema,
   boundedMetadataSchema,
+  historyLengthSchema,
   metadataSchema,
-  taskIdSchema,
   nonEmpty,
   parseWire,
+  taskIdSchema,
   type UnknownFieldHint,
   wireObject,
 } from './validation.ts';

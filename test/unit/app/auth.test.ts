@@ -18,7 +18,6 @@ import {
 } from 'jose';
 import { type LocalIssuer, startLocalIssuer } from '../../../local/oidc-issuer.ts';
 import { JwtVerifier, type JwtVerifierConfig } from '../../../shared/adapters/auth/jwt-verifier.ts';
-import { jwtConfigFrom } from '../../../shared/authorizer-wiring.ts';
 import {
   type ApiKeyRecord,
   type ApiKeyStore,
@@ -42,6 +41,7 @@ import {
   rightsOf,
 } from '../../../shared/app/auth/principal.ts';
 import { AUTH_MODE_ENV, contextOfPrincipal, principalOf } from '../../../shared/auth-context.ts';
+import { jwtConfigFrom } from '../../../shared/authorizer-wiring.ts';
 import { createObservability } from '../../../shared/observability/index.ts';
 import { REDACTED, redactSecrets } from '../../../shared/observability/redact.ts';
 
@@ -529,7 +529,11 @@ describe('JwtVerifier against a local OIDC issuer', () => {
   });
 
   it('AUTH_JWT_MAX_TOKEN_AGE_SECONDS and AUTH_JWT_CLOCK_TOLERANCE_SECONDS configure the verifier; bad values stop the start', () => {
-    const base = { AUTH_JWT_ISSUER: 'https://i', AUTH_JWT_AUDIENCE: 'a', AUTH_JWT_JWKS_URL: 'https://i/jwks' };
+    const base = {
+      AUTH_JWT_ISSUER: 'https://i',
+      AUTH_JWT_AUDIENCE: 'a',
+      AUTH_JWT_JWKS_URL: 'https://i/jwks',
+    };
     const none = jwtConfigFrom(base);
     assert.equal(none?.maxTokenAgeSeconds, undefined);
     assert.equal(none?.clockToleranceSeconds, undefined);
