@@ -20,6 +20,8 @@
  *   authJwtDefaultTenant  the tenant of a token without it (AUTH_JWT_DEFAULT_TENANT)
  *   authJwtAlgorithms   comma list (AUTH_JWT_ALGORITHMS, default RS256,ES256,PS256,EdDSA)
  *   authJwtDefaultRights  comma list of read, write: a token naming no tasks:* scope (default both)
+ *   authJwtMaxTokenAgeSeconds  the oldest token accepted by its iat (AUTH_JWT_MAX_TOKEN_AGE_SECONDS, 86400; 0: none)
+ *   authJwtClockToleranceSeconds  clock skew for exp, nbf, iat (AUTH_JWT_CLOCK_TOLERANCE_SECONDS, 5; at most 300)
  *   authJwtDiscoveryUrl the OIDC discovery document the agent card points to (AUTH_JWT_DISCOVERY_URL of the
  *                       card functions; default <issuer>/.well-known/openid-configuration)
  *   authCacheTtlSeconds how long API Gateway caches a verdict, 0-3600 (default 300)

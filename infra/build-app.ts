@@ -54,6 +54,8 @@ export const AUTH_JWT_CONTEXT = {
   algorithms: 'authJwtAlgorithms',
   defaultRights: 'authJwtDefaultRights',
   discoveryUrl: 'authJwtDiscoveryUrl',
+  maxTokenAgeSeconds: 'authJwtMaxTokenAgeSeconds',
+  clockToleranceSeconds: 'authJwtClockToleranceSeconds',
 } as const;
 
 /** Authentication options from context (`-c authJwtIssuer=… -c tenantRateLimit=20 …`), undefined if none. */
@@ -73,6 +75,8 @@ export const authOptionsFromContext = (app: App): AuthOptions | undefined => {
     const algorithms = list(app, c.algorithms);
     const defaultRights = list(app, c.defaultRights);
     const discoveryUrl = str(app, c.discoveryUrl);
+    const maxTokenAgeSeconds = num(app, c.maxTokenAgeSeconds);
+    const clockToleranceSeconds = num(app, c.clockToleranceSeconds);
     jwt = {
       issuer,
       audience,
@@ -82,11 +86,19 @@ export const authOptionsFromContext = (app: App): AuthOptions | undefined => {
       ...(algorithms ? { algorithms } : {}),
       ...(defaultRights ? { defaultRights } : {}),
       ...(discoveryUrl ? { discoveryUrl } : {}),
+      ...(maxTokenAgeSeconds !== undefined ? { maxTokenAgeSeconds } : {}),
+      ...(clockToleranceSeconds !== undefined ? { clockToleranceSeconds } : {}),
     };
   } else {
-    const stray = [c.tenantClaim, c.defaultTenant, c.algorithms, c.defaultRights, c.discoveryUrl].filter(
-      (k) => str(app, k),
-    );
+    const stray = [
+      c.tenantClaim,
+      c.defaultTenant,
+      c.algorithms,
+      c.defaultRights,
+      c.discoveryUrl,
+      c.maxTokenAgeSeconds,
+      c.clockToleranceSeconds,
+    ].filter((k) => str(app, k));
     if (stray.length)
       throw new Error(`context ${stray.join(', ')}: only with ${c.issuer}, ${c.audience}, ${c.jwksUrl}`);
   }

@@ -37,6 +37,13 @@ const dataDirFlag = (argv: string[]): string | undefined => {
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /**
+ * An admin CLI command against this hub's table, as printed at start (`npm run <script>`): it works as
+ * printed in any shell, with no AWS settings (the CLIs default region and credentials for a local endpoint).
+ */
+export const adminCommand = (hub: { dynamoEndpoint: string; tableName: string }, script: string): string =>
+  `AWS_ENDPOINT_URL_DYNAMODB=${hub.dynamoEndpoint} TABLE_NAME=${hub.tableName} npm run ${script}`;
+
+/**
  * Authentication is on when SYNAPSE_AUTH=on or an OIDC issuer is configured (AUTH_JWT_ISSUER), unless
  * SYNAPSE_AUTH=off; off is dev mode, allowed on a loopback host only, unless forced with
  * SYNAPSE_ALLOW_UNAUTHENTICATED=1 (or --allow-unauthenticated).
@@ -145,7 +152,7 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
       `  Agent card: ${hub.url}${card}`,
       `  JSON-RPC:   ${hub.url}${JSONRPC_PATH}`,
       `  Data:       ${dataDir ? `kept in ${dataDir}` : 'in memory (--data-dir or SYNAPSE_DATA_DIR keeps it)'}`,
-      `  DynamoDB:   ${hub.dynamoEndpoint} (table ${hub.tableName}; e.g. AWS_ENDPOINT_URL_DYNAMODB=${hub.dynamoEndpoint} TABLE_NAME=${hub.tableName} npm run delivery-log -- <taskId>)`,
+      `  DynamoDB:   ${hub.dynamoEndpoint} (table ${hub.tableName}; e.g. ${adminCommand(hub, 'delivery-log -- <taskId>')})`,
       ...(hub.recovered
         ? [
             `  Recovered:  ${hub.recovered.live} live task(s): ${hub.recovered.runs} run(s) and ${hub.recovered.watches} heartbeat watch(es) queued again`,
@@ -154,7 +161,7 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
       dev
         ? '  Auth:       NONE (dev mode)'
         : `  Auth:       API keys${env.AUTH_JWT_ISSUER ? ` and JWTs of ${env.AUTH_JWT_ISSUER}` : ''}; make a tenant and a key with ` +
-          `AWS_ENDPOINT_URL_DYNAMODB=${hub.dynamoEndpoint} TABLE_NAME=${hub.tableName} npm run auth -- tenants add acme`,
+          adminCommand(hub, 'auth -- tenants add acme'),
       'Try:',
       `  curl -s ${hub.url}${JSONRPC_PATH} -H 'Content-Type: application/json' -H 'A2A-Version: 1.0'${dev ? '' : " -H 'Authorization: Bearer <key>'"} -d '${SEND_MESSAGE_EXAMPLE}'`,
       'Press Ctrl+C to stop.',

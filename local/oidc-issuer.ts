@@ -18,6 +18,8 @@ export interface TokenOptions {
   expiresIn?: number;
   /** Seconds from now the token becomes valid (nbf). */
   notBefore?: number;
+  /** Seconds from now the token says it was issued (iat); default now. */
+  issuedAt?: number;
   alg?: 'ES256' | 'RS256';
   /** Sign with a key the JWKS does not publish, under a published key's id (a forged signature). */
   forged?: boolean;
@@ -85,7 +87,7 @@ export const startLocalIssuer = async (
         .setSubject(sub)
         .setIssuer(o.issuer ?? url)
         .setAudience(o.audience ?? audience)
-        .setIssuedAt(now)
+        .setIssuedAt(now + (o.issuedAt ?? 0))
         .setExpirationTime(now + (o.expiresIn ?? 300));
       if (o.notBefore !== undefined) jwt.setNotBefore(now + o.notBefore);
       return jwt.sign(o.forged ? strangers[alg].privateKey : key.privateKey);

@@ -10,7 +10,8 @@
  *                                        authorizer cache is flushed, so no cached verdict outlives it)
  *
  * Reads the task table named by TABLE_NAME with the AWS SDK's usual credentials and region; locally,
- * point it at the hub's DynamoDB Local with AWS_ENDPOINT_URL_DYNAMODB (`npm start` prints both). On AWS,
+ * point it at the hub's DynamoDB Local with AWS_ENDPOINT_URL_DYNAMODB (`npm start` prints both; no
+ * region or credentials are needed then, ./local-aws.ts). `--help` prints the usage. On AWS,
  * SYNAPSE_REST_API_ID and SYNAPSE_USAGE_PLAN_ID (the stack's outputs) let it reach API Gateway; without
  * them the usage keys are only recorded (the local hub throttles by them itself).
  */
@@ -27,6 +28,7 @@ import { DynamoAuthStore } from '../shared/adapters/dynamodb/auth-store.ts';
 import { type ApiKeyStore, newApiKey } from '../shared/app/auth/api-keys.ts';
 import type { TenantRegistry } from '../shared/app/auth/authenticator.ts';
 import { RIGHTS, rightsOf } from '../shared/app/auth/principal.ts';
+import { cliDynamoConfig } from './local-aws.ts';
 
 /** What the CLI needs of API Gateway (absent locally). */
 export interface UsageGateway {
@@ -154,15 +156,35 @@ export const apiGatewayUsage = (restApiId: string, usagePlanId: string, stageNam
   };
 };
 
+export const USAGE = `npm run auth -- <command>   (docs/security.md#api-keys)
+
+  tenants add <tenant>                 register a tenant (on AWS: its API key in the usage plan)
+  tenants list
+  keys create --tenant T --principal P [--rights read,write] [--description D]
+                                       prints the new key once; only its hash is kept
+  keys list [--tenant T]
+  keys revoke <key id>                 refused from the next request on
+
+Environment: TABLE_NAME (the hub's table); locally AWS_ENDPOINT_URL_DYNAMODB (npm start prints both);
+on AWS SYNAPSE_REST_API_ID and SYNAPSE_USAGE_PLAN_ID (the stack's outputs).`;
+
+const HELP = new Set(['--help', '-h', 'help']);
+
 const main = async () => {
+  const argv = process.argv.slice(2);
+  if (argv.length === 0 || argv.some((a) => HELP.has(a))) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   const table = process.env.TABLE_NAME;
   if (!table) {
     console.error('TABLE_NAME is not set (locally also AWS_ENDPOINT_URL_DYNAMODB: npm start prints both)');
+    console.error(USAGE);
     process.exit(1);
   }
-  const store = new DynamoAuthStore(new DynamoDBClient({}), table);
+  const store = new DynamoAuthStore(new DynamoDBClient(cliDynamoConfig()), table);
   const { SYNAPSE_REST_API_ID: api, SYNAPSE_USAGE_PLAN_ID: plan } = process.env;
-  const code = await runAuthCommand(process.argv.slice(2), {
+  const code = await runAuthCommand(argv, {
     keys: store,
     tenants: store,
     ...(api && plan ? { gateway: apiGatewayUsage(api, plan, process.env.SYNAPSE_STAGE_NAME ?? 'prod') } : {}),

@@ -2,12 +2,14 @@
  * `npm run delivery-log -- <taskId> [--tenant T]`: prints a task's push delivery log (every attempt:
  * status, HTTP status, latency, error, why it gave up), for operators. Reads the task table named by
  * TABLE_NAME with the AWS SDK's usual credentials and region; locally, point it at the hub's DynamoDB
- * Local with AWS_ENDPOINT_URL_DYNAMODB (`npm start` prints both). The log holds no URL or secret.
+ * Local with AWS_ENDPOINT_URL_DYNAMODB (`npm start` prints both; no region or credentials are needed
+ * then, ./local-aws.ts). The log holds no URL or secret.
  */
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDeliveryLog } from '../shared/adapters/dynamodb/delivery-log.ts';
 import type { DeliveryAttempt } from '../shared/app/delivery-worker.ts';
+import { cliDynamoConfig } from './local-aws.ts';
 
 /** One line per attempt, in delivery order (event version, config, round, attempt). */
 export const formatDeliveryLog = (attempts: readonly DeliveryAttempt[]): string =>
@@ -43,7 +45,7 @@ const main = async () => {
     console.error('usage: TABLE_NAME=<table> npm run delivery-log -- <taskId> [--tenant T]');
     process.exit(2);
   }
-  const log = new DynamoDeliveryLog(new DynamoDBClient({}), table);
+  const log = new DynamoDeliveryLog(new DynamoDBClient(cliDynamoConfig()), table);
   console.log(formatDeliveryLog(await log.list(values.tenant!, taskId)));
 };
 

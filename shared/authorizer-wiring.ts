@@ -6,6 +6,8 @@
  *   AUTH_JWT_TENANT_CLAIM (tenant), AUTH_JWT_DEFAULT_TENANT the tenant of a token
  *   AUTH_JWT_ALGORITHMS (RS256,ES256,PS256,EdDSA)           the algorithms accepted
  *   AUTH_JWT_DEFAULT_RIGHTS (read,write)                    the rights of a token naming no tasks:* scope
+ *   AUTH_JWT_MAX_TOKEN_AGE_SECONDS (86400)                  the oldest token accepted by its iat; 0: no bound
+ *   AUTH_JWT_CLOCK_TOLERANCE_SECONDS (5)                    clock skew allowed for exp, nbf and iat (0-300)
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { JwtVerifier, type JwtVerifierConfig } from './adapters/auth/jwt-verifier.ts';
@@ -28,6 +30,8 @@ export const jwtConfigFrom = (env: NodeJS.ProcessEnv): JwtVerifierConfig | undef
     .filter(Boolean);
   if (algorithms?.some((a) => a.toLowerCase() === 'none'))
     throw new Error('AUTH_JWT_ALGORITHMS may not list "none"');
+  const maxTokenAgeSeconds = secondsOf(env, 'AUTH_JWT_MAX_TOKEN_AGE_SECONDS', 0, 365 * 86_400);
+  const clockToleranceSeconds = secondsOf(env, 'AUTH_JWT_CLOCK_TOLERANCE_SECONDS', 0, 300);
   return {
     issuer,
     audience,
@@ -38,7 +42,19 @@ export const jwtConfigFrom = (env: NodeJS.ProcessEnv): JwtVerifierConfig | undef
     ...(env.AUTH_JWT_DEFAULT_RIGHTS !== undefined
       ? { defaultRights: rightsOf(env.AUTH_JWT_DEFAULT_RIGHTS) }
       : {}),
+    ...(maxTokenAgeSeconds !== undefined ? { maxTokenAgeSeconds } : {}),
+    ...(clockToleranceSeconds !== undefined ? { clockToleranceSeconds } : {}),
   };
+};
+
+/** A whole number of seconds in [min, max] from the environment, or undefined when unset; else a start error. */
+const secondsOf = (env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined => {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < min || n > max)
+    throw new Error(`${name} must be a whole number of seconds from ${min} to ${max}, got "${raw}"`);
+  return n;
 };
 
 let dynamo: DynamoDBClient | undefined;

@@ -47,6 +47,10 @@ export interface AuthJwtOptions {
   algorithms?: readonly string[];
   /** AUTH_JWT_DEFAULT_RIGHTS: the rights of a token naming no `tasks:*` scope (default read, write). */
   defaultRights?: readonly string[];
+  /** AUTH_JWT_MAX_TOKEN_AGE_SECONDS: the oldest token accepted by its `iat` (default 86,400; 0: no bound). */
+  maxTokenAgeSeconds?: number;
+  /** AUTH_JWT_CLOCK_TOLERANCE_SECONDS: the clock skew allowed for `exp`, `nbf`, `iat` (default 5, at most 300). */
+  clockToleranceSeconds?: number;
   /**
    * AUTH_JWT_DISCOVERY_URL of the functions serving the card (https): the OIDC discovery document its
    * `oidc` scheme points to (the card's default: `<issuer>/.well-known/openid-configuration`).
@@ -95,6 +99,8 @@ export const AUTH_JWT_ENV = {
   defaultTenant: 'AUTH_JWT_DEFAULT_TENANT',
   algorithms: 'AUTH_JWT_ALGORITHMS',
   defaultRights: 'AUTH_JWT_DEFAULT_RIGHTS',
+  maxTokenAgeSeconds: 'AUTH_JWT_MAX_TOKEN_AGE_SECONDS',
+  clockToleranceSeconds: 'AUTH_JWT_CLOCK_TOLERANCE_SECONDS',
 } as const;
 
 /** The card's view of the issuer (shared/app/a2a/card.ts `hubSecurity`): the variables of the card functions. */
@@ -125,6 +131,12 @@ export const authJwtEnvironment = (jwt: AuthJwtOptions | undefined): Record<stri
     ...(jwt.defaultTenant ? { [AUTH_JWT_ENV.defaultTenant]: jwt.defaultTenant } : {}),
     ...(jwt.algorithms?.length ? { [AUTH_JWT_ENV.algorithms]: jwt.algorithms.join(',') } : {}),
     ...(jwt.defaultRights ? { [AUTH_JWT_ENV.defaultRights]: jwt.defaultRights.join(',') } : {}),
+    ...(jwt.maxTokenAgeSeconds !== undefined
+      ? { [AUTH_JWT_ENV.maxTokenAgeSeconds]: String(jwt.maxTokenAgeSeconds) }
+      : {}),
+    ...(jwt.clockToleranceSeconds !== undefined
+      ? { [AUTH_JWT_ENV.clockToleranceSeconds]: String(jwt.clockToleranceSeconds) }
+      : {}),
   };
   if (Object.values(env).every(resolved)) {
     for (const key of [AUTH_JWT_ENV.issuer, AUTH_JWT_ENV.audience, AUTH_JWT_ENV.jwksUrl])

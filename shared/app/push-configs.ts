@@ -49,10 +49,12 @@ export interface PushConfigSummary {
 /** Where configs are kept (one item each, beside their task). */
 export interface PushConfigStore {
   /**
-   * Writes (or replaces) a config; unconditional: it counts once the task's event lists it. `keepUntil`
-   * (ISO 8601): when the store may forget it (the task delivers nothing after its deadline).
+   * Writes (or replaces) a config: it counts once the task's event lists it. `keepUntil` (ISO 8601): when
+   * the store may forget it (the task delivers nothing after its deadline). With `ifAbsent` a config
+   * already there is left as it is (nothing written) and the put resolves false: the config of a task
+   * being created, whose retry must not rewrite what the first delivery registered.
    */
-  put(config: StoredPushConfig, keepUntil: string): Promise<void>;
+  put(config: StoredPushConfig, keepUntil: string, options?: { ifAbsent?: boolean }): Promise<boolean>;
   /** The task's configs among `ids`, in the order of `ids`. */
   get(tenant: string, taskId: string, ids: readonly string[]): Promise<StoredPushConfig[]>;
   remove(tenant: string, taskId: string, id: string): Promise<void>;

@@ -202,7 +202,10 @@ export class TaskService {
     };
     const runner = options.runInlineUntil !== undefined ? this.inline : undefined;
     const taskId = options.taskId ?? this.engine.taskIdFor(base);
-    const registered = await this.registerInline(caller, taskId, base.deadlineAt, options.pushConfig);
+    // the task may exist already (a retried message): its config is then left as registered
+    const registered = await this.registerInline(caller, taskId, base.deadlineAt, options.pushConfig, [], {
+      ifAbsent: true,
+    });
     if (!runner) {
       const then = registered;
       return this.engine.create({ ...base, then }, taskId);
@@ -429,6 +432,7 @@ export class TaskService {
     deadlineAt: string,
     inline: InlinePushConfig | undefined,
     existing: readonly string[] = [],
+    put: { ifAbsent?: boolean } = {},
   ): Promise<EventDraft[]> {
     if (!inline) return [];
     if (!this.pushConfigs) throw new ValidationError('push notifications are not enabled', 'configuration');
@@ -442,6 +446,7 @@ export class TaskService {
     await this.pushConfigs.put(
       storedConfig(caller.tenant, taskId, { ...inline.config, id }, inline.version, inline.synapse),
       keepUntilOf(deadlineAt),
+      put,
     );
     return [{ type: 'push_config', data: { set: id } }];
   }

@@ -311,6 +311,14 @@ describe('bad credentials are refused with 401 and write nothing', () => {
     return [
       ['expired', await issuer.token('bob', claims, { expiresIn: -120 })],
       ['not yet valid (nbf in 10 min)', await issuer.token('bob', claims, { notBefore: 600 })],
+      [
+        'issued a year in the future (exp valid)',
+        await issuer.token('bob', claims, { issuedAt: 365 * 86_400, expiresIn: 366 * 86_400 }),
+      ],
+      [
+        'issued 2 days ago (over the 24 h token age), exp still valid',
+        await issuer.token('bob', claims, { issuedAt: -2 * 86_400 }),
+      ],
       ['wrong audience', await issuer.token('bob', claims, { audience: 'someone-else' })],
       ['wrong issuer', await issuer.token('bob', claims, { issuer: 'http://127.0.0.1:9/not-the-issuer' })],
       ['forged signature (ES256)', await issuer.token('bob', claims, { forged: true })],

@@ -220,7 +220,8 @@ describe('JSON-RPC errors over HTTP', () => {
     assert.equal(missing.body.error?.code, -32001);
     const absurd = await call('GetTask', { id: 'x'.repeat(3000) });
     assert.equal(absurd.status, 200);
-    assert.equal(absurd.body.error?.code, -32001, 'an id no task can have is simply not found');
+    assert.equal(absurd.body.error?.code, -32602, 'an id over 256 characters is invalid params');
+    assert.ok(!JSON.stringify(absurd.body).includes('x'.repeat(100)), 'and is not repeated');
     assert.equal(errorInfo(missing.body.error?.data)?.reason, 'TASK_NOT_FOUND');
 
     const done = await call('SendMessage', { message: v1Message('hi') });
@@ -446,8 +447,8 @@ describe('hostile input: bounded work, bounded errors (found by fuzzing)', () =>
     const huge = 'z'.repeat(900_000);
     const cases: Array<[string, unknown, number]> = [
       ['SendMessage', { message: v1Message('x', { role: huge }) }, -32602],
-      ['GetTask', { id: huge }, -32001],
-      ['CancelTask', { id: huge }, -32001],
+      ['GetTask', { id: huge }, -32602],
+      ['CancelTask', { id: huge }, -32602],
       [huge, {}, -32601],
       ['ListTasks', { pageToken: huge }, -32602],
     ];

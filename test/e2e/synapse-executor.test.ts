@@ -7,9 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
+import { taskPk } from '../../shared/adapters/dynamodb/keys.ts';
+import { pushConfigSk } from '../../shared/adapters/dynamodb/push-config-store.ts';
 import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
+import { SYNAPSE_CALLBACK_CONFIG_ID } from '../../shared/app/synapse/callbacks.ts';
 import { synapseTaskId } from '../../shared/app/synapse/inbound.ts';
 import {
   composeMessage,
@@ -23,6 +26,7 @@ import {
   verifySynapseRequest,
 } from '../../shared/protocol/synapse/index.ts';
 import { SYNAPSE_CALLBACK_PATH, SYNAPSE_SCHEMAS_PATH, SYNAPSE_TASKS_PATH } from '../../shared/routes.ts';
+import { watchWrites } from '../fuzz/writes.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 const PEER = 'requester-a';
@@ -333,6 +337,78 @@ describe('the hub as a Synapse executor (local runtime)', () => {
     assert.equal((again.body.payload as { duplicate?: boolean }).duplicate, true);
     await waitForCallback(id, 'p2p:task_complete');
     assert.equal(callbacksOf(id).filter((m) => m.type === 'p2p:task_confirm').length, 1);
+  });
+
+  it("a duplicate request writes nothing: its task's synapse push config stays byte for byte, no stream record", async () => {
+    const id = `t-${crypto.randomUUID()}`;
+    const first = request(id, 'echo once', 'echo');
+    assert.equal((await send(first)).status, 200);
+    await waitForCallback(id, 'p2p:task_complete');
+    const taskId = synapseTaskId(TENANT, PEER, id);
+    const key = { pk: { S: taskPk(TENANT, taskId) }, sk: { S: pushConfigSk(SYNAPSE_CALLBACK_CONFIG_ID) } };
+    const dynamo = new DynamoDBClient({
+      endpoint: hub.dynamoEndpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const writes = await watchWrites(hub.dynamoEndpoint, hub.tableName);
+    try {
+      const read = async () =>
+        (await dynamo.send(new GetItemCommand({ TableName: hub.tableName, Key: key, ConsistentRead: true })))
+          .Item;
+      const before = await read();
+      assert.ok(before?.cf, 'the request registered its requester as the synapse config');
+      await writes.drain();
+      const again = await resend(first);
+      assert.equal(again.status, 200);
+      assert.equal((again.body.payload as { duplicate?: boolean }).duplicate, true);
+      assert.deepEqual(await read(), before, 'the config item is unchanged (time and TTL included)');
+      await hub.relayCaughtUp();
+      const ofTask = (await writes.drain()).filter((w) => w.pk === key.pk.S);
+      assert.deepEqual(ofTask, [], 'nothing of the task was written');
+    } finally {
+      writes.close();
+      dynamo.destroy();
+    }
+  });
+
+  it('a retry signed anew within the same second is a duplicate (acknowledged again); the same signed request again is a replay', async () => {
+    const id = `t-${crypto.randomUUID()}`;
+    const first = request(id, 'echo retried', 'echo');
+    const now = Date.now();
+    const raw = JSON.stringify(first);
+    const sign = (body: string) =>
+      signSynapseRequest({ rawBody: body, messageId: first.message_id, key: KEY, now });
+    assert.equal((await post(raw, first.message_id, sign(raw))).status, 200);
+    // the sender built the message again for its retry (its envelope time moved): a fresh signature, same second
+    const rebuilt = JSON.stringify({ ...first, timestamp: new Date(now + 1).toISOString() });
+    const retryHeaders = sign(rebuilt);
+    assert.equal(retryHeaders[TIMESTAMP_HEADER], sign(raw)[TIMESTAMP_HEADER], 'signed in the same second');
+    const retry = await post(rebuilt, first.message_id, retryHeaders);
+    assert.equal(retry.status, 200, JSON.stringify(retry.body));
+    assert.equal(retry.body.type, 'p2p:ack');
+    assert.equal((retry.body.payload as { duplicate?: boolean }).duplicate, true);
+    // a captured request sent again, byte for byte: refused, whichever attempt it was
+    for (const [body, headers] of [
+      [raw, sign(raw)],
+      [rebuilt, retryHeaders],
+    ] as const) {
+      const replayed = await post(body, first.message_id, headers);
+      assert.equal(replayed.status, 403);
+      assert.equal((replayed.body.payload as { details?: { reason?: string } }).details?.reason, 'replayed');
+    }
+    // the signature's hex in capitals is the same signature: still a replay
+    const upper = {
+      ...retryHeaders,
+      [SIGNATURE_HEADER]: retryHeaders[SIGNATURE_HEADER]!.replace(
+        /=(.*)$/,
+        (_, h: string) => `=${h.toUpperCase()}`,
+      ),
+    };
+    const shouted = await post(rebuilt, first.message_id, upper);
+    assert.equal(shouted.status, 403);
+    await waitForCallback(id, 'p2p:task_complete');
+    assert.equal(callbacksOf(id).filter((m) => m.type === 'p2p:task_confirm').length, 1, 'one task');
   });
 
   describe('refused signatures: p2p:nack permission_denied (403), and nothing is written', () => {

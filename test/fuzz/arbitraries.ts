@@ -79,6 +79,9 @@ export const C = {
   VERSION: -32009,
 } as const;
 
+/** Metadata a valid request may carry: a benign object within the 4 KiB bound (docs/security.md#limits). */
+const benignMetadata = benignObject.filter((o) => Buffer.byteLength(JSON.stringify(o)) <= 4096);
+
 const required: Expectation = { success: 'required' };
 const allowed = (codes?: readonly number[]): Expectation =>
   codes ? { success: 'allowed', codes } : { success: 'allowed' };
@@ -287,7 +290,7 @@ const v1SendParams: fc.Arbitrary<Json> = fc
       { weight: 1, arbitrary: longText.map((text) => [obj([['text', text]])]) },
     ),
     contextId: optional(fc.constant(new Fresh('ctx'))),
-    metadata: optional(benignObject),
+    metadata: optional(benignMetadata),
     extensions: optional(fc.constant<Json>(['https://example.com/ext/v1'])),
     referenceTaskIds: optional(fc.nat().map((n) => [new TaskRef(n, 'id')])),
     configuration: optional(
@@ -300,7 +303,7 @@ const v1SendParams: fc.Arbitrary<Json> = fc
         { requiredKeys: [] },
       ),
     ),
-    paramsMetadata: optional(benignObject),
+    paramsMetadata: optional(benignMetadata),
   })
   .map((p) =>
     defined([
@@ -337,7 +340,7 @@ const v03SendParams: fc.Arbitrary<Json> = fc
       },
     ),
     contextId: optional(fc.constant(new Fresh('ctx'))),
-    metadata: optional(benignObject),
+    metadata: optional(benignMetadata),
     configuration: optional(
       fc.record(
         {

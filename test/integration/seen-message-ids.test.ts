@@ -1,8 +1,9 @@
 /**
  * The SeenMessageIds port (replay protection of signed Synapse requests; docs/synapse-protocol.md,
  * "Replays and retries"): one contract, run against the in-memory store and the DynamoDB adapter on
- * DynamoDB Local. A request is the triple (peer, message id, signedAt): the same triple again is a
- * replay, the same message id signed at another time (a retry) or sent by another peer is not.
+ * DynamoDB Local. A request is the triple (peer, signature, signedAt) (the verifier passes the HMAC it
+ * computed: any string here): the same triple again is a replay, another signature (a retry signed
+ * anew) or another peer is not.
  * Then what each implementation adds: the DynamoDB item (its key, its TTL, one conditional put, no
  * relay invocation, errors that propagate), the in-memory store's clock.
  */

@@ -2,7 +2,9 @@
  * Bearer JWTs of one OIDC issuer, verified with jose against the issuer's JWKS (fetched once, then
  * refreshed by jose when a token names an unknown key). Refused: a bad signature, `alg: none` or any
  * algorithm not listed, another issuer or audience, an expired or not-yet-valid token, a token with no
- * `exp` or `sub`. The tenant comes from a claim (AUTH_JWT_TENANT_CLAIM, default `tenant`) or the
+ * `exp` or `sub`, one issued (`iat`) in the future, and one issued longer ago than the token age (24 h by
+ * default; a leaked long-lived token stops working then whatever its `exp` says). Every time check
+ * allows the same clock tolerance (5 s by default). The tenant comes from a claim (AUTH_JWT_TENANT_CLAIM, default `tenant`) or the
  * configured default; the rights from the `scope`/`scp` claim (`tasks:read`, `tasks:write`), or the
  * configured default when it names neither.
  */
@@ -20,8 +22,18 @@ export interface JwtVerifierConfig {
   defaultTenant?: string;
   /** The rights of a token whose scopes name none of ours; default read and write. */
   defaultRights?: readonly Right[];
+  /** How far the issuer's clock may be from ours for `exp`, `nbf` and `iat`; default 5 s. */
   clockToleranceSeconds?: number;
+  /**
+   * The oldest token accepted, by its `iat` (then required); default DEFAULT_MAX_TOKEN_AGE_SECONDS.
+   * 0: no bound by age (a token without `iat` is accepted; one issued in the future still is not).
+   */
+  maxTokenAgeSeconds?: number;
 }
+
+export const DEFAULT_CLOCK_TOLERANCE_SECONDS = 5;
+/** No issuer we know hands out access tokens living longer than a day. */
+export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 86_400;
 
 export const SCOPE_RIGHTS: Readonly<Record<string, Right>> = { 'tasks:read': 'read', 'tasks:write': 'write' };
 const DEFAULT_ALGORITHMS = ['RS256', 'ES256', 'PS256', 'EdDSA'];
@@ -33,6 +45,8 @@ const scopesOf = (payload: JWTPayload): string[] => {
 };
 
 const reasonOf = (e: unknown): string => {
+  if (e instanceof errors.JWTExpired && e.claim === 'iat')
+    return 'The token was issued too long ago ("iat" older than this hub accepts)';
   if (e instanceof errors.JWTExpired) return 'The token has expired';
   if (e instanceof errors.JWTClaimValidationFailed)
     return `The token's "${e.claim}" claim is not valid: ${e.reason}`;
@@ -58,17 +72,28 @@ export class JwtVerifier implements TokenVerifier {
 
   async verify(token: string): Promise<Principal> {
     let payload: JWTPayload;
+    const tolerance = this.config.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS;
+    const maxAge = this.config.maxTokenAgeSeconds ?? DEFAULT_MAX_TOKEN_AGE_SECONDS;
     try {
       ({ payload } = await jwtVerify(token, this.keys, {
         issuer: this.config.issuer,
         audience: this.config.audience,
         algorithms: this.config.algorithms ?? DEFAULT_ALGORITHMS,
         requiredClaims: ['exp', 'sub'],
-        clockTolerance: this.config.clockToleranceSeconds ?? 5,
+        clockTolerance: tolerance,
+        // with maxTokenAge jose also refuses an iat in the future (beyond the tolerance)
+        ...(maxAge > 0 ? { maxTokenAge: maxAge } : {}),
       }));
     } catch (e) {
       throw new AuthError('unauthenticated', reasonOf(e), 'invalid_token');
     }
+    // without an age bound jose leaves iat unchecked: a token "issued" later than now is still refused
+    if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + tolerance)
+      throw new AuthError(
+        'unauthenticated',
+        'The token\'s "iat" claim is not valid: it is in the future',
+        'invalid_token',
+      );
     // jose checks that sub is present, not what it is: the owner of tasks must be a real name
     if (typeof payload.sub !== 'string' || payload.sub === '')
       throw new AuthError(

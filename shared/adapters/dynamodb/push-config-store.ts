@@ -5,7 +5,7 @@
  * (and the tenant is checked again on every item read). The relay's stream filter passes task
  * items only: config writes cost no relay invocation.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { PushConfigStore, StoredPushConfig } from '../../app/push-configs.ts';
 import { taskPk } from './keys.ts';
@@ -23,7 +23,21 @@ export class DynamoPushConfigStore implements PushConfigStore {
     this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   }
 
-  async put(config: StoredPushConfig, keepUntil: string): Promise<void> {
+  async put(
+    config: StoredPushConfig,
+    keepUntil: string,
+    options: { ifAbsent?: boolean } = {},
+  ): Promise<boolean> {
+    try {
+      await this.put1(config, keepUntil, options.ifAbsent ?? false);
+      return true;
+    } catch (e) {
+      if (options.ifAbsent && e instanceof ConditionalCheckFailedException) return false;
+      throw e;
+    }
+  }
+
+  private async put1(config: StoredPushConfig, keepUntil: string, ifAbsent: boolean): Promise<void> {
     await this.doc.send(
       new PutCommand({
         TableName: this.tableName,
@@ -35,6 +49,8 @@ export class DynamoPushConfigStore implements PushConfigStore {
           cf: JSON.stringify(config),
           ttl: Math.ceil(Date.parse(keepUntil) / 1000),
         },
+        // a failed condition writes nothing (no stream record, the item's time and TTL kept)
+        ...(ifAbsent ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
         // what a task costs is measured (test/bench): writes report their units too
         ReturnConsumedCapacity: 'TOTAL',
       }),

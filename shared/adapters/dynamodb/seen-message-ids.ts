@@ -1,9 +1,10 @@
 /**
  * SeenMessageIds on the task table (replay protection for signed Synapse requests,
  * docs/synapse-protocol.md#signatures): each signed request verified is an item of its own,
- * `pk = SEEN#<peer>#<messageId>`, `sk = <signedAt>` (epoch seconds, decimal), `ttl = until`, written by
- * one PutItem on `attribute_not_exists(pk)`: the put that loses is the replay. A retry of a message
- * (same id, new timestamp) is another sort key, so it is not refused. The partition prefix cannot be a
+ * `pk = SEEN#<peer>#<signature>` (the HMAC in hex), `sk = <signedAt>` (epoch seconds, decimal),
+ * `ttl = until`, written by one PutItem on `attribute_not_exists(pk)`: the put that loses is the replay.
+ * A retry of a message signed anew (even within the same second) has another signature, so it is not
+ * refused: the endpoint answers it as a duplicate. The partition prefix cannot be a
  * task's (`T#`), the item has no index key, and its sort key is never `T`: it is in no index and the
  * relay's stream filter does not pass it. TTL deletes it some time after `until`; until then a second
  * put of the same request is refused, and after `until` the verifier refuses its timestamp anyway.
@@ -28,8 +29,8 @@ const part = (s: string): string => {
   return out;
 };
 
-export const seenPk = (peer: string, messageId: string): string =>
-  `${SEEN_PREFIX}${part(peer)}#${part(messageId)}`;
+export const seenPk = (peer: string, signature: string): string =>
+  `${SEEN_PREFIX}${part(peer)}#${part(signature)}`;
 export const seenSk = (signedAt: number): string => String(signedAt);
 
 /** The times are whole epoch seconds: anything else is a caller's bug, refused before any write. */
@@ -49,14 +50,14 @@ export class DynamoSeenMessageIds implements SeenMessageIds {
     this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   }
 
-  async remember(peer: string, messageId: string, signedAt: number, until: number): Promise<boolean> {
+  async remember(peer: string, signature: string, signedAt: number, until: number): Promise<boolean> {
     checkTimes(signedAt, until);
     try {
       await this.doc.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
-            [TASK_TABLE.partitionKey]: seenPk(peer, messageId),
+            [TASK_TABLE.partitionKey]: seenPk(peer, signature),
             [TASK_TABLE.sortKey]: seenSk(signedAt),
             [TASK_TABLE.ttlAttribute]: until,
           },

@@ -236,6 +236,8 @@ export class SynapseRequester {
         remoteTaskId: taskId,
       }),
       keepUntilOf(deadlineAt),
+      // a retried delegation finds its task made: what the first one registered stays as it was
+      { ifAbsent: true },
     );
     const then: EventDraft[] = [{ type: 'push_config', data: { set: SYNAPSE_CALLBACK_CONFIG_ID } }];
     if (input.pushConfig) {
@@ -244,6 +246,7 @@ export class SynapseRequester {
       await this.configs.put(
         storedConfig(caller.tenant, taskId, { ...input.pushConfig.config, id }, input.pushConfig.version),
         keepUntilOf(deadlineAt),
+        { ifAbsent: true },
       );
       then.push({ type: 'push_config', data: { set: id } });
     }

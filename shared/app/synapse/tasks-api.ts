@@ -10,7 +10,7 @@
  *
  * A task is shown as `{task}` (A2A v1.0's Task shape: the same task is readable over A2A) with
  * `synapse: {state, peer}` beside it. Errors are `{error: {code, message}}` with 400 (invalid input),
- * 404 (no such task of the caller's), 409 (the task cannot take that now).
+ * 404 (no such task of the caller's), 409 (the task cannot take that now), 413 (a body over 1 MiB).
  */
 
 import { textPart } from '../../agent/api.ts';
@@ -92,7 +92,8 @@ const problem = (statusCode: number, code: string, message: string): TasksApiAns
 
 const parseBody = <T>(schema: z.ZodMiniType<T>, body: string | undefined): T | TasksApiAnswer => {
   if (body && Buffer.byteLength(body, 'utf8') > MAX_BODY_BYTES)
-    return problem(400, 'invalid_request', `the body is larger than ${MAX_BODY_BYTES} bytes`);
+    // 413 as the A2A bindings answer the same limit (docs/security.md#limits); nothing is parsed
+    return problem(413, 'payload_too_large', `the body is larger than ${MAX_BODY_BYTES} bytes`);
   let raw: unknown;
   try {
     raw = body ? JSON.parse(body) : {};

@@ -39,10 +39,12 @@ import {
 import {
   base64Schema,
   boundedArray,
+  boundedMetadataSchema,
   historyLengthSchema,
   metadataSchema,
   nonEmpty,
   parseWire,
+  taskIdSchema,
   type UnknownFieldHint,
   wireObject,
 } from './validation.ts';
@@ -91,7 +93,7 @@ const partSchema = wireObject(
     text: z.optional(z.string()),
     file: z.optional(fileSchema),
     data: z.optional(metadataSchema),
-    metadata: z.optional(metadataSchema),
+    metadata: z.optional(boundedMetadataSchema),
   },
   {},
   { oneOf: { members: PART_MEMBERS, what: 'a part', hint } },
@@ -116,7 +118,7 @@ const messageSchema = wireObject({
   taskId: z.optional(z.string()),
   role: roleSchema,
   parts: boundedArray(partSchema, MAX_PARTS).check(z.minLength(1)),
-  metadata: z.optional(metadataSchema),
+  metadata: z.optional(boundedMetadataSchema),
   extensions: z.optional(boundedArray(z.string())),
   referenceTaskIds: z.optional(boundedArray(z.string())),
 });
@@ -135,13 +137,13 @@ const pushConfigSchema = wireObject({
 
 /** TaskPushNotificationConfig (tasks/pushNotificationConfig/set): the task and its config, nested. */
 const setPushConfigSchema = wireObject({
-  taskId: z.string().check(z.minLength(1)),
+  taskId: taskIdSchema,
   pushNotificationConfig: pushConfigSchema,
 });
 
 /** Get/DeleteTaskPushNotificationConfigParams: `id` is the task's; the config's is optional for a get. */
 const pushConfigRefSchema = wireObject({
-  id: z.string().check(z.minLength(1)),
+  id: taskIdSchema,
   pushNotificationConfigId: z.optional(
     z.string().check(z.minLength(1), z.maxLength(PUSH_CONFIG_LIMITS.idLength)),
   ),
@@ -158,12 +160,12 @@ const configurationSchema = wireObject({
 const sendMessageSchema = wireObject({
   message: messageSchema,
   configuration: z.optional(configurationSchema),
-  metadata: z.optional(metadataSchema),
+  metadata: z.optional(boundedMetadataSchema),
 });
 
 /** TaskQueryParams; its `metadata` is accepted and ignored. */
 const getTaskSchema = wireObject({
-  id: z.string().check(z.minLength(1)),
+  id: taskIdSchema,
   historyLength: z.optional(historyLengthSchema(false)),
   metadata: z.optional(metadataSchema),
 });
@@ -172,7 +174,7 @@ const getTaskSchema = wireObject({
 const noParamsSchema = wireObject({});
 
 const cancelTaskSchema = wireObject({
-  id: z.string().check(z.minLength(1)),
+  id: taskIdSchema,
   metadata: z.optional(metadataSchema),
 });
 

@@ -50,11 +50,14 @@ import {
 import {
   base64Schema,
   boundedArray,
+  boundedMetadataSchema,
   historyLengthSchema,
+  idFilterSchema,
   int32,
   metadataSchema,
   nonEmpty,
   parseWire,
+  taskIdSchema,
   timestampSchema,
   type UnknownFieldHint,
   wireObject,
@@ -142,7 +145,7 @@ const partSchema = wireObject(
     data: z.optional(z.unknown()),
     mediaType: z.optional(z.string()),
     filename: z.optional(z.string()),
-    metadata: z.optional(metadataSchema),
+    metadata: z.optional(boundedMetadataSchema),
   },
   { media_type: 'mediaType' },
   { oneOf: { members: CONTENT, what: 'a part', hint } },
@@ -155,7 +158,7 @@ const messageSchema = wireObject(
     taskId: z.optional(z.string()),
     role: roleSchema,
     parts: boundedArray(partSchema, MAX_PARTS).check(z.minLength(1)),
-    metadata: z.optional(metadataSchema),
+    metadata: z.optional(boundedMetadataSchema),
     extensions: z.optional(boundedArray(z.string())),
     referenceTaskIds: z.optional(boundedArray(z.string())),
   },
@@ -176,7 +179,7 @@ const pushConfigSchema = wireObject(
   {
     tenant: z.optional(z.string()),
     id: z.optional(z.string().check(z.maxLength(PUSH_CONFIG_LIMITS.idLength))),
-    taskId: z.optional(z.string()),
+    taskId: z.optional(idFilterSchema),
     url: z.string().check(z.minLength(1), z.maxLength(PUSH_CONFIG_LIMITS.urlLength)),
     token: z.optional(z.string().check(z.maxLength(PUSH_CONFIG_LIMITS.tokenLength))),
     authentication: z.optional(authenticationSchema),
@@ -189,7 +192,7 @@ const createPushConfigSchema = wireObject(
   {
     tenant: z.optional(z.string()),
     id: z.optional(z.string().check(z.maxLength(PUSH_CONFIG_LIMITS.idLength))),
-    taskId: z.string().check(z.minLength(1)),
+    taskId: taskIdSchema,
     url: z.string().check(z.minLength(1), z.maxLength(PUSH_CONFIG_LIMITS.urlLength)),
     token: z.optional(z.string().check(z.maxLength(PUSH_CONFIG_LIMITS.tokenLength))),
     authentication: z.optional(authenticationSchema),
@@ -201,7 +204,7 @@ const createPushConfigSchema = wireObject(
 const pushConfigRefSchema = wireObject(
   {
     tenant: z.optional(z.string()),
-    taskId: z.string().check(z.minLength(1)),
+    taskId: taskIdSchema,
     id: z.string().check(z.minLength(1), z.maxLength(PUSH_CONFIG_LIMITS.idLength)),
   },
   { task_id: 'taskId' },
@@ -210,7 +213,7 @@ const pushConfigRefSchema = wireObject(
 const listPushConfigsSchema = wireObject(
   {
     tenant: z.optional(z.string()),
-    taskId: z.string().check(z.minLength(1)),
+    taskId: taskIdSchema,
     pageSize: z.optional(int32(true, { min: LIST_PAGE_SIZE.min, max: LIST_PAGE_SIZE.max })),
     pageToken: z.optional(z.string()),
   },
@@ -236,13 +239,13 @@ const sendMessageSchema = wireObject({
   tenant: z.optional(z.string()),
   message: messageSchema,
   configuration: z.optional(configurationSchema),
-  metadata: z.optional(metadataSchema),
+  metadata: z.optional(boundedMetadataSchema),
 });
 
 const getTaskSchema = wireObject(
   {
     tenant: z.optional(z.string()),
-    id: z.string().check(z.minLength(1)),
+    id: taskIdSchema,
     historyLength: z.optional(historyLengthSchema(true)),
   },
   { history_length: 'historyLength' },
@@ -251,7 +254,7 @@ const getTaskSchema = wireObject(
 const listTasksSchema = wireObject(
   {
     tenant: z.optional(z.string()),
-    contextId: z.optional(z.string()),
+    contextId: z.optional(idFilterSchema),
     status: z.optional(stateFilterSchema),
     pageSize: z.optional(
       int32(true, {
@@ -277,14 +280,14 @@ const listTasksSchema = wireObject(
 
 const subscribeToTaskSchema = wireObject({
   tenant: z.optional(z.string()),
-  id: z.string().check(z.minLength(1)),
+  id: taskIdSchema,
 });
 
 const getExtendedAgentCardSchema = wireObject({ tenant: z.optional(z.string()) });
 
 const cancelTaskSchema = wireObject({
   tenant: z.optional(z.string()),
-  id: z.string().check(z.minLength(1)),
+  id: taskIdSchema,
   metadata: z.optional(metadataSchema),
 });
 

@@ -5,6 +5,7 @@
  * fields ignored), and the translation of zod issues into -32602 errors with
  * field violations.
  */
+import { byteLength, MAX_ID_LENGTH, MAX_METADATA_BYTES } from '../../domain/task.ts';
 import * as z from '../../validation/zod.ts';
 import { findBoundsViolation, formatPath, MAX_LIST_ITEMS, MAX_VIOLATIONS, showValue } from './bounds.ts';
 import { A2AProtocolError, type FieldViolation } from './errors.ts';
@@ -98,6 +99,35 @@ export const metadataSchema = z.pipe(
     return z.NEVER;
   }),
 );
+
+/**
+ * Metadata a request stores (a message's, a part's) or carries (a request's): at most MAX_METADATA_BYTES
+ * of JSON, refused here, before anything is read or written (docs/security.md#limits).
+ */
+export const boundedMetadataSchema = metadataSchema.check(
+  z.superRefine((v: Record<string, unknown>, ctx) => {
+    const size = byteLength(v);
+    if (size > MAX_METADATA_BYTES)
+      ctx.issues.push({
+        code: 'custom',
+        message: `must be at most ${MAX_METADATA_BYTES} bytes as JSON, got ${size}`,
+        input: v,
+      });
+  }),
+);
+
+/**
+ * A task (or context) id: 1 to MAX_ID_LENGTH characters. No task has a longer one, so a longer one is
+ * invalid params rather than "not found" (and its error never repeats it).
+ */
+export const taskIdSchema = z
+  .string()
+  .check(z.minLength(1), z.maxLength(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`));
+
+/** An optional id filter (ListTasks `contextId`): empty means none, longer than MAX_ID_LENGTH is refused. */
+export const idFilterSchema = z
+  .string()
+  .check(z.maxLength(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`));
 
 const integerFromString = (v: unknown): unknown =>
   typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v;

@@ -27,12 +27,12 @@ export class InMemorySeenMessageIds implements SeenMessageIds {
     return this.#seen.size;
   }
 
-  async remember(peer: string, messageId: string, signedAt: number, until: number): Promise<boolean> {
+  async remember(peer: string, signature: string, signedAt: number, until: number): Promise<boolean> {
     if (!Number.isSafeInteger(signedAt) || !Number.isSafeInteger(until)) {
       throw new RangeError('signedAt and until must be whole epoch seconds');
     }
     const now = Math.floor(this.#now() / 1000);
-    const key = JSON.stringify([peer, messageId, signedAt]);
+    const key = JSON.stringify([peer, signature, signedAt]);
     const kept = this.#seen.get(key);
     if (kept !== undefined && now <= kept) return false;
     this.#seen.set(key, until);

@@ -15,9 +15,12 @@
  * - refuses a timestamp more than the window (5 minutes) in the past or the future;
  * - looks the key up by id among that peer's keys (two may be active: rotation);
  * - compares in constant time (crypto.timingSafeEqual);
- * - then refuses a replay: the same (peer, message id, timestamp) seen before, remembered through
- *   the SeenMessageIds port until the window has passed. A retry of a message (same id, new
- *   timestamp) is not a replay: it passes, and the endpoint acknowledges it again, with no effect.
+ * - then refuses a replay: the same signed request seen before, known by its peer and signature (the
+ *   HMAC covers the timestamp, the message id and every byte of the body), remembered through the
+ *   SeenMessageIds port until the window has passed. A retry of a message signed anew is not a replay,
+ *   even within the same second (new timestamp, or new bytes, or another key of the peer: another
+ *   signature): it passes, and the endpoint answers it as the duplicate it is (message-id
+ *   de-duplication), with no effect. Only the very same signed bytes again are refused.
  * Every refusal is permission_denied (403) with a `reason`; none says anything about a key's secret.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -80,10 +83,11 @@ export function signSynapseRequest(input: SignInput): Record<string, string> {
  */
 export interface SeenMessageIds {
   /**
-   * Records that `peer` sent the request signed at `signedAt` (epoch seconds) for `messageId`, to be
-   * kept until `until` (epoch seconds). Resolves false when that request was recorded before.
+   * Records that `peer` sent the signed request whose signature (the HMAC, lowercase hex) is `signature`,
+   * signed at `signedAt` (epoch seconds), to be kept until `until` (epoch seconds). Resolves false when
+   * that request was recorded before.
    */
-  remember(peer: string, messageId: string, signedAt: number, until: number): Promise<boolean>;
+  remember(peer: string, signature: string, signedAt: number, until: number): Promise<boolean>;
 }
 
 export type VerifyFailureReason =
@@ -213,10 +217,11 @@ export async function verifySynapseRequest(
   const given = Buffer.from(hex, 'hex');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return refuse('bad_signature');
 
-  // only a request that verified may take a place in the store
+  // only a request that verified may take a place in the store; keyed by the computed signature (one
+  // spelling: the same signature in capitals or with spaces around it is the same request)
   const first = await options.seen.remember(
     peer.peerId,
-    input.messageId,
+    expected.toString('hex'),
     timestamp,
     timestamp + windowSeconds,
   );

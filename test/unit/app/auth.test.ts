@@ -41,6 +41,7 @@ import {
   rightsOf,
 } from '../../../shared/app/auth/principal.ts';
 import { AUTH_MODE_ENV, contextOfPrincipal, principalOf } from '../../../shared/auth-context.ts';
+import { jwtConfigFrom } from '../../../shared/authorizer-wiring.ts';
 import { createObservability } from '../../../shared/observability/index.ts';
 import { REDACTED, redactSecrets } from '../../../shared/observability/redact.ts';
 
@@ -418,6 +419,31 @@ describe('JwtVerifier against a local OIDC issuer', () => {
     await verifier.verify(await issuer.token('a', { tenant: 'acme' }, { notBefore: 2 }));
   });
 
+  it('refuses a token issued in the future beyond the clock tolerance, and one older than the token age', async () => {
+    const claims = { tenant: 'acme' };
+    // a year ahead, its exp valid: jose alone accepts it (it checks iat only with maxTokenAge)
+    await invalid(
+      issuer.token('a', claims, { issuedAt: 365 * 86_400, expiresIn: 366 * 86_400 }),
+      verifier,
+      /"iat"/,
+    );
+    await invalid(issuer.token('a', claims, { issuedAt: 60 }), verifier, /"iat"/);
+    // within the tolerance (5 s) it passes
+    await verifier.verify(await issuer.token('a', claims, { issuedAt: 3 }));
+    // older than the default token age (24 h) though exp is still ahead
+    await invalid(issuer.token('a', claims, { issuedAt: -86_400 - 60 }), verifier, /issued too long ago/);
+    await verifier.verify(await issuer.token('a', claims, { issuedAt: -86_400 + 60 }));
+    // the age is a setting; 0 lifts it (a future iat is still refused)
+    const hour = new JwtVerifier({ ...config, maxTokenAgeSeconds: 3600 });
+    await invalid(issuer.token('a', claims, { issuedAt: -3700 }), hour, /issued too long ago/);
+    const unbounded = new JwtVerifier({ ...config, maxTokenAgeSeconds: 0 });
+    await unbounded.verify(await issuer.token('a', claims, { issuedAt: -30 * 86_400 }));
+    await invalid(issuer.token('a', claims, { issuedAt: 600, expiresIn: 900 }), unbounded, /"iat"/);
+    // so is the tolerance
+    const lenient = new JwtVerifier({ ...config, clockToleranceSeconds: 120 });
+    await lenient.verify(await issuer.token('a', claims, { issuedAt: 60 }));
+  });
+
   it('refuses another audience or issuer', async () => {
     await invalid(issuer.token('a', { tenant: 'acme' }, { audience: 'someone-else' }), verifier, /"aud"/);
     await invalid(
@@ -472,9 +498,13 @@ describe('JwtVerifier against a local OIDC issuer', () => {
       new SignJWT({ tenant: 'acme', iss: issuer.url, aud: issuer.audience, ...claims })
         .setProtectedHeader({ alg: 'ES256', kid: 'mine' })
         .sign(privateKey);
-    assert.equal((await own.verify(await sign({ sub: 'a', exp: now + 60 }))).owner, 'a', 'control');
-    await invalid(sign({ exp: now + 60 }), own, /"sub"/);
-    await invalid(sign({ sub: 'a' }), own, /"exp"/);
+    assert.equal((await own.verify(await sign({ sub: 'a', exp: now + 60, iat: now }))).owner, 'a', 'control');
+    await invalid(sign({ exp: now + 60, iat: now }), own, /"sub"/);
+    await invalid(sign({ sub: 'a', iat: now }), own, /"exp"/);
+    // the token age needs iat; without an age bound a token may leave it out
+    await invalid(sign({ sub: 'a', exp: now + 60 }), own, /"iat"/);
+    const ageless = new JwtVerifier({ ...config, maxTokenAgeSeconds: 0 }, keys);
+    assert.equal((await ageless.verify(await sign({ sub: 'a', exp: now + 60 }))).owner, 'a');
   });
 
   it('refuses a sub that is not a non-empty string', async () => {
@@ -488,6 +518,7 @@ describe('JwtVerifier against a local OIDC issuer', () => {
         iss: issuer.url,
         aud: issuer.audience,
         exp: now + 60,
+        iat: now,
         sub,
       } as unknown as JWTPayload)
         .setProtectedHeader({ alg: 'ES256', kid: 'k' })
@@ -495,6 +526,27 @@ describe('JwtVerifier against a local OIDC issuer', () => {
       await invalid(token, own);
     }
     await invalid(issuer.token('', { tenant: 'acme' }));
+  });
+
+  it('AUTH_JWT_MAX_TOKEN_AGE_SECONDS and AUTH_JWT_CLOCK_TOLERANCE_SECONDS configure the verifier; bad values stop the start', () => {
+    const base = {
+      AUTH_JWT_ISSUER: 'https://i',
+      AUTH_JWT_AUDIENCE: 'a',
+      AUTH_JWT_JWKS_URL: 'https://i/jwks',
+    };
+    const none = jwtConfigFrom(base);
+    assert.equal(none?.maxTokenAgeSeconds, undefined);
+    assert.equal(none?.clockToleranceSeconds, undefined);
+    const set = jwtConfigFrom({
+      ...base,
+      AUTH_JWT_MAX_TOKEN_AGE_SECONDS: '0',
+      AUTH_JWT_CLOCK_TOLERANCE_SECONDS: '60',
+    });
+    assert.equal(set?.maxTokenAgeSeconds, 0);
+    assert.equal(set?.clockToleranceSeconds, 60);
+    for (const bad of ['-1', '1.5', 'a day', '301'])
+      assert.throws(() => jwtConfigFrom({ ...base, AUTH_JWT_CLOCK_TOLERANCE_SECONDS: bad }), /0 to 300/);
+    assert.throws(() => jwtConfigFrom({ ...base, AUTH_JWT_MAX_TOKEN_AGE_SECONDS: '1h' }), /whole number/);
   });
 
   it('refuses a token when the issuer keys cannot be fetched', async () => {

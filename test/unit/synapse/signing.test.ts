@@ -146,7 +146,9 @@ describe('verification', () => {
     assert.equal(r.signed, true);
     assert.equal(r.signed && r.keyId, 'k-2026');
     assert.equal(r.peer.tenant, 't-a');
-    assert.deepEqual(seen.calls, [['agent-a', 'msg-0001', 1_767_225_600, 1_767_225_600 + 300]]);
+    // the request is known by its signature (lowercase hex), not its message id and second
+    const signature = sign()[SIGNATURE_HEADER]!.slice('sha256='.length);
+    assert.deepEqual(seen.calls, [['agent-a', signature, 1_767_225_600, 1_767_225_600 + 300]]);
   });
 
   it('both active keys of a peer verify (rotation)', async () => {
@@ -206,6 +208,20 @@ describe('verification', () => {
     const { verify } = setup();
     assert.ok((await verify({ headers: sign(NEW, NOW) })).ok);
     assert.ok((await verify({ headers: sign(NEW, NOW + 2_000) })).ok);
+  });
+
+  it('a retry signed anew within the same second (new bytes, or another key) is not a replay either', async () => {
+    const { verify } = setup();
+    const again = `${BODY} `;
+    assert.ok((await verify({ headers: sign(NEW, NOW) })).ok);
+    assert.ok((await verify({ headers: sign(NEW, NOW + 300, again), rawBody: again })).ok);
+    assert.ok((await verify({ headers: sign(OLD, NOW + 600) })).ok);
+    // and each of them again, byte for byte, is: whatever the hex's case
+    await assertRefused(verify({ headers: sign(NEW, NOW) }), 'replayed');
+    await assertRefused(verify({ headers: sign(NEW, NOW + 300, again), rawBody: again }), 'replayed');
+    const shouted = sign(OLD, NOW + 600);
+    shouted[SIGNATURE_HEADER] = `sha256=${shouted[SIGNATURE_HEADER]!.slice(7).toUpperCase()}`;
+    await assertRefused(verify({ headers: shouted }), 'replayed');
   });
 
   it('a changed body is refused', async () => {
