@@ -234,7 +234,8 @@ export async function awaitVersion(
     if (now >= deadline || signal?.aborted) return current;
     await clock.sleep(Math.min(pause, deadline - now), signal);
     pause = Math.min(pause * 2, timing.maxPollMs);
-    if (signal?.aborted) return current;
+    // as a stream's budget ends: with the task as last polled (at most a poll interval ago), no extra read
+    if (signal?.aborted || clock.now() >= deadline) return current;
     options.onPoll?.();
     const next = await reader.find(caller, current.head.taskId);
     if (!next) throw new TaskNotFoundError(current.head.taskId);
