@@ -216,7 +216,8 @@ export async function firstWrite(
  * `afterVersion`, or as it is when the deadline comes or the signal aborts. It notices a change as an idle
  * stream does (`follow`): one GetItem of the task item per poll, on the same backoff (STREAM_TIMING: 100 ms
  * doubling to 1 s), so it never reads more than a stream of the task would over the same time, and answers
- * at most a poll interval (1 s) after the change. A finished task never changes again: it is answered at once.
+ * at most a poll interval (1 s) after the change. A finished task is answered at once: its state and artifacts
+ * never change again, nothing is worth the wait.
  */
 export async function awaitVersion(
   reader: Pick<TaskReader, 'find'>,
