@@ -139,6 +139,8 @@ export const buildApp = (app: App, options: BuildAppOptions = {}): HubApp => {
   const auth = authOptionsFromContext(app);
   const environment: Record<string, string> = {
     ...(defaultTenant ? { DEFAULT_TENANT: defaultTenant } : {}),
+    // task generations (A2A dev-1.1, docs/generations.md): `-c a2aGenerations=on`; off by default
+    ...(bool(app.node.tryGetContext('a2aGenerations'), false) ? { A2A_GENERATIONS: 'on' } : {}),
     // stack traces mapped to the TypeScript sources, at the price of a slower cold start
     ...(bool(app.node.tryGetContext('sourceMaps'), false) ? { NODE_OPTIONS: SOURCE_MAP_NODE_OPTIONS } : {}),
   };

@@ -16,6 +16,7 @@ import { PushConfigService } from './app/push-configs.ts';
 import { principalOf } from './auth-context.ts';
 import { lowerCaseHeaders, publicUrlOf } from './http.ts';
 import { appendTaskKeys, logger } from './observability/index.ts';
+import { generationsEnabled } from './protocol/a2a/generations.ts';
 import { pushConfigStore, taskEngine, taskService } from './wiring.ts';
 
 /** API Gateway REST APIs give up after 29 s: a blocking send answers with the current task before that. */
@@ -30,6 +31,7 @@ export const a2aHandler = (): Promise<A2AHandler> => {
         agent: agent.describe(),
         timing: { heartbeatMs: positiveEnv(process.env.STREAM_HEARTBEAT_MS) ?? STREAM_TIMING.heartbeatMs },
         onStreamEnd: (summary) => logger.info('stream ended', { ...summary }),
+        generations: generationsEnabled(),
         // push configs only where deliveries are configured (the card then declares pushNotifications)
         ...(pushNotificationsConfigured()
           ? {

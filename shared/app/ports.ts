@@ -50,6 +50,11 @@ export interface ListTasksQuery {
   statusAfter?: string;
   pageSize: number;
   pageToken?: string;
+  /**
+   * Each listed task's version too (generations, docs/generations.md): a listing from an index that does not
+   * project it reads the page's task items (one BatchGetItem) and shows them as they are.
+   */
+  withVersions?: boolean;
 }
 
 export interface ListTasksPage {

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import {
   ConflictError,
+  GenerationMismatchError,
   InvalidTransitionError,
   TaskNotFoundError,
   ValidationError,
@@ -96,6 +97,13 @@ export interface ApplyOptions {
    * A run fences its writes with it (only while its own claim holds), and a heartbeat watch its verdict.
    */
   guard?: (record: TaskRecord) => boolean;
+  /**
+   * The version the requester wrote against (A2A `ifGenerationMatch`, docs/generations.md): checked on the
+   * task each attempt decides on, after the retried-message check; another version refuses the apply with
+   * GenerationMismatchError and nothing written. The commit's own condition (`v = seen`) then makes the
+   * check and the write one: a writer that won meanwhile makes the next attempt see its version.
+   */
+  expectVersion?: number;
 }
 
 export interface ApplyResult {
@@ -278,6 +286,8 @@ export class TaskEngine {
       // a retried message: the task already has it, whatever state it has moved on to
       if (key && record.head.recentMessageKeys?.includes(key))
         return { record, head: record.head, events: [], duplicate: true };
+      if (options.expectVersion !== undefined && record.head.version !== options.expectVersion)
+        throw new GenerationMismatchError(ref.taskId, options.expectVersion, record.head.version);
       if (options.guard && !options.guard(record))
         throw new InvalidTransitionError(
           ref.taskId,

@@ -12,6 +12,7 @@
 import type { Resumption } from '../agent/api.ts';
 import { textOf } from '../agent/api.ts';
 import {
+  GenerationMismatchError,
   InvalidTransitionError,
   TaskNotCancelableError,
   TaskNotFoundError,
@@ -88,6 +89,11 @@ export interface SendOptions {
    * unless the task waits for that (a retry of one applied before is still a duplicate).
    */
   answers?: 'information' | 'decision';
+  /**
+   * A continuation applies only to a task at this version (A2A `ifGenerationMatch`, docs/generations.md):
+   * checked before anything is written and again by the write's own version condition.
+   */
+  ifGenerationMatch?: number;
 }
 
 /** No task has an id that could not be one: such ids are simply not found. */
@@ -251,6 +257,10 @@ export class TaskService {
     // a retry of a message the task already applied gets the same answer, whatever state it is in now
     if (head.recentMessageKeys?.includes(messageKey(caller.owner, message)))
       return { record, head, duplicate: true };
+    // before anything is written (an inline push config's item included)
+    const expected = options.ifGenerationMatch;
+    if (expected !== undefined && head.version !== expected)
+      throw new GenerationMismatchError(taskId, expected, head.version);
     if (options.answers && !WAITS_FOR[options.answers].includes(head.state)) {
       throw new InvalidTransitionError(
         taskId,
@@ -296,6 +306,7 @@ export class TaskService {
     const applied = await this.engine.apply(this.ref(head), drafts, {
       dedupScope: caller.owner,
       seen: record,
+      ...(expected !== undefined ? { expectVersion: expected } : {}),
       ...(runner ? { leaseSeconds: leaseFor(options.runInlineUntil!) } : {}),
     });
     if (!runner || applied.duplicate || applied.head.state !== 'executing') return applied;

@@ -10,6 +10,7 @@ export type DomainErrorCode =
   | 'task_not_cancelable'
   | 'invalid_transition'
   | 'conflict'
+  | 'generation_mismatch'
   | 'duplicate'
   | 'validation'
   | 'payload_too_large'
@@ -59,6 +60,24 @@ export class ConflictError extends DomainError {
     readonly attempts: number,
   ) {
     super(`Task ${taskId} was modified concurrently; gave up after ${attempts} attempt(s)`);
+  }
+}
+
+/**
+ * A message carried the task generation it was written against (A2A `ifGenerationMatch`, docs/generations.md)
+ * and the task is at another one: nothing was written. `actual` is 0 for a message that makes a new task.
+ */
+export class GenerationMismatchError extends DomainError {
+  readonly code = 'generation_mismatch';
+  constructor(
+    readonly taskId: string | undefined,
+    readonly expected: number,
+    readonly actual: number,
+  ) {
+    super(
+      `${taskId ? `Task ${taskId} is at generation ${actual}` : 'The message makes a new task (generation 0)'}, ` +
+        `not ${expected}: nothing was written; read the task again and decide anew`,
+    );
   }
 }
 

@@ -174,8 +174,11 @@ export interface TaskHead {
   pushConfigIds?: string[];
 }
 
-/** What a task list shows of each task. */
-export type TaskSummary = Pick<
+/**
+ * What a task list shows of each task; `version` when what it was read from holds it (a task item does, the
+ * byOwner index does not project it).
+ */
+export type TaskSummary = { version?: number } & Pick<
   TaskHead,
   | 'taskId'
   | 'tenant'

@@ -288,10 +288,8 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const)
       }
       await answered;
       assert.equal(kinds(subscribed)[0], 'task');
-      assert.equal(
-        (subscribed[0]!.event.payload?.value as Task).status?.state,
-        TaskState.TASK_STATE_INPUT_REQUIRED,
-      );
+      const snapshot = subscribed[0]!.event.payload?.value as Task;
+      assert.equal(snapshot.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
       const states = statusUpdates(subscribed).map((u) => u.status?.state);
       assert.equal(states[0], TaskState.TASK_STATE_WORKING, `working again after the answer: ${states}`);
       assert.equal(states.at(-1), TaskState.TASK_STATE_COMPLETED, 'and it ends on the completion');

@@ -313,6 +313,8 @@ export const decodeSummary = (item: Item): TaskSummary => {
     createdAt: String(item.ca),
     statusAt: statusAtOfOwnerSort(String(item.os)),
   };
+  // a task item holds it; the byOwner index does not project it (docs/generations.md#listtasks)
+  if (item.v !== undefined) summary.version = Number(item.v);
   if (item.sv !== undefined) summary.statusVersion = Number(item.sv);
   if (item.sm) summary.statusMessage = messageOf(fromText(item.sm), summary);
   if (item.pg !== undefined) summary.progress = Number(item.pg);

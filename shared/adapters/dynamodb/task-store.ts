@@ -334,11 +334,27 @@ export class DynamoTaskStore implements TaskStore {
     const items = merged.slice(0, query.pageSize);
     const last = items[items.length - 1];
     const more = merged.length > query.pageSize && last !== undefined;
+    const tasks = query.withVersions ? await this.withVersions(items, query) : await this.summaries(items);
     return {
-      tasks: await this.summaries(items),
-      nextPageToken: more ? encodeCursor(query, String(last.os), before + items.length) : '',
-      totalSize: before + items.length + (more ? 1 : 0),
+      tasks,
+      nextPageToken: more ? encodeCursor(query, String(last.os), before + tasks.length) : '',
+      totalSize: before + tasks.length + (more ? 1 : 0),
     };
+  }
+
+  /**
+   * The listed tasks as their items hold them, versions included (byOwner projects no `v`: projecting it
+   * would move the index entry on every write, artifacts included). One eventually consistent BatchGetItem
+   * per page. Status and version come from one item, so a generation never claims a change the status
+   * shown lacks; a task that left the filtered states since the index entry was written is left out (as a
+   * context listing does).
+   */
+  private async withVersions(entries: Item[], query: ListTasksQuery): Promise<TaskSummary[]> {
+    const keys = entries.map((i) => ({ pk: i.pk, sk: i.sk }));
+    const byPk = new Map((await this.batchGet(keys)).map((i) => [String(i.pk), i]));
+    const items = entries.map((e) => byPk.get(String(e.pk)) ?? e);
+    const matches = (s: TaskSummary) => !query.states?.length || query.states.includes(s.state);
+    return (await this.summaries(items)).filter(matches);
   }
 
   /**

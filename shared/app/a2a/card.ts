@@ -7,6 +7,7 @@
 import type { AgentDescription } from '../../agent/api.ts';
 import { type AgentCard, buildAgentCard, type CardSecurity } from '../../protocol/a2a/agent-card.ts';
 import type { A2AVersion } from '../../protocol/a2a/codec.ts';
+import { GENERATIONS_EXTENSION, generationsEnabled } from '../../protocol/a2a/generations.ts';
 import { JSONRPC_PATH, REST_PATH } from '../../routes.ts';
 
 /** Every task can be streamed; push notifications only where a delivery pipeline is configured. */
@@ -62,6 +63,8 @@ export interface HubCardInput {
   pushNotifications?: boolean;
   /** Default hubSecurity(). */
   security?: CardSecurity;
+  /** Declare the generations extension (docs/generations.md); default generationsEnabled(). */
+  generations?: boolean;
 }
 
 export const hubCard = ({
@@ -71,9 +74,13 @@ export const hubCard = ({
   extended,
   pushNotifications,
   security = hubSecurity(),
+  generations = generationsEnabled(),
 }: HubCardInput): AgentCard =>
   buildAgentCard({
-    agent,
+    // the hub serves generations whatever the agent: its extension joins the agent's own, in both versions' cards
+    agent: generations
+      ? { ...agent, extensions: [...(agent.extensions ?? []), GENERATIONS_EXTENSION] }
+      : agent,
     jsonRpcUrl: `${publicUrl}${JSONRPC_PATH}`,
     restUrl: `${publicUrl}${REST_PATH}`,
     capabilities: {

@@ -7,7 +7,7 @@
  * these results into the requested version's shapes.
  */
 import type { AgentDescription } from '../../agent/api.ts';
-import { ValidationError } from '../../domain/errors.ts';
+import { GenerationMismatchError, TaskNotFoundError, ValidationError } from '../../domain/errors.ts';
 import {
   isInterrupted,
   isTerminal,
@@ -40,6 +40,7 @@ import type { Caller, TaskService } from '../task-service.ts';
 import { hubCard } from './card.ts';
 import { endsStream, finalStatusOf, snapshotOf } from './events.ts';
 import {
+  awaitVersion,
   type FollowOptions,
   firstWrite,
   follow,
@@ -82,6 +83,13 @@ export interface StreamContext {
   version?: A2AVersion;
 }
 
+/** GetTask's time: how long a long poll (`currentGeneration`) may wait; without it, none. */
+export interface GetContext {
+  /** The blocking-wait budget a blocking send has (BLOCKING_WAIT_MS, within the function's time). */
+  waitBudgetMs?: number;
+  signal?: AbortSignal;
+}
+
 export interface SubscribeContext extends StreamContext {
   /**
    * Resume after this version (the SSE `Last-Event-ID` of the last event seen): every event after it,
@@ -118,6 +126,11 @@ export interface A2AHandlerOptions {
    * notifications and every push operation, an inline config included, is PushNotificationNotSupported.
    */
   pushConfigs?: PushConfigService;
+  /**
+   * Task generations (A2A dev-1.1, docs/generations.md; A2A_GENERATIONS=on): tasks and stream updates show
+   * `generation`, sends honour `ifGenerationMatch`, GetTask long-polls on `currentGeneration`. Default off.
+   */
+  generations?: boolean;
 }
 
 export interface StreamSummary {
@@ -179,6 +192,27 @@ export class A2AHandler {
     return this.options.pushConfigs !== undefined;
   }
 
+  /** Whether generations are on: the bindings parse their request fields only then. */
+  get generations(): boolean {
+    return this.options.generations === true;
+  }
+
+  /** How a task is shown: with its generation when generations are on. */
+  private shown(show: TaskEncodeOptions): TaskEncodeOptions {
+    return this.generations ? { ...show, generation: true } : show;
+  }
+
+  /**
+   * A send's `ifGenerationMatch`, when generations are on. A message without a taskId makes a new task,
+   * which has no generation yet: only 0 matches it (docs/generations.md), refused before anything is written.
+   */
+  private generationMatch(cmd: SendMessageCommand): { ifGenerationMatch?: number } {
+    const expected = this.generations ? cmd.ifGenerationMatch : undefined;
+    if (expected === undefined) return {};
+    if (!cmd.taskId && expected !== 0) throw new GenerationMismatchError(undefined, expected, 0);
+    return cmd.taskId ? { ifGenerationMatch: expected } : {};
+  }
+
   async sendMessage(
     principal: Principal,
     cmd: SendMessageCommand,
@@ -191,6 +225,7 @@ export class A2AHandler {
     const options = {
       ...(cmd.returnImmediately ? {} : { runInlineUntil: started + context.blockingBudgetMs }),
       ...this.inlinePush(cmd, context.version),
+      ...this.generationMatch(cmd),
     };
     const submitted = cmd.taskId
       ? await this.tasks.continueTask(caller, cmd.taskId, cmd.message, cmd.contextId, options)
@@ -207,7 +242,7 @@ export class A2AHandler {
       includeArtifacts: true,
       ...historyOption(cmd.historyLength),
     });
-    return { kind: 'task', view, show: showWhole(cmd.historyLength) };
+    return { kind: 'task', view, show: this.shown(showWhole(cmd.historyLength)) };
   }
 
   /**
@@ -272,6 +307,7 @@ export class A2AHandler {
       const options = {
         runInlineUntil: Math.max(started, deadline - HAND_BACK_MARGIN_MS),
         ...this.inlinePush(cmd, context.version),
+        ...this.generationMatch(cmd),
       };
       let before = 0;
       // the task a new message makes has the id the engine derives from it (the message is the key)
@@ -391,7 +427,7 @@ export class A2AHandler {
   ): AsyncGenerator<StreamItem, StreamEnd> {
     const view = await reader.view(record, { includeArtifacts: true, ...historyOption(historyLength) });
     const id = record.head.version;
-    yield { type: 'event', id, event: snapshotOf(view, showWhole(historyLength)) };
+    yield { type: 'event', id, event: snapshotOf(view, this.shown(showWhole(historyLength))) };
     if ((options.endsAt ?? endsStream)(record.head.state)) {
       // already where this stream ends: its status closes the stream (sharp edge 8)
       yield { type: 'event', id, event: finalStatusOf(view) };
@@ -418,12 +454,23 @@ export class A2AHandler {
           summary.events++;
           if (next.value.id !== undefined) summary.lastVersion = next.value.id;
         }
-        yield next.value;
+        yield this.withGeneration(next.value);
       }
     } finally {
       // the consumer left early: close what it was reading too
       if (!done) await items.return('aborted');
     }
+  }
+
+  /**
+   * An update shows the task's generation after it (its event's version, the SSE id) when generations
+   * are on, as dev-1.1's TaskStatusUpdateEvent and TaskArtifactUpdateEvent do: a gap tells a missed event.
+   */
+  private withGeneration(item: StreamItem): StreamItem {
+    if (!this.generations || item.type !== 'event' || item.id === undefined) return item;
+    const { event } = item;
+    if (event.kind !== 'status-update' && event.kind !== 'artifact-update') return item;
+    return { ...item, event: { ...event, generation: item.id } };
   }
 
   /**
@@ -456,6 +503,7 @@ export class A2AHandler {
       version: where.version,
       extended: true,
       pushNotifications: this.pushNotifications,
+      generations: this.generations,
     });
   }
 
@@ -500,18 +548,38 @@ export class A2AHandler {
     return { pushConfig: this.requirePush().inline(cmd.pushNotificationConfig, version) };
   }
 
-  async getTask(principal: Principal, cmd: GetTaskCommand): Promise<TaskResult> {
+  /**
+   * GetTask. With `currentGeneration` (generations on) it is a long poll: the task at once when its
+   * generation is above it (or it is finished), else once it moves past it, within `waitBudgetMs`, then the
+   * task as it is (docs/generations.md). It reads as an idle stream does (awaitVersion).
+   */
+  async getTask(principal: Principal, cmd: GetTaskCommand, context: GetContext = {}): Promise<TaskResult> {
     const caller = authorize(principal, 'read', cmd.tenant);
-    const view = await this.tasks.read(caller, cmd.id, {
-      includeArtifacts: true,
-      ...historyOption(cmd.historyLength),
+    const options = { includeArtifacts: true, ...historyOption(cmd.historyLength) };
+    const show = this.shown(showWhole(cmd.historyLength));
+    const after = this.generations ? cmd.currentGeneration : undefined;
+    if (after === undefined) return { view: await this.tasks.read(caller, cmd.id, options), show };
+    const started = this.clock.now();
+    // the reader streams use (the service's ownership rule without one): the same reads as a stream's
+    const reader = this.reader ?? {
+      find: (c: Caller, id: string) =>
+        this.tasks.owned(c, id).catch((e: unknown) => {
+          if (e instanceof TaskNotFoundError) return undefined;
+          throw e;
+        }),
+    };
+    const record = await awaitVersion(reader, caller, await this.tasks.owned(caller, cmd.id), after, {
+      clock: this.clock,
+      timing: this.timing,
+      deadline: started + Math.max(0, context.waitBudgetMs ?? 0),
+      ...(context.signal ? { signal: context.signal } : {}),
     });
-    return { view, show: showWhole(cmd.historyLength) };
+    return { view: await this.tasks.view(record, options), show };
   }
 
   async cancelTask(principal: Principal, cmd: CancelTaskCommand): Promise<TaskResult> {
     const caller = authorize(principal, 'write', cmd.tenant);
-    return { view: await this.tasks.cancel(caller, cmd.id), show: { includeArtifacts: true } };
+    return { view: await this.tasks.cancel(caller, cmd.id), show: this.shown({ includeArtifacts: true }) };
   }
 
   async listTasks(
@@ -521,19 +589,21 @@ export class A2AHandler {
     const caller = authorize(principal, 'read', cmd.tenant);
     // history in a listing only when asked for: it costs a query per task
     const historyLength = capped(cmd.historyLength) ?? 0;
-    const show = { includeArtifacts: cmd.includeArtifacts, historyLength };
+    const show = this.shown({ includeArtifacts: cmd.includeArtifacts, historyLength });
     const states: SynapseState[] | undefined = cmd.status ? synapseStatesFor(cmd.status) : undefined;
     if (states && states.length === 0) {
       return { page: { tasks: [], nextPageToken: '', pageSize: cmd.pageSize, totalSize: 0 }, show };
     }
+    const needDetails = cmd.includeArtifacts || historyLength > 0;
     const page = await this.tasks.list(caller, {
       pageSize: cmd.pageSize,
+      // a details listing reads each task anyway (versions included)
+      ...(this.generations && !needDetails ? { withVersions: true } : {}),
       ...(cmd.contextId ? { contextId: cmd.contextId } : {}),
       ...(states ? { states } : {}),
       ...(cmd.statusTimestampAfter ? { statusAfter: cmd.statusTimestampAfter } : {}),
       ...(cmd.pageToken ? { pageToken: cmd.pageToken } : {}),
     });
-    const needDetails = cmd.includeArtifacts || historyLength > 0;
     const tasks: TaskView[] = needDetails
       ? await Promise.all(
           page.tasks.map((t) =>

@@ -201,6 +201,7 @@ export class JsonRpcBinding {
     try {
       const parsed = parseRequest(codec, envelope.method, envelope.params, {
         pushNotifications: this.handler.pushNotifications,
+        generations: this.handler.generations,
       });
       const echoed = activatedExtensionsHeader(
         codec.version,
@@ -297,7 +298,10 @@ export class JsonRpcBinding {
         return codec.encodeSendResult(sent.view, sent.show);
       }
       case 'GetTask': {
-        const got = await this.handler.getTask(caller, parsed.command);
+        // a long poll (currentGeneration) waits at most as long as a blocking send
+        const got = await this.handler.getTask(caller, parsed.command, {
+          waitBudgetMs: request.blockingBudgetMs,
+        });
         note(got.view);
         return codec.encodeGetResult(got.view, got.show);
       }

@@ -139,7 +139,10 @@ export class RestBinding {
         methods: ['POST'],
         pattern: /^\/message:send$/,
         run: async (m) => {
-          const command = v1Codec.parseSendMessage(m.json(), { pushNotifications: h.pushNotifications });
+          const command = v1Codec.parseSendMessage(m.json(), {
+            pushNotifications: h.pushNotifications,
+            generations: h.generations,
+          });
           const sent = await h.sendMessage(m.principal, command, {
             blockingBudgetMs: m.request.blockingBudgetMs,
             version: '1.0',
@@ -155,7 +158,10 @@ export class RestBinding {
         pattern: /^\/message:stream$/,
         stream: (m) => ({
           operation: 'SendStreamingMessage',
-          command: v1Codec.parseSendMessage(m.json(), { pushNotifications: h.pushNotifications }),
+          command: v1Codec.parseSendMessage(m.json(), {
+            pushNotifications: h.pushNotifications,
+            generations: h.generations,
+          }),
         }),
       },
       {
@@ -228,9 +234,20 @@ export class RestBinding {
         methods: ['GET'],
         pattern: /^\/tasks\/(?<id>[^/]+)$/,
         run: async (m) => {
+          const q = m.request.query;
           const got = await h.getTask(
             m.principal,
-            v1Codec.parseGetTask(defined({ id: m.params.id, historyLength: m.request.query.historyLength })),
+            v1Codec.parseGetTask(
+              defined({
+                id: m.params.id,
+                historyLength: q.historyLength,
+                // camelCase query names (digest §4.1); the proto name too, as in a body
+                currentGeneration: q.currentGeneration,
+                current_generation: q.current_generation,
+              }),
+              { generations: h.generations },
+            ),
+            { waitBudgetMs: m.request.blockingBudgetMs },
           );
           m.meta.taskId = got.view.head.taskId;
           return v1Codec.encodeGetResult(got.view, got.show);

@@ -26,7 +26,7 @@
  * endpoints, 5 minutes for regional ones). docs/streaming.md has the arithmetic.
  */
 import { TaskNotFoundError } from '../../domain/errors.ts';
-import type { SynapseState } from '../../domain/states.ts';
+import { isTerminal, type SynapseState } from '../../domain/states.ts';
 import { isWellFormed, MAX_ID_LENGTH, type TaskEvent, type TaskView } from '../../domain/task.ts';
 import type { StreamEvent } from '../../protocol/a2a/operations.ts';
 import type { ReadOptions, TaskRecord, TaskStore } from '../ports.ts';
@@ -218,5 +218,38 @@ export async function firstWrite(
     const record = await reader.find(caller, taskId);
     if (record && record.head.version > before) return record;
     pause = Math.min(pause * 2, options.timing.maxPollMs);
+  }
+}
+
+/**
+ * A GetTask long poll (`currentGeneration`, docs/generations.md): the task once its version is above
+ * `afterVersion`, or as it is when the deadline comes or the signal aborts. It notices a change as an idle
+ * stream does (`follow`): one GetItem of the task item per poll, on the same backoff (STREAM_TIMING: 100 ms
+ * doubling to 1 s), so it never reads more than a stream of the task would over the same time, and answers
+ * at most a poll interval (1 s) after the change. A finished task is answered at once: its state and artifacts
+ * never change again, nothing is worth the wait.
+ */
+export async function awaitVersion(
+  reader: Pick<TaskReader, 'find'>,
+  caller: Caller,
+  record: TaskRecord,
+  afterVersion: number,
+  options: Pick<FollowOptions, 'clock' | 'timing' | 'deadline' | 'signal' | 'onPoll'>,
+): Promise<TaskRecord> {
+  const { clock, timing, deadline, signal } = options;
+  let current = record;
+  let pause = timing.minPollMs;
+  for (;;) {
+    if (current.head.version > afterVersion || isTerminal(current.head.state)) return current;
+    const now = clock.now();
+    if (now >= deadline || signal?.aborted) return current;
+    await clock.sleep(Math.min(pause, deadline - now), signal);
+    pause = Math.min(pause * 2, timing.maxPollMs);
+    // as a stream's budget ends: with the task as last polled (at most a poll interval ago), no extra read
+    if (signal?.aborted || clock.now() >= deadline) return current;
+    options.onPoll?.();
+    const next = await reader.find(caller, current.head.taskId);
+    if (!next) throw new TaskNotFoundError(current.head.taskId);
+    current = next;
   }
 }

@@ -34,7 +34,8 @@ export interface A2ACodec {
 
   /** Each parser throws A2AProtocolError (-32602 with field violations, or a capability error). */
   parseSendMessage(params: unknown, options?: ParseOptions): SendMessageCommand;
-  parseGetTask(params: unknown): GetTaskCommand;
+  /** `options.generations`: read `currentGeneration` (otherwise an unknown field, ignored). */
+  parseGetTask(params: unknown, options?: ParseOptions): GetTaskCommand;
   parseListTasks(params: unknown): ListTasksCommand;
   parseCancelTask(params: unknown): CancelTaskCommand;
   /** SubscribeToTask (v0.3 `tasks/resubscribe`). SendStreamingMessage takes parseSendMessage's params. */

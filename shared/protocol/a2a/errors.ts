@@ -5,6 +5,9 @@
  * wire (v1.0: typed `data` array; v0.3: free-form `data` object).
  *
  * Codes (digest §7.2), plus implementation-defined ones:
+ *   -32010 TASK_GENERATION_MISMATCH  A2A dev-1.1 (a2aproject/A2A#1810): a
+ *                    message's ifGenerationMatch is not the task's generation
+ *                    (docs/generations.md); only used when generations are on.
  *   -32050 CONFLICT  the task was modified concurrently too often; the
  *                    request was not applied and may simply be retried.
  *   401 UNAUTHENTICATED, 403 PERMISSION_DENIED, 429 RATE_LIMITED: A2A
@@ -18,6 +21,7 @@ import {
   ConflictError,
   type DomainError,
   DuplicateMessageError,
+  GenerationMismatchError,
   InvalidTransitionError,
   isDomainError,
   PayloadTooLargeError,
@@ -54,6 +58,8 @@ export const ERROR_CODES = {
   EXTENDED_AGENT_CARD_NOT_CONFIGURED: -32007,
   EXTENSION_SUPPORT_REQUIRED: -32008,
   VERSION_NOT_SUPPORTED: -32009,
+  /** A2A dev-1.1 TaskGenerationMismatchError (a2aproject/A2A#1810; docs/generations.md). */
+  TASK_GENERATION_MISMATCH: -32010,
   /** Implementation-defined (range -32000…-32099): concurrent modification, retry the request. */
   CONFLICT: -32050,
   /** Implementation-defined, the HTTP status: no or invalid credentials (with a `WWW-Authenticate` challenge). */
@@ -271,6 +277,29 @@ export class A2AProtocolError extends Error {
     });
   }
 
+  /**
+   * TaskGenerationMismatchError (dev-1.1): `actual` is the task's generation (0: the message makes a new
+   * task). Both travel in ErrorInfo metadata as decimal strings, so a client can retry against `actual`.
+   */
+  static taskGenerationMismatch(
+    taskId: string | undefined,
+    expected: number,
+    actual: number,
+  ): A2AProtocolError {
+    return new A2AProtocolError({
+      code: ERROR_CODES.TASK_GENERATION_MISMATCH,
+      message: taskId
+        ? `Task ${taskId} is at generation ${actual}, not ${expected} (ifGenerationMatch): the message was not applied`
+        : `ifGenerationMatch ${expected} does not match: the message makes a new task (generation 0) and was not applied`,
+      reason: 'TASK_GENERATION_MISMATCH',
+      metadata: {
+        ...(taskId ? { taskId } : {}),
+        expectedGeneration: String(expected),
+        generation: String(actual),
+      },
+    });
+  }
+
   /** 401: `challenge` is the RFC 6750 error code (`invalid_token`) when credentials were sent. */
   static unauthenticated(message: string, challenge?: string): A2AProtocolError {
     return new A2AProtocolError({
@@ -371,6 +400,8 @@ export function fromDomainError(e: DomainError): A2AProtocolError {
     return A2AProtocolError.invalidParams([{ field: e.field ?? 'params', description: e.message }]);
   }
   if (e instanceof ConflictError) return A2AProtocolError.conflict(e.taskId, e.attempts);
+  if (e instanceof GenerationMismatchError)
+    return A2AProtocolError.taskGenerationMismatch(e.taskId, e.expected, e.actual);
   if (e instanceof DuplicateMessageError) {
     // The engine resolves duplicates itself (it returns the task the message went to); reaching here is a bug upstream.
     return A2AProtocolError.invalidParams(

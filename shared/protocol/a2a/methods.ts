@@ -147,7 +147,7 @@ export function parseRequest(
     case 'SubscribeToTask':
       return { operation, command: codec.parseSubscribeToTask(params) };
     case 'GetTask':
-      return { operation, command: codec.parseGetTask(params) };
+      return { operation, command: codec.parseGetTask(params, options) };
     case 'ListTasks':
       return { operation, command: codec.parseListTasks(params) };
     case 'CancelTask':

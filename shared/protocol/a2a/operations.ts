@@ -69,12 +69,16 @@ export interface SendMessageCommand {
   /** Only ever set when the caller declared push support (see ParseOptions). */
   pushNotificationConfig?: PushNotificationConfig;
   metadata?: Record<string, unknown>;
+  /** `configuration.ifGenerationMatch` (dev-1.1); only read when generations are on (ParseOptions). */
+  ifGenerationMatch?: number;
 }
 
 export interface GetTaskCommand {
   tenant?: string;
   id: string;
   historyLength?: number;
+  /** `currentGeneration` (dev-1.1): long-poll until the task's generation is above it; generations on only. */
+  currentGeneration?: number;
 }
 
 export interface ListTasksCommand {
@@ -174,6 +178,11 @@ export interface ParseOptions {
    * SendMessage is then rejected with -32003 instead of being silently dropped.
    */
   pushNotifications?: boolean;
+  /**
+   * Whether generations are on (docs/generations.md). Default false: `ifGenerationMatch` and
+   * `currentGeneration` are then unknown fields, ignored (not validated) as ProtoJSON ignores unknown fields.
+   */
+  generations?: boolean;
 }
 
 // ---- shared finishing steps (called by every codec after shape translation) ----------------------
@@ -187,6 +196,7 @@ export interface SendMessageDraft {
   acceptedOutputModes?: string[];
   pushNotificationConfig?: PushNotificationConfig;
   metadata?: Record<string, unknown>;
+  ifGenerationMatch?: number;
 }
 
 export function finishSendMessage(draft: SendMessageDraft, options: ParseOptions = {}): SendMessageCommand {
@@ -212,6 +222,9 @@ export function finishSendMessage(draft: SendMessageDraft, options: ParseOptions
     ...(draft.acceptedOutputModes?.length ? { acceptedOutputModes: draft.acceptedOutputModes } : {}),
     ...(draft.pushNotificationConfig ? { pushNotificationConfig: draft.pushNotificationConfig } : {}),
     ...(draft.metadata ? { metadata: draft.metadata } : {}),
+    ...(options.generations && draft.ifGenerationMatch !== undefined
+      ? { ifGenerationMatch: draft.ifGenerationMatch }
+      : {}),
   };
 }
 
@@ -238,6 +251,7 @@ export function finishGetTask(draft: GetTaskCommand): GetTaskCommand {
     ...(draft.tenant ? { tenant: draft.tenant } : {}),
     id: draft.id,
     ...(draft.historyLength !== undefined ? { historyLength: draft.historyLength } : {}),
+    ...(draft.currentGeneration !== undefined ? { currentGeneration: draft.currentGeneration } : {}),
   };
 }
 

@@ -15,6 +15,8 @@ export interface TaskEncodeOptions {
   includeArtifacts: boolean;
   /** undefined: all history the view holds; 0: no `history` key; N: the N most recent messages. */
   historyLength?: number;
+  /** Show `generation` (the task's version), when the view knows it: generations are on (docs/generations.md). */
+  generation?: boolean;
 }
 
 export interface ListTasksResult {
@@ -48,6 +50,8 @@ export type StreamEvent =
       status: StreamStatus;
       /** The stream ends after this update (terminal or interrupted state): v0.3 `final: true`. */
       final: boolean;
+      /** The task's generation after the change (its event's version): set only when generations are on. */
+      generation?: number;
     }
   | {
       kind: 'artifact-update';
@@ -56,6 +60,7 @@ export type StreamEvent =
       artifact: Artifact;
       append?: boolean;
       lastChunk?: boolean;
+      generation?: number;
     };
 
 /** A task as every A2A version sees it, before shape translation. */
@@ -70,6 +75,8 @@ export interface TaskProjection {
   /** Present iff there is something to show. */
   history?: Message[];
   metadata?: Record<string, unknown>;
+  /** The task's version, when asked for and known. */
+  generation?: number;
 }
 
 export function projectTask(view: TaskView, opts: TaskEncodeOptions): TaskProjection {
@@ -87,6 +94,7 @@ export function projectTask(view: TaskView, opts: TaskEncodeOptions): TaskProjec
     ...(opts.includeArtifacts ? { artifacts: view.artifacts } : {}),
     ...(history.length > 0 ? { history } : {}),
     ...(head.metadata && Object.keys(head.metadata).length > 0 ? { metadata: head.metadata } : {}),
+    ...(opts.generation && head.version !== undefined ? { generation: head.version } : {}),
   };
 }
 

@@ -35,6 +35,9 @@ const BY_CODE: Readonly<Record<number, Mapping>> = {
   [ERROR_CODES.EXTENDED_AGENT_CARD_NOT_CONFIGURED]: { http: 400, status: 'FAILED_PRECONDITION' },
   [ERROR_CODES.EXTENSION_SUPPORT_REQUIRED]: { http: 400, status: 'FAILED_PRECONDITION' },
   [ERROR_CODES.VERSION_NOT_SUPPORTED]: { http: 400, status: 'FAILED_PRECONDITION' },
+  // the merged PR text says 412 Precondition Failed; 409 is gRPC ABORTED's canonical HTTP mapping
+  // (what a transcoder emits) and what the dev-1.1 summary lists: docs/generations.md#the-error
+  [ERROR_CODES.TASK_GENERATION_MISMATCH]: { http: 409, status: 'ABORTED' },
   [ERROR_CODES.CONFLICT]: { http: 409, status: 'ABORTED' },
   [ERROR_CODES.UNAUTHENTICATED]: { http: 401, status: 'UNAUTHENTICATED' },
   [ERROR_CODES.PERMISSION_DENIED]: { http: 403, status: 'PERMISSION_DENIED' },

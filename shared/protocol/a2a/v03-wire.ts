@@ -68,6 +68,11 @@ export interface V03Task {
   artifacts?: V03Artifact[];
   history?: V03Message[];
   metadata?: Record<string, unknown>;
+  /**
+   * The dev-1.1 generation, served to v0.3 clients as the card's extension (docs/generations.md): a JSON
+   * number, as v0.3's JSON-RPC integers are (v1.0 writes the ProtoJSON int64 string).
+   */
+  generation?: number;
 }
 
 export interface V03ListTasksResponse {
@@ -85,6 +90,7 @@ export interface V03TaskStatusUpdateEvent {
   /** True on the last event of the stream (v0.3 consumers rely on it, sharp edge 9). */
   final: boolean;
   metadata?: Record<string, unknown>;
+  generation?: number;
 }
 
 export interface V03TaskArtifactUpdateEvent {
@@ -95,6 +101,7 @@ export interface V03TaskArtifactUpdateEvent {
   append?: boolean;
   lastChunk?: boolean;
   metadata?: Record<string, unknown>;
+  generation?: number;
 }
 
 /** A v0.3 stream event's `result`: the bare object, told apart by `kind`. */
@@ -176,6 +183,7 @@ export function encodeTask(view: TaskView, opts: TaskEncodeOptions): V03Task {
     ...(t.artifacts ? { artifacts: t.artifacts.map(encodeArtifact) } : {}),
     ...(t.history ? { history: t.history.map(encodeMessage) } : {}),
     ...(t.metadata ? { metadata: t.metadata } : {}),
+    ...(t.generation !== undefined ? { generation: t.generation } : {}),
   };
 }
 
@@ -196,6 +204,7 @@ export function encodeStreamEvent(event: StreamEvent): V03StreamEvent {
           timestamp: event.status.timestamp,
         },
         final: event.final,
+        ...(event.generation !== undefined ? { generation: event.generation } : {}),
       };
     case 'artifact-update':
       return {
@@ -205,6 +214,7 @@ export function encodeStreamEvent(event: StreamEvent): V03StreamEvent {
         artifact: encodeArtifact(event.artifact),
         ...(event.append !== undefined ? { append: event.append } : {}),
         ...(event.lastChunk !== undefined ? { lastChunk: event.lastChunk } : {}),
+        ...(event.generation !== undefined ? { generation: event.generation } : {}),
       };
   }
 }

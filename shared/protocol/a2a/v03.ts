@@ -40,6 +40,7 @@ import {
   base64Schema,
   boundedArray,
   boundedMetadataSchema,
+  generationSchema,
   historyLengthSchema,
   metadataSchema,
   nonEmpty,
@@ -150,25 +151,41 @@ const pushConfigRefSchema = wireObject({
   metadata: z.optional(metadataSchema),
 });
 
-const configurationSchema = wireObject({
+const configurationShape = {
   acceptedOutputModes: z.optional(boundedArray(z.string())),
   blocking: z.optional(z.boolean()),
   historyLength: z.optional(historyLengthSchema(false)),
   pushNotificationConfig: z.optional(pushConfigSchema),
-});
+};
 
 const sendMessageSchema = wireObject({
   message: messageSchema,
-  configuration: z.optional(configurationSchema),
+  configuration: z.optional(wireObject(configurationShape)),
+  metadata: z.optional(boundedMetadataSchema),
+});
+/** With generations on, the card's extension serves v0.3 clients too (docs/generations.md). */
+const generationSendMessageSchema = wireObject({
+  message: messageSchema,
+  configuration: z.optional(
+    wireObject(
+      { ...configurationShape, ifGenerationMatch: z.optional(generationSchema) },
+      { if_generation_match: 'ifGenerationMatch' },
+    ),
+  ),
   metadata: z.optional(boundedMetadataSchema),
 });
 
 /** TaskQueryParams; its `metadata` is accepted and ignored. */
-const getTaskSchema = wireObject({
+const getTaskShape = {
   id: taskIdSchema,
   historyLength: z.optional(historyLengthSchema(false)),
   metadata: z.optional(metadataSchema),
-});
+};
+const getTaskSchema = wireObject(getTaskShape);
+const generationGetTaskSchema = wireObject(
+  { ...getTaskShape, currentGeneration: z.optional(generationSchema) },
+  { current_generation: 'currentGeneration' },
+);
 
 /** TaskIdParams (tasks/cancel, tasks/resubscribe). */
 const noParamsSchema = wireObject({});
@@ -244,8 +261,11 @@ export const v03Codec = {
   version: '0.3',
 
   parseSendMessage(params: unknown, options?: ParseOptions): SendMessageCommand {
-    const p = parseWire(sendMessageSchema, params);
-    const c = p.configuration;
+    const p = options?.generations
+      ? parseWire(generationSendMessageSchema, params)
+      : parseWire(sendMessageSchema, params);
+    const c: ({ ifGenerationMatch?: number } & NonNullable<typeof p.configuration>) | undefined =
+      p.configuration;
     return finishSendMessage(
       {
         message: toDomainMessage(p.message),
@@ -257,16 +277,20 @@ export const v03Codec = {
           ? { pushNotificationConfig: toPushConfig(c.pushNotificationConfig) }
           : {}),
         ...(p.metadata ? { metadata: p.metadata } : {}),
+        ...(c?.ifGenerationMatch !== undefined ? { ifGenerationMatch: c.ifGenerationMatch } : {}),
       },
       options,
     );
   },
 
-  parseGetTask(params: unknown): GetTaskCommand {
-    const p = parseWire(getTaskSchema, params);
+  parseGetTask(params: unknown, options?: ParseOptions): GetTaskCommand {
+    const p: { currentGeneration?: number } & z.output<typeof getTaskSchema> = options?.generations
+      ? parseWire(generationGetTaskSchema, params)
+      : parseWire(getTaskSchema, params);
     return finishGetTask({
       id: p.id,
       ...(p.historyLength !== undefined ? { historyLength: p.historyLength } : {}),
+      ...(p.currentGeneration !== undefined ? { currentGeneration: p.currentGeneration } : {}),
     });
   },
 

@@ -61,6 +61,8 @@ export interface V1Task {
   artifacts?: V1Artifact[];
   history?: V1Message[];
   metadata?: Record<string, unknown>;
+  /** dev-1.1 `int64 generation`: ProtoJSON writes an int64 as a decimal string (docs/generations.md). */
+  generation?: string;
 }
 
 export interface V1SendMessageResponse {
@@ -84,6 +86,7 @@ export interface V1TaskStatusUpdateEvent {
   contextId: string;
   status: V1TaskStatus;
   metadata?: Record<string, unknown>;
+  generation?: string;
 }
 
 export interface V1TaskArtifactUpdateEvent {
@@ -93,6 +96,7 @@ export interface V1TaskArtifactUpdateEvent {
   append?: boolean;
   lastChunk?: boolean;
   metadata?: Record<string, unknown>;
+  generation?: string;
 }
 
 /** One stream event (oneof `payload`): exactly one member is set (digest §3.7). */
@@ -153,8 +157,11 @@ export function encodeTask(view: TaskView, opts: TaskEncodeOptions): V1Task {
     ...(t.artifacts ? { artifacts: t.artifacts.map(encodeArtifact) } : {}),
     ...(t.history ? { history: t.history.map(encodeMessage) } : {}),
     ...(t.metadata ? { metadata: t.metadata } : {}),
+    ...(t.generation !== undefined ? { generation: String(t.generation) } : {}),
   };
 }
+
+const generationOf = (g: number | undefined) => (g !== undefined ? { generation: String(g) } : {});
 
 export function encodeStreamEvent(event: StreamEvent): V1StreamResponse {
   switch (event.kind) {
@@ -173,6 +180,7 @@ export function encodeStreamEvent(event: StreamEvent): V1StreamResponse {
             ...(event.status.message ? { message: encodeMessage(event.status.message) } : {}),
             timestamp: event.status.timestamp,
           },
+          ...generationOf(event.generation),
         },
       };
     case 'artifact-update':
@@ -183,6 +191,7 @@ export function encodeStreamEvent(event: StreamEvent): V1StreamResponse {
           artifact: encodeArtifact(event.artifact),
           ...(event.append !== undefined ? { append: event.append } : {}),
           ...(event.lastChunk !== undefined ? { lastChunk: event.lastChunk } : {}),
+          ...generationOf(event.generation),
         },
       };
   }

@@ -51,6 +51,7 @@ import {
   base64Schema,
   boundedArray,
   boundedMetadataSchema,
+  generationSchema,
   historyLengthSchema,
   idFilterSchema,
   int32,
@@ -220,35 +221,48 @@ const listPushConfigsSchema = wireObject(
   { task_id: 'taskId', page_size: 'pageSize', page_token: 'pageToken' },
 );
 
-const configurationSchema = wireObject(
-  {
-    acceptedOutputModes: z.optional(boundedArray(z.string())),
-    taskPushNotificationConfig: z.optional(pushConfigSchema),
-    historyLength: z.optional(historyLengthSchema(true)),
-    returnImmediately: z.optional(z.boolean()),
-  },
-  {
-    accepted_output_modes: 'acceptedOutputModes',
-    task_push_notification_config: 'taskPushNotificationConfig',
-    history_length: 'historyLength',
-    return_immediately: 'returnImmediately',
-  },
+const configurationShape = {
+  acceptedOutputModes: z.optional(boundedArray(z.string())),
+  taskPushNotificationConfig: z.optional(pushConfigSchema),
+  historyLength: z.optional(historyLengthSchema(true)),
+  returnImmediately: z.optional(z.boolean()),
+};
+const configurationAliases = {
+  accepted_output_modes: 'acceptedOutputModes',
+  task_push_notification_config: 'taskPushNotificationConfig',
+  history_length: 'historyLength',
+  return_immediately: 'returnImmediately',
+} as const;
+
+/** The fields generations add (docs/generations.md): without them, an unknown field, dropped unread. */
+const generationConfigurationSchema = wireObject(
+  { ...configurationShape, ifGenerationMatch: z.optional(generationSchema) },
+  { ...configurationAliases, if_generation_match: 'ifGenerationMatch' },
 );
 
-const sendMessageSchema = wireObject({
+const sendMessageShape = {
   tenant: z.optional(z.string()),
   message: messageSchema,
-  configuration: z.optional(configurationSchema),
   metadata: z.optional(boundedMetadataSchema),
+};
+const sendMessageSchema = wireObject({
+  ...sendMessageShape,
+  configuration: z.optional(wireObject(configurationShape, configurationAliases)),
+});
+const generationSendMessageSchema = wireObject({
+  ...sendMessageShape,
+  configuration: z.optional(generationConfigurationSchema),
 });
 
-const getTaskSchema = wireObject(
-  {
-    tenant: z.optional(z.string()),
-    id: taskIdSchema,
-    historyLength: z.optional(historyLengthSchema(true)),
-  },
-  { history_length: 'historyLength' },
+const getTaskShape = {
+  tenant: z.optional(z.string()),
+  id: taskIdSchema,
+  historyLength: z.optional(historyLengthSchema(true)),
+};
+const getTaskSchema = wireObject(getTaskShape, { history_length: 'historyLength' });
+const generationGetTaskSchema = wireObject(
+  { ...getTaskShape, currentGeneration: z.optional(generationSchema) },
+  { history_length: 'historyLength', current_generation: 'currentGeneration' },
 );
 
 const listTasksSchema = wireObject(
@@ -341,8 +355,11 @@ export const v1Codec = {
   version: '1.0',
 
   parseSendMessage(params: unknown, options?: ParseOptions): SendMessageCommand {
-    const p = parseWire(sendMessageSchema, params);
-    const c = p.configuration;
+    const p = options?.generations
+      ? parseWire(generationSendMessageSchema, params)
+      : parseWire(sendMessageSchema, params);
+    const c: ({ ifGenerationMatch?: number } & NonNullable<typeof p.configuration>) | undefined =
+      p.configuration;
     return finishSendMessage(
       {
         ...(nonEmpty(p.tenant) ? { tenant: p.tenant } : {}),
@@ -354,17 +371,21 @@ export const v1Codec = {
           ? { pushNotificationConfig: toPushConfig(c.taskPushNotificationConfig) }
           : {}),
         ...(p.metadata ? { metadata: p.metadata } : {}),
+        ...(c?.ifGenerationMatch !== undefined ? { ifGenerationMatch: c.ifGenerationMatch } : {}),
       },
       options,
     );
   },
 
-  parseGetTask(params: unknown): GetTaskCommand {
-    const p = parseWire(getTaskSchema, params);
+  parseGetTask(params: unknown, options?: ParseOptions): GetTaskCommand {
+    const p: { currentGeneration?: number } & z.output<typeof getTaskSchema> = options?.generations
+      ? parseWire(generationGetTaskSchema, params)
+      : parseWire(getTaskSchema, params);
     return finishGetTask({
       ...(nonEmpty(p.tenant) ? { tenant: p.tenant } : {}),
       id: p.id,
       ...(p.historyLength !== undefined ? { historyLength: p.historyLength } : {}),
+      ...(p.currentGeneration !== undefined ? { currentGeneration: p.currentGeneration } : {}),
     });
   },
 

@@ -150,6 +150,20 @@ export function int32(
   return acceptStrings ? z.pipe(z.transform(integerFromString), base) : base;
 }
 
+/**
+ * A task generation (proto int64): ProtoJSON writes an int64 as a decimal string and reads a string or a
+ * number. A generation is never negative and this hub's never outgrow a double's exact integers.
+ */
+export const generationSchema = z.pipe(
+  z.transform(integerFromString),
+  z
+    .int({ error: (iss) => (iss.input === undefined ? undefined : 'must be an integer (int64)') })
+    .check(
+      z.gte(0, { error: `must be from 0 to ${Number.MAX_SAFE_INTEGER}` }),
+      z.lte(Number.MAX_SAFE_INTEGER, { error: `must be from 0 to ${Number.MAX_SAFE_INTEGER}` }),
+    ),
+);
+
 /** historyLength: an int32 >= 0 (0 means "no history"). */
 export const historyLengthSchema = (acceptStrings: boolean) =>
   int32(acceptStrings, { min: 0, rangeError: 'must be >= 0 (0 means no history, omit it for all)' });

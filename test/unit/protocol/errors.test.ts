@@ -120,6 +120,13 @@ const CASES: [string, () => A2AProtocolError, number, string, RegExp][] = [
     'VERSION_NOT_SUPPORTED',
     /"2.0" is not supported; supported versions: 1.0, 0.3/,
   ],
+  [
+    'taskGenerationMismatch',
+    () => A2AProtocolError.taskGenerationMismatch('t9', 3, 5),
+    -32010,
+    'TASK_GENERATION_MISMATCH',
+    /Task t9 is at generation 5, not 3/,
+  ],
   ['conflict', () => A2AProtocolError.conflict('t9', 25), -32050, 'CONFLICT', /modified concurrently.*retry/],
 ];
 
