@@ -111,6 +111,27 @@ const queryBoolean = (v: string | undefined): boolean | string | undefined =>
 const defined = (o: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== ''));
 
+const snakeOf = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * The named query parameters, each under the spelling it was given: its camelCase name (digest §4.1)
+ * or the proto's snake_case one (ProtoJSON accepts either; the TCK and Python clients send it), so the
+ * codec reads both, as in a body, and refuses a parameter given both ways.
+ */
+const queryFields = (
+  query: RestRequest['query'],
+  names: readonly string[],
+  convert: (name: string, value: string | undefined) => unknown = (_, v) => v,
+): Record<string, unknown> =>
+  defined(
+    Object.fromEntries(
+      names.flatMap((name) => [
+        [name, convert(name, query[name])],
+        [snakeOf(name), convert(name, query[snakeOf(name)])],
+      ]),
+    ),
+  );
+
 /** Push-config routes exist only where push notifications are offered: refused before their body is read. */
 const requirePush = (h: A2AHandler): void => {
   if (!h.pushNotifications)
@@ -206,9 +227,10 @@ export class RestBinding {
             return v1Codec.encodePushConfig(await h.createPushConfig(m.principal, cmd, '1.0'));
           }
           const q = m.request.query;
-          const cmd = v1Codec.parseListPushConfigs(
-            defined({ taskId: m.params.id, pageSize: q.pageSize, pageToken: q.pageToken }),
-          );
+          const cmd = v1Codec.parseListPushConfigs({
+            ...queryFields(q, ['pageSize', 'pageToken']),
+            taskId: m.params.id,
+          });
           return v1Codec.encodePushConfigList(await h.listPushConfigs(m.principal, cmd), '');
         },
       },
@@ -238,13 +260,7 @@ export class RestBinding {
           const got = await h.getTask(
             m.principal,
             v1Codec.parseGetTask(
-              defined({
-                id: m.params.id,
-                historyLength: q.historyLength,
-                // camelCase query names (digest §4.1); the proto name too, as in a body
-                currentGeneration: q.currentGeneration,
-                current_generation: q.current_generation,
-              }),
+              { ...queryFields(q, ['historyLength', 'currentGeneration']), id: m.params.id },
               { generations: h.generations },
             ),
             { waitBudgetMs: m.request.blockingBudgetMs },
@@ -262,15 +278,19 @@ export class RestBinding {
           const listed = await h.listTasks(
             m.principal,
             v1Codec.parseListTasks(
-              defined({
-                contextId: q.contextId,
-                status: q.status,
-                pageSize: q.pageSize,
-                pageToken: q.pageToken,
-                historyLength: q.historyLength,
-                statusTimestampAfter: q.statusTimestampAfter,
-                includeArtifacts: queryBoolean(q.includeArtifacts),
-              }),
+              queryFields(
+                q,
+                [
+                  'contextId',
+                  'status',
+                  'pageSize',
+                  'pageToken',
+                  'historyLength',
+                  'statusTimestampAfter',
+                  'includeArtifacts',
+                ],
+                (name, v) => (name === 'includeArtifacts' ? queryBoolean(v) : v),
+              ),
             ),
           );
           return v1Codec.encodeListResult(listed.page, listed.show);

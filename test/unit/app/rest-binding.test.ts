@@ -228,6 +228,40 @@ describe('HTTP+JSON binding: routes', () => {
     assert.equal(bad.statusCode, 400);
     assert.match(json(bad.body).error.message, /pageSize/);
   });
+
+  it('reads the proto snake_case query names as their camelCase ones, and refuses one given both ways', async () => {
+    const { binding, calls } = recording();
+    await binding.handle(request('GET', '/tasks/t1', { query: { history_length: '3' } }));
+    await binding.handle(
+      request('GET', '/tasks', {
+        query: {
+          context_id: 'c1',
+          status: 'TASK_STATE_WORKING',
+          page_size: '10',
+          page_token: 'tok',
+          history_length: '2',
+          status_timestamp_after: '2025-11-09T10:30:00Z',
+          include_artifacts: 'true',
+        },
+      }),
+    );
+    assert.deepEqual(calls[0]?.command, { id: 't1', historyLength: 3 });
+    assert.deepEqual(calls[1]?.command, {
+      contextId: 'c1',
+      status: 'TASK_STATE_WORKING',
+      pageSize: 10,
+      pageToken: 'tok',
+      historyLength: 2,
+      statusTimestampAfter: '2025-11-09T10:30:00.000Z',
+      includeArtifacts: true,
+    });
+    const both = await binding.handle(
+      request('GET', '/tasks', { query: { pageSize: '10', page_size: '20' } }),
+    );
+    assert.equal(both.statusCode, 400);
+    assert.match(json(both.body).error.message, /both/);
+    assert.equal(calls.length, 2, 'the refused one reached no handler');
+  });
 });
 
 describe('HTTP+JSON binding: refusals', () => {

@@ -22,6 +22,7 @@ import {
   v1Codec,
   v03Codec,
 } from '../../../shared/protocol/a2a/index.ts';
+import { restErrorBody, restStatusOf } from '../../../shared/protocol/a2a/rest.ts';
 
 /** Every constructor, with the code, reason and a message fragment it must produce. */
 const CASES: [string, () => A2AProtocolError, number, string, RegExp][] = [
@@ -336,5 +337,84 @@ describe('toProtocolError', () => {
     assert.equal(internal.code, -32603);
     assert.doesNotMatch(internal.message, /secret/);
     assert.equal(toProtocolError('weird').code, -32603);
+  });
+});
+
+/**
+ * A2A 1.0.1 §5.4 (digest §7.2), written out here apart from shared/protocol/a2a/rest.ts: each error's
+ * HTTP+JSON status and google.rpc.Status code name. 1.0.1 moved TaskNotCancelable 409→400,
+ * ContentTypeNotSupported 415→400 and InvalidAgentResponse 502→500, and several gRPC UNIMPLEMENTED to
+ * FAILED_PRECONDITION. The hub's own: auth and limits at the transport, the dev-1.1 generation mismatch
+ * and the concurrent-change conflict as ABORTED/409.
+ */
+const SPEC_1_0_1: Array<[string, () => A2AProtocolError, number, string]> = [
+  ['JSONParseError', () => A2AProtocolError.parseError('x'), 400, 'INVALID_ARGUMENT'],
+  ['InvalidRequestError', () => A2AProtocolError.invalidRequest('x'), 400, 'INVALID_ARGUMENT'],
+  ['MethodNotFoundError', () => A2AProtocolError.methodNotFound('X'), 404, 'NOT_FOUND'],
+  ['InvalidParamsError', () => A2AProtocolError.invalidParams([]), 400, 'INVALID_ARGUMENT'],
+  ['InternalError', () => A2AProtocolError.internalError(), 500, 'INTERNAL'],
+  ['TaskNotFoundError', () => A2AProtocolError.taskNotFound('t'), 404, 'NOT_FOUND'],
+  [
+    'TaskNotCancelableError',
+    () => A2AProtocolError.taskNotCancelable('t', 'TASK_STATE_COMPLETED'),
+    400,
+    'FAILED_PRECONDITION',
+  ],
+  [
+    'PushNotificationNotSupportedError',
+    () => A2AProtocolError.pushNotificationNotSupported(),
+    400,
+    'FAILED_PRECONDITION',
+  ],
+  ['UnsupportedOperationError', () => A2AProtocolError.unsupportedOperation('x'), 400, 'FAILED_PRECONDITION'],
+  [
+    'ContentTypeNotSupportedError',
+    () => A2AProtocolError.contentTypeNotSupported('image/x', ['text/plain']),
+    400,
+    'INVALID_ARGUMENT',
+  ],
+  ['InvalidAgentResponseError', () => A2AProtocolError.invalidAgentResponse('x'), 500, 'INTERNAL'],
+  [
+    'ExtendedAgentCardNotConfiguredError',
+    () => A2AProtocolError.extendedAgentCardNotConfigured(),
+    400,
+    'FAILED_PRECONDITION',
+  ],
+  [
+    'ExtensionSupportRequiredError',
+    () => A2AProtocolError.extensionSupportRequired(['urn:a']),
+    400,
+    'FAILED_PRECONDITION',
+  ],
+  [
+    'VersionNotSupportedError',
+    () => A2AProtocolError.versionNotSupported('2.0', ['1.0']),
+    400,
+    'FAILED_PRECONDITION',
+  ],
+  ['TaskGenerationMismatchError', () => A2AProtocolError.taskGenerationMismatch('t', 1, 2), 409, 'ABORTED'],
+  ['conflict (hub, -32050)', () => A2AProtocolError.conflict('t', 25), 409, 'ABORTED'],
+  ['unauthenticated', () => A2AProtocolError.unauthenticated('x', 'invalid_token'), 401, 'UNAUTHENTICATED'],
+  ['permission denied', () => A2AProtocolError.permissionDenied('x'), 403, 'PERMISSION_DENIED'],
+  ['rate limited', () => A2AProtocolError.rateLimited('x'), 429, 'RESOURCE_EXHAUSTED'],
+];
+
+describe('A2A 1.0.1 error mappings over HTTP+JSON', () => {
+  for (const [name, make, http, status] of SPEC_1_0_1) {
+    it(`${name} → HTTP ${http} ${status}`, () => {
+      const err = make();
+      assert.deepEqual(restStatusOf(err), { http, status });
+      const body = restErrorBody(err);
+      assert.equal(body.error.code, http);
+      assert.equal(body.error.status, status);
+      const [info] = body.error.details as Array<{ '@type': string; reason: string; domain: string }>;
+      assert.equal(info?.['@type'], ERROR_INFO_TYPE);
+      assert.equal(info?.reason, err.reason);
+      assert.equal(info?.domain, A2A_ERROR_DOMAIN);
+    });
+  }
+  it('covers every error the hub can raise', () => {
+    const named = new Set(SPEC_1_0_1.map(([, make]) => make().code));
+    for (const code of Object.values(ERROR_CODES)) assert.ok(named.has(code), `code ${code} has a row`);
   });
 });
