@@ -19,6 +19,13 @@ import {
   textPart,
 } from '../../shared/agent/api.ts';
 
+/**
+ * The extension the TCK's CORE-CAP-004 checks a server refuses to serve without: declared required only
+ * when TCK_REQUIRE_EXTENSION is set (every other TCK request would be refused then), for a run of those
+ * tests alone (docs/development.md).
+ */
+const TCK_REQUIRED_EXTENSION = 'urn:a2a:tck:required-extension';
+
 /** The TCK's streaming base timeout (TCK_STREAMING_TIMEOUT, seconds); the resubscribe scenario waits twice it. */
 const STREAMING_TIMEOUT_MS = 2000;
 
@@ -107,6 +114,17 @@ const tckAgent: AgentHandler = {
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['text/plain', 'application/json'],
     extendedCard: { description: 'The TCK agent, as an authenticated caller sees it' },
+    ...(process.env.TCK_REQUIRE_EXTENSION
+      ? {
+          extensions: [
+            {
+              uri: TCK_REQUIRED_EXTENSION,
+              description: 'Required by the TCK run of CORE-CAP-004',
+              required: true,
+            },
+          ],
+        }
+      : {}),
   }),
   respond: (message: IncomingMessage): Reply | undefined =>
     message.request.messageId.startsWith('tck-message-response') ? 'Direct message response' : undefined,
