@@ -29,6 +29,7 @@ import {
   type Outcome,
   type Reply,
   reject,
+  sleep,
   type TaskInput,
   textPart,
   type Validation,
@@ -47,15 +48,6 @@ const seconds = (arg: string): number | undefined => {
   const n = Number(arg);
   return Number.isInteger(n) && n >= 1 && n <= MAX_SLOW_SECONDS ? n : undefined;
 };
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 
 const slow = async (ctx: ExecutionContext, total: number): Promise<Outcome> => {
   for (let s = 1; s <= total; s++) {

@@ -16,6 +16,7 @@ import {
   type Outcome,
   type Reply,
   reject,
+  sleep,
   textPart,
 } from '../../shared/agent/api.ts';
 
@@ -28,15 +29,6 @@ const TCK_REQUIRED_EXTENSION = 'urn:a2a:tck:required-extension';
 
 /** The TCK's streaming base timeout (TCK_STREAMING_TIMEOUT, seconds); the resubscribe scenario waits twice it. */
 const STREAMING_TIMEOUT_MS = 2000;
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 
 /** A working status, an artifact of one text part, then completed: the streaming scenarios' shape. */
 const streamedText = async (ctx: ExecutionContext, text: string): Promise<Outcome> => {

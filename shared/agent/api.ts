@@ -227,6 +227,22 @@ export const fileUrlPart = (url: string, mediaType: string, filename?: string): 
 /** Structured data (any JSON value). */
 export const dataPart = (data: unknown): Part => ({ data, mediaType: 'application/json' });
 
+/**
+ * Waits `ms`, or less when `signal` aborts (pass the context's `signal`: a canceled task's wait ends at
+ * once, and the next report, which throws then, ends the run).
+ */
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
 /** Joins the text parts of a message. */
 export const textOf = (message: Message | undefined): string =>
   (message?.parts ?? [])
