@@ -20,10 +20,13 @@ interface RpcBody {
 }
 type Task = { id: string; generation?: string; status: { state: string } };
 
-const call = async (method: string, params: unknown): Promise<RpcBody> => {
+/** What a client that knows generations sends: their extension activated (docs/generations.md). */
+const ACTIVATED = { 'A2A-Extensions': GENERATIONS_EXTENSION_URI };
+
+const call = async (method: string, params: unknown, activated = true): Promise<RpcBody> => {
   const res = await fetch(`${hub.url}/a2a/jsonrpc`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...(activated ? ACTIVATED : {}) },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
   return (await res.json()) as RpcBody;
@@ -77,8 +80,37 @@ describe('generations on (A2A_GENERATIONS=on)', () => {
     assert.equal((await getTask(task.id)).generation, task.generation);
     const listed = (await call('ListTasks', { pageSize: 100 })).result as { tasks: Task[] };
     assert.equal(listed.tasks.find((t) => t.id === task.id)?.generation, task.generation);
-    const rest = (await (await fetch(`${hub.url}/a2a/rest/tasks/${task.id}`)).json()) as Task;
+    const rest = (await (
+      await fetch(`${hub.url}/a2a/rest/tasks/${task.id}`, { headers: ACTIVATED })
+    ).json()) as Task;
     assert.equal(rest.generation, task.generation);
+  });
+
+  it('a request that does not activate the extension sees A2A 1.0 tasks (no generation); the activation is echoed', async () => {
+    const task = await waitingTask();
+    const plain = (await call('GetTask', { id: task.id }, false)).result as Task;
+    assert.equal(plain.id, task.id);
+    assert.equal('generation' in plain, false, 'a strict 1.0 client sees no field it does not know');
+    const listed = (await call('ListTasks', { pageSize: 100 }, false)).result as { tasks: Task[] };
+    assert.equal(
+      listed.tasks.some((t) => 'generation' in t),
+      false,
+    );
+    const res = await fetch(`${hub.url}/a2a/rest/tasks/${task.id}`);
+    assert.equal('generation' in ((await res.json()) as Task), false);
+    assert.equal(res.headers.get('a2a-extensions'), null, 'nothing activated, nothing echoed');
+    const activated = await fetch(`${hub.url}/a2a/rest/tasks/${task.id}`, { headers: ACTIVATED });
+    assert.equal(activated.headers.get('a2a-extensions'), GENERATIONS_EXTENSION_URI);
+    assert.equal(((await activated.json()) as Task).generation, task.generation);
+    // the request fields are honoured whoever sends them: a stale one is refused all the same
+    await writes.drain();
+    const stale = await call(
+      'SendMessage',
+      { message: message('Paris', { taskId: task.id }), configuration: { ifGenerationMatch: '1' } },
+      false,
+    );
+    assert.equal(stale.error?.code, -32010);
+    assert.deepEqual(await writes.drain(), []);
   });
 
   it('a stale ifGenerationMatch is -32010 and writes nothing; a matching one is applied', async () => {
@@ -112,7 +144,7 @@ describe('generations on (A2A_GENERATIONS=on)', () => {
     await writes.drain();
     const res = await fetch(`${hub.url}/a2a/rest/message:send`, {
       method: 'POST',
-      headers: { 'content-type': 'application/a2a+json' },
+      headers: { 'content-type': 'application/a2a+json', ...ACTIVATED },
       body: JSON.stringify({
         message: message('Paris', { taskId: task.id }),
         configuration: { if_generation_match: String(Number(task.generation) + 1) },
@@ -166,7 +198,12 @@ describe('generations on (A2A_GENERATIONS=on)', () => {
     assert.ok(answeredAt - changedAt < 10_000, `${answeredAt - changedAt} ms after the change`);
     // REST: currentGeneration as a query parameter; already past it: answered at once
     const rest = (await (
-      await fetch(`${hub.url}/a2a/rest/tasks/${task.id}?currentGeneration=${Number(canceled.generation) - 1}`)
+      await fetch(
+        `${hub.url}/a2a/rest/tasks/${task.id}?currentGeneration=${Number(canceled.generation) - 1}`,
+        {
+          headers: ACTIVATED,
+        },
+      )
     ).json()) as Task;
     assert.equal(rest.generation, canceled.generation);
   });
@@ -174,7 +211,7 @@ describe('generations on (A2A_GENERATIONS=on)', () => {
   it("a stream's snapshot and updates carry the generation of their event (the SSE id)", async () => {
     const res = await fetch(`${hub.url}/a2a/rest/message:stream`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...ACTIVATED },
       body: JSON.stringify({ message: message('chunks 2') }),
     });
     const text = await res.text();

@@ -17,6 +17,7 @@ import { TaskEngine } from '../../shared/app/task-engine.ts';
 import { TaskService } from '../../shared/app/task-service.ts';
 import { GenerationMismatchError } from '../../shared/domain/errors.ts';
 import type { Message } from '../../shared/domain/task.ts';
+import { GENERATIONS_EXTENSION_URI } from '../../shared/protocol/a2a/generations.ts';
 import { v1Codec } from '../../shared/protocol/a2a/v1.ts';
 import { createTestTable, type TestTable } from '../support/dynamo.ts';
 import { virtualClock } from '../unit/protocol/stream-fakes.ts';
@@ -41,6 +42,9 @@ before(async () => {
   service = new TaskService(engine);
 });
 after(() => table.drop());
+
+/** The request activated the generations extension (`A2A-Extensions`): its answers show them. */
+const ACTIVATED = [GENERATIONS_EXTENSION_URI];
 
 const handlerWith = (clock?: StreamClock) =>
   new A2AHandler(service, { store, generations: true, ...(clock ? { clock } : {}) });
@@ -74,7 +78,11 @@ const rawItem = async (taskId: string) =>
   ).Item;
 
 const generationOf = async (handler: A2AHandler, id: string, extra: { currentGeneration?: number } = {}) => {
-  const got = await handler.getTask(principal, { id, ...extra }, { waitBudgetMs: 25_000 });
+  const got = await handler.getTask(
+    principal,
+    { id, ...extra },
+    { waitBudgetMs: 25_000, extensions: ACTIVATED },
+  );
   return v1Codec.encodeGetResult(got.view, got.show).generation;
 };
 
@@ -188,7 +196,7 @@ describe('generations on DynamoDB Local', () => {
     const got = await handlerWith(pollClock).getTask(
       principal,
       { id, currentGeneration: record.head.version },
-      { waitBudgetMs: minute },
+      { waitBudgetMs: minute, extensions: ACTIVATED },
     );
     const longPoll = table.usage.reset();
     assert.equal(got.view.head.version, record.head.version, 'nothing changed: the task as it is');

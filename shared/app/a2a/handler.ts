@@ -20,6 +20,7 @@ import type { AgentCard } from '../../protocol/a2a/agent-card.ts';
 import type { A2AVersion } from '../../protocol/a2a/codec.ts';
 import { A2AProtocolError } from '../../protocol/a2a/errors.ts';
 import { activateExtensions } from '../../protocol/a2a/extensions.ts';
+import { GENERATIONS_EXTENSION, GENERATIONS_EXTENSION_URI } from '../../protocol/a2a/generations.ts';
 import type {
   CancelTaskCommand,
   CreatePushConfigCommand,
@@ -64,14 +65,20 @@ export interface TaskResult {
 /** What SendMessage got: a task, or the agent's reply and no task. */
 export type SendResult = ({ kind: 'task' } & TaskResult) | { kind: 'message'; message: Message };
 
-export interface SendContext {
+/** What a request activated (its `A2A-Extensions`): how its answer shows tasks. */
+export interface RequestScope {
+  /** The extensions the request activated (activateExtensions); generations are shown only when activated. */
+  extensions?: readonly string[];
+}
+
+export interface SendContext extends RequestScope {
   /** How long a blocking send may wait for its task to settle (ms). */
   blockingBudgetMs: number;
   /** The A2A version of the request: an inline push config is delivered in its shapes. Default 1.0. */
   version?: A2AVersion;
 }
 
-export interface StreamContext {
+export interface StreamContext extends RequestScope {
   /**
    * How long the stream may stay open (ms). It then ends at a resumable position; a streamed send's
    * inline run hands its task back to the executor HAND_BACK_MARGIN_MS before that.
@@ -84,7 +91,7 @@ export interface StreamContext {
 }
 
 /** GetTask's time: how long a long poll (`currentGeneration`) may wait; without it, none. */
-export interface GetContext {
+export interface GetContext extends RequestScope {
   /** The blocking-wait budget a blocking send has (BLOCKING_WAIT_MS, within the function's time). */
   waitBudgetMs?: number;
   signal?: AbortSignal;
@@ -197,9 +204,17 @@ export class A2AHandler {
     return this.options.generations === true;
   }
 
-  /** How a task is shown: with its generation when generations are on. */
-  private shown(show: TaskEncodeOptions): TaskEncodeOptions {
-    return this.generations ? { ...show, generation: true } : show;
+  /**
+   * Whether an answer shows generations: when they are on and the request activated their extension
+   * (`A2A-Extensions`), so a strict A2A 1.0 client, which knows no `generation` field, never sees one.
+   */
+  private showsGenerations(scope: RequestScope | undefined): boolean {
+    return this.generations && (scope?.extensions ?? []).includes(GENERATIONS_EXTENSION_URI);
+  }
+
+  /** How a task is shown: with its generation when the request asked for generations. */
+  private shown(show: TaskEncodeOptions, scope: RequestScope | undefined): TaskEncodeOptions {
+    return this.showsGenerations(scope) ? { ...show, generation: true } : show;
   }
 
   /**
@@ -242,7 +257,7 @@ export class A2AHandler {
       includeArtifacts: true,
       ...historyOption(cmd.historyLength),
     });
-    return { kind: 'task', view, show: this.shown(showWhole(cmd.historyLength)) };
+    return { kind: 'task', view, show: this.shown(showWhole(cmd.historyLength), context) };
   }
 
   /**
@@ -357,6 +372,7 @@ export class A2AHandler {
           },
         }),
         summary,
+        context,
       );
     } finally {
       this.options.onStreamEnd?.(summary);
@@ -398,6 +414,7 @@ export class A2AHandler {
         summary.end = yield* this.counted(
           this.fromSnapshot(reader, caller, record, undefined, options),
           summary,
+          context,
         );
         return;
       }
@@ -411,7 +428,7 @@ export class A2AHandler {
       summary.lastVersion = after;
       // a resumed stream opens at once (its next event may be a while): a comment starts it
       yield { type: 'heartbeat' };
-      summary.end = yield* this.counted(follow(reader, caller, record, after, options), summary);
+      summary.end = yield* this.counted(follow(reader, caller, record, after, options), summary, context);
     } finally {
       this.options.onStreamEnd?.(summary);
     }
@@ -427,7 +444,7 @@ export class A2AHandler {
   ): AsyncGenerator<StreamItem, StreamEnd> {
     const view = await reader.view(record, { includeArtifacts: true, ...historyOption(historyLength) });
     const id = record.head.version;
-    yield { type: 'event', id, event: snapshotOf(view, this.shown(showWhole(historyLength))) };
+    yield { type: 'event', id, event: snapshotOf(view, showWhole(historyLength)) };
     if ((options.endsAt ?? endsStream)(record.head.state)) {
       // already where this stream ends: its status closes the stream (sharp edge 8)
       yield { type: 'event', id, event: finalStatusOf(view) };
@@ -436,10 +453,11 @@ export class A2AHandler {
     return yield* follow(reader, caller, record, id, { ...options, lastWrite: this.clock.now() });
   }
 
-  /** Passes items through, counting them into the summary. */
+  /** Passes items through, counting them into the summary (and showing generations when asked). */
   private async *counted(
     items: AsyncGenerator<StreamItem, StreamEnd>,
     summary: StreamSummary,
+    scope: RequestScope,
   ): AsyncGenerator<StreamItem, StreamEnd> {
     let done = false;
     try {
@@ -454,7 +472,7 @@ export class A2AHandler {
           summary.events++;
           if (next.value.id !== undefined) summary.lastVersion = next.value.id;
         }
-        yield this.withGeneration(next.value);
+        yield this.withGeneration(next.value, scope);
       }
     } finally {
       // the consumer left early: close what it was reading too
@@ -463,12 +481,15 @@ export class A2AHandler {
   }
 
   /**
-   * An update shows the task's generation after it (its event's version, the SSE id) when generations
-   * are on, as dev-1.1's TaskStatusUpdateEvent and TaskArtifactUpdateEvent do: a gap tells a missed event.
+   * When the request asked for generations (showsGenerations), a stream's snapshot shows the task's, and
+   * an update the task's generation after it (its event's version, the SSE id), as dev-1.1's
+   * TaskStatusUpdateEvent and TaskArtifactUpdateEvent do: a gap tells a missed event.
    */
-  private withGeneration(item: StreamItem): StreamItem {
-    if (!this.generations || item.type !== 'event' || item.id === undefined) return item;
+  private withGeneration(item: StreamItem, scope: RequestScope): StreamItem {
+    if (!this.showsGenerations(scope) || item.type !== 'event' || item.id === undefined) return item;
     const { event } = item;
+    if (event.kind === 'task')
+      return { ...item, event: { ...event, show: { ...event.show, generation: true } } };
     if (event.kind !== 'status-update' && event.kind !== 'artifact-update') return item;
     return { ...item, event: { ...event, generation: item.id } };
   }
@@ -478,7 +499,8 @@ export class A2AHandler {
    * binding to echo; -32008 when it leaves out one the agent requires (digest §4.12).
    */
   activateExtensions(headers: Record<string, string | undefined>): string[] {
-    return activateExtensions(this.options.agent?.extensions, headers);
+    const declared = this.options.agent?.extensions ?? [];
+    return activateExtensions(this.generations ? [...declared, GENERATIONS_EXTENSION] : declared, headers);
   }
 
   /**
@@ -556,7 +578,7 @@ export class A2AHandler {
   async getTask(principal: Principal, cmd: GetTaskCommand, context: GetContext = {}): Promise<TaskResult> {
     const caller = authorize(principal, 'read', cmd.tenant);
     const options = { includeArtifacts: true, ...historyOption(cmd.historyLength) };
-    const show = this.shown(showWhole(cmd.historyLength));
+    const show = this.shown(showWhole(cmd.historyLength), context);
     const after = this.generations ? cmd.currentGeneration : undefined;
     if (after === undefined) return { view: await this.tasks.read(caller, cmd.id, options), show };
     const started = this.clock.now();
@@ -577,19 +599,27 @@ export class A2AHandler {
     return { view: await this.tasks.view(record, options), show };
   }
 
-  async cancelTask(principal: Principal, cmd: CancelTaskCommand): Promise<TaskResult> {
+  async cancelTask(
+    principal: Principal,
+    cmd: CancelTaskCommand,
+    scope: RequestScope = {},
+  ): Promise<TaskResult> {
     const caller = authorize(principal, 'write', cmd.tenant);
-    return { view: await this.tasks.cancel(caller, cmd.id), show: this.shown({ includeArtifacts: true }) };
+    return {
+      view: await this.tasks.cancel(caller, cmd.id),
+      show: this.shown({ includeArtifacts: true }, scope),
+    };
   }
 
   async listTasks(
     principal: Principal,
     cmd: ListTasksCommand,
+    scope: RequestScope = {},
   ): Promise<{ page: ListTasksResult; show: TaskEncodeOptions }> {
     const caller = authorize(principal, 'read', cmd.tenant);
     // history in a listing only when asked for: it costs a query per task
     const historyLength = capped(cmd.historyLength) ?? 0;
-    const show = this.shown({ includeArtifacts: cmd.includeArtifacts, historyLength });
+    const show = this.shown({ includeArtifacts: cmd.includeArtifacts, historyLength }, scope);
     const states: SynapseState[] | undefined = cmd.status ? synapseStatesFor(cmd.status) : undefined;
     if (states && states.length === 0) {
       return { page: { tasks: [], nextPageToken: '', pageSize: cmd.pageSize, totalSize: 0 }, show };
@@ -598,7 +628,7 @@ export class A2AHandler {
     const page = await this.tasks.list(caller, {
       pageSize: cmd.pageSize,
       // a details listing reads each task anyway (versions included)
-      ...(this.generations && !needDetails ? { withVersions: true } : {}),
+      ...(show.generation && !needDetails ? { withVersions: true } : {}),
       ...(cmd.contextId ? { contextId: cmd.contextId } : {}),
       ...(states ? { states } : {}),
       ...(cmd.statusTimestampAfter ? { statusAfter: cmd.statusTimestampAfter } : {}),

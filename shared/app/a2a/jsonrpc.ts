@@ -203,15 +203,13 @@ export class JsonRpcBinding {
         pushNotifications: this.handler.pushNotifications,
         generations: this.handler.generations,
       });
-      const echoed = activatedExtensionsHeader(
-        codec.version,
-        this.handler.activateExtensions(request.headers),
-      );
+      const extensions = this.handler.activateExtensions(request.headers);
+      const echoed = activatedExtensionsHeader(codec.version, extensions);
       if (isStreamRequest(parsed)) {
-        const streamed = await this.stream(codec, parsed, envelope.id, request, principal, meta);
+        const streamed = await this.stream(codec, parsed, envelope.id, request, principal, meta, extensions);
         return { ...streamed, headers: { ...streamed.headers, ...echoed } };
       }
-      const result = await this.run(codec, parsed, request, principal, meta);
+      const result = await this.run(codec, parsed, request, principal, meta, extensions);
       const answered = reply(envelope.id, { result });
       const response = { ...answered, headers: { ...answered.headers, ...echoed } };
       // measured as the proxy result will carry it: a JSON string, escaped
@@ -241,6 +239,7 @@ export class JsonRpcBinding {
     request: RpcRequest,
     principal: Principal,
     meta: NonNullable<RpcResponse['meta']>,
+    extensions: readonly string[],
   ): Promise<RpcResponse> {
     const answer = await answerWithSse(
       this.handler,
@@ -248,6 +247,7 @@ export class JsonRpcBinding {
       {
         principal,
         version: codec.version,
+        extensions,
         ...(request.streamBudgetMs !== undefined ? { budgetMs: request.streamBudgetMs } : {}),
         ...(request.headers['last-event-id'] !== undefined
           ? { lastEventId: request.headers['last-event-id'] }
@@ -278,6 +278,7 @@ export class JsonRpcBinding {
     request: RpcRequest,
     caller: Principal,
     meta: NonNullable<RpcResponse['meta']>,
+    extensions: readonly string[],
   ): Promise<unknown> {
     const note = (view: { head: { taskId: string; contextId: string } }) => {
       meta.taskId = view.head.taskId;
@@ -288,6 +289,7 @@ export class JsonRpcBinding {
         const sent = await this.handler.sendMessage(caller, parsed.command, {
           blockingBudgetMs: request.blockingBudgetMs,
           version: codec.version,
+          extensions,
         });
         if (sent.kind === 'message') {
           // answered with a message: no task
@@ -301,16 +303,17 @@ export class JsonRpcBinding {
         // a long poll (currentGeneration) waits at most as long as a blocking send
         const got = await this.handler.getTask(caller, parsed.command, {
           waitBudgetMs: request.blockingBudgetMs,
+          extensions,
         });
         note(got.view);
         return codec.encodeGetResult(got.view, got.show);
       }
       case 'ListTasks': {
-        const listed = await this.handler.listTasks(caller, parsed.command);
+        const listed = await this.handler.listTasks(caller, parsed.command, { extensions });
         return codec.encodeListResult(listed.page, listed.show);
       }
       case 'CancelTask': {
-        const canceled = await this.handler.cancelTask(caller, parsed.command);
+        const canceled = await this.handler.cancelTask(caller, parsed.command, { extensions });
         note(canceled.view);
         return codec.encodeCancelResult(canceled.view, canceled.show);
       }

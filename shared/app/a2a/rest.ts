@@ -76,6 +76,8 @@ interface Matched {
   /** The request body as JSON (undefined when it has none). */
   json: () => unknown;
   meta: NonNullable<RestResponse['meta']>;
+  /** The extensions the request activated (`A2A-Extensions`): how its answer shows tasks. */
+  extensions: readonly string[];
 }
 
 type Route = {
@@ -167,6 +169,7 @@ export class RestBinding {
           const sent = await h.sendMessage(m.principal, command, {
             blockingBudgetMs: m.request.blockingBudgetMs,
             version: '1.0',
+            extensions: m.extensions,
           });
           if (sent.kind === 'message') return v1Codec.encodeSendReply(sent.message);
           m.meta.taskId = sent.view.head.taskId;
@@ -195,6 +198,7 @@ export class RestBinding {
           const canceled = await h.cancelTask(
             m.principal,
             v1Codec.parseCancelTask({ ...extra, id: m.params.id }),
+            { extensions: m.extensions },
           );
           m.meta.taskId = canceled.view.head.taskId;
           return v1Codec.encodeCancelResult(canceled.view, canceled.show);
@@ -263,7 +267,7 @@ export class RestBinding {
               { ...queryFields(q, ['historyLength', 'currentGeneration']), id: m.params.id },
               { generations: h.generations },
             ),
-            { waitBudgetMs: m.request.blockingBudgetMs },
+            { waitBudgetMs: m.request.blockingBudgetMs, extensions: m.extensions },
           );
           m.meta.taskId = got.view.head.taskId;
           return v1Codec.encodeGetResult(got.view, got.show);
@@ -292,6 +296,7 @@ export class RestBinding {
                 (name, v) => (name === 'includeArtifacts' ? queryBoolean(v) : v),
               ),
             ),
+            { extensions: m.extensions },
           );
           return v1Codec.encodeListResult(listed.page, listed.show);
         },
@@ -412,7 +417,8 @@ export class RestBinding {
         throw A2AProtocolError.parseError();
       }
     };
-    const echoed = activatedExtensionsHeader('1.0', this.handler.activateExtensions(request.headers));
+    const extensions = this.handler.activateExtensions(request.headers);
+    const echoed = activatedExtensionsHeader('1.0', extensions);
     const json = () => {
       const parsed = parsedBody();
       if (tenant === undefined || !parsed || typeof parsed !== 'object' || Array.isArray(parsed))
@@ -427,9 +433,9 @@ export class RestBinding {
         ]);
       return { ...parsed, tenant };
     };
-    const matched: Matched = { request, principal, params, json, meta };
+    const matched: Matched = { request, principal, params, json, meta, extensions };
     if ('stream' in route) {
-      const streamed = await this.streamed(route.stream(matched), request, principal, meta, responseType);
+      const streamed = await this.streamed(route.stream(matched), matched, responseType);
       return { ...streamed, headers: { ...streamed.headers, ...echoed } };
     }
     const result = await route.run(matched);
@@ -452,9 +458,7 @@ export class RestBinding {
    */
   private async streamed(
     request: StreamRequest,
-    http: RestRequest,
-    principal: Principal,
-    meta: NonNullable<RestResponse['meta']>,
+    { request: http, principal, meta, extensions }: Matched,
     responseType: string,
   ): Promise<RestResponse> {
     const answer = await answerWithSse(
@@ -463,6 +467,7 @@ export class RestBinding {
       {
         principal,
         version: '1.0',
+        extensions,
         ...(http.streamBudgetMs !== undefined ? { budgetMs: http.streamBudgetMs } : {}),
         ...(http.headers['last-event-id'] !== undefined
           ? { lastEventId: http.headers['last-event-id'] }

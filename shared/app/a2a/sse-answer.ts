@@ -61,6 +61,8 @@ export interface StreamOptions {
   lastEventId?: string;
   /** The request's A2A version (a streamed send's inline push config is delivered in its shapes). */
   version?: A2AVersion;
+  /** The extensions the request activated (how its events show tasks). */
+  extensions?: readonly string[];
 }
 
 export type SseAnswer =
@@ -83,6 +85,7 @@ function openTaskStream(
     budgetMs: Math.max(0, options.budgetMs ?? DEFAULT_STREAM_BUDGET_MS),
     signal,
     ...(options.version ? { version: options.version } : {}),
+    ...(options.extensions ? { extensions: options.extensions } : {}),
   };
   if (request.operation === 'SendStreamingMessage') {
     return handler.sendStreamingMessage(options.principal, request.command, context);
