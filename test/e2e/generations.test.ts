@@ -173,6 +173,29 @@ describe('generations on (A2A_GENERATIONS=on)', () => {
     assert.equal((made.result as { task: Task }).task.status.state, 'TASK_STATE_COMPLETED');
   });
 
+  it('SendStreamingMessage with a stale ifGenerationMatch: a plain -32010 answer before any stream, nothing written', async () => {
+    const task = await waitingTask();
+    await writes.drain();
+    const res = await fetch(`${hub.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...ACTIVATED },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'SendStreamingMessage',
+        params: {
+          message: message('Paris', { taskId: task.id }),
+          configuration: { ifGenerationMatch: String(Number(task.generation) - 1) },
+        },
+      }),
+    });
+    assert.match(res.headers.get('content-type') ?? '', /application\/json/, 'not text/event-stream');
+    const body = (await res.json()) as RpcBody;
+    assert.equal(body.error?.code, -32010, JSON.stringify(body));
+    assert.deepEqual(await writes.drain(), [], 'no record in the table stream');
+    assert.equal((await getTask(task.id)).status.state, 'TASK_STATE_INPUT_REQUIRED');
+  });
+
   it('a cancel is one change: the generation moves by exactly one', async () => {
     const task = await waitingTask();
     const canceled = (await call('CancelTask', { id: task.id })).result as Task;
