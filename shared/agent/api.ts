@@ -5,6 +5,7 @@
  * progress, artifacts, questions and human decisions, and a description that
  * feeds the agent card.
  */
+import { setTimeout as wait } from 'node:timers/promises';
 import type { Artifact, Message, Part } from '../domain/task.ts';
 
 export type { Artifact, Message, Part };
@@ -232,16 +233,8 @@ export const dataPart = (data: unknown): Part => ({ data, mediaType: 'applicatio
  * once, and the next report, which throws then, ends the run).
  */
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
+  // node's timer rejects with an AbortError on abort: here that is simply the end of the wait
+  wait(ms, undefined, signal ? { signal } : {}).catch(() => undefined);
 
 /** Joins the text parts of a message. */
 export const textOf = (message: Message | undefined): string =>

@@ -25,6 +25,7 @@
  * 15 s, well inside API Gateway's idle timeout (30 s for edge-optimized
  * endpoints, 5 minutes for regional ones). docs/streaming.md has the arithmetic.
  */
+import { setTimeout as wait } from 'node:timers/promises';
 import { TaskNotFoundError } from '../../domain/errors.ts';
 import { isTerminal, type SynapseState } from '../../domain/states.ts';
 import { isWellFormed, MAX_ID_LENGTH, type TaskEvent, type TaskView } from '../../domain/task.ts';
@@ -50,16 +51,10 @@ export interface StreamClock {
 export const systemStreamClock: StreamClock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
-    new Promise<void>((resolve) => {
-      if (signal?.aborted || ms <= 0) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal?.addEventListener('abort', done, { once: true });
-    }),
+    signal?.aborted || ms <= 0
+      ? Promise.resolve()
+      : // node's timer rejects with an AbortError on abort: here that is the end of the wait
+        wait(ms, undefined, signal ? { signal } : {}).catch(() => undefined),
 };
 
 export interface StreamTiming {
