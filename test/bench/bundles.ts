@@ -76,7 +76,7 @@ export interface ColdStartResult {
 }
 
 export interface MeasureOptions {
-  /** Measured rounds; the median is reported (default 15). */
+  /** Measured rounds; the median is reported (default 15; the bench runs 41). */
   runs?: number;
   /** Agent module bundled for `#agent` (default the demo agent). */
   agentModule?: string;
