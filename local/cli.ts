@@ -6,7 +6,7 @@
  * the hub's stop grace (DEFAULT_STOP_GRACE_MS), then the process exits and
  * leaves what still ran to its tasks' leases. A second signal exits at once.
  */
-import { generationsEnabled } from '../shared/protocol/a2a/generations.ts';
+import { GENERATIONS_EXTENSION_URI, generationsEnabled } from '../shared/protocol/a2a/generations.ts';
 import { JSONRPC_PATH, ROUTES } from '../shared/routes.ts';
 import { JavaMissingError } from './dynamodb-local.ts';
 import type { BusEvent } from './event-bus.ts';
@@ -164,7 +164,10 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
         : `  Auth:       API keys${env.AUTH_JWT_ISSUER ? ` and JWTs of ${env.AUTH_JWT_ISSUER}` : ''}; make a tenant and a key with ` +
           adminCommand(hub, 'auth -- tenants add acme'),
       ...(generationsEnabled(env)
-        ? ['  Generations: on (A2A_GENERATIONS: A2A dev-1.1 task generations, docs/generations.md)']
+        ? [
+            '  Generations: on (A2A dev-1.1; shown to requests that send A2A-Extensions: ' +
+              `${GENERATIONS_EXTENSION_URI}, docs/generations.md)`,
+          ]
         : []),
       'Try:',
       `  curl -s ${hub.url}${JSONRPC_PATH} -H 'Content-Type: application/json' -H 'A2A-Version: 1.0'${dev ? '' : " -H 'Authorization: Bearer <key>'"} -d '${SEND_MESSAGE_EXAMPLE}'`,
