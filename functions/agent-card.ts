@@ -7,10 +7,11 @@
  * (GET /synapse/schemas/{name}).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { lowerCaseHeaders, publicUrlOf, queryParameter } from '../shared/adapters/lambda/http.ts';
 import type { AgentHandler } from '../shared/agent/api.ts';
 import { loadAgent } from '../shared/agent/load.ts';
 import { hubCard } from '../shared/app/a2a/card.ts';
-import { lowerCaseHeaders, publicUrlOf, queryParameter } from '../shared/http.ts';
+import { SYNAPSE_SCHEMAS_PATH } from '../shared/contracts/routes.ts';
 import { withObservability } from '../shared/observability/index.ts';
 import {
   A2A_VERSION_HEADER,
@@ -18,7 +19,6 @@ import {
   cardETag,
   cardVersionFor,
 } from '../shared/protocol/a2a/index.ts';
-import { SYNAPSE_SCHEMAS_PATH } from '../shared/routes.ts';
 
 /** The card only changes with a deployment, i.e. with a new container. */
 const LAST_MODIFIED = new Date().toUTCString();

@@ -2,18 +2,18 @@
  * The API Gateway Lambda authorizer (REQUEST type, identity source the Authorization header, results
  * cached by API Gateway for `-c authCacheTtlSeconds`, 300 s by default): verifies the bearer JWT or API key, and answers
  *   - Allow on every method of the stage (a cached verdict serves any route), with the principal in
- *     the context (shared/auth-context.ts reads it) and its tenant's usage key, which the usage plan
+ *     the context (shared/adapters/lambda/auth-context.ts reads it) and its tenant's usage key, which the usage plan
  *     throttles by;
- *   - `Unauthorized` (API Gateway's 401, with the hub's WWW-Authenticate: shared/gateway-responses.ts)
+ *   - `Unauthorized` (API Gateway's 401, with the hub's WWW-Authenticate: shared/contracts/gateway-responses.ts)
  *     for credentials that do not verify;
  *   - Deny (403) for valid credentials of an unregistered tenant.
  * The credential itself is never logged.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { contextOfPrincipal } from '../shared/auth-context.ts';
-import { authenticator } from '../shared/authorizer-wiring.ts';
+import { contextOfPrincipal } from '../shared/adapters/lambda/auth-context.ts';
+import { lowerCaseHeaders } from '../shared/adapters/lambda/http.ts';
+import { authenticator } from '../shared/composition-roots/authorizer.ts';
 import { AuthError } from '../shared/domain/errors.ts';
-import { lowerCaseHeaders } from '../shared/http.ts';
 import { logger, withObservability } from '../shared/observability/index.ts';
 
 /** `arn:…:execute-api:<region>:<account>:<api>/<stage>/*`: the verdict is cached for the whole stage. */

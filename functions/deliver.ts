@@ -2,7 +2,7 @@
  * Deliver: SQS event source on the delivery queue. Each record is one push notification attempt (an
  * event of a task to one of its push configs); the worker claims the attempt in the task's delivery
  * log before sending, so a redelivered record sends nothing twice, and queues its own retries and
- * dead-letter messages (shared/app/delivery-worker.ts, docs/deliveries.md). A record whose attempt
+ * dead-letter messages (shared/app/delivery/delivery-worker.ts, docs/deliveries.md). A record whose attempt
  * another invocation holds comes back once that one must have ended; a record that throws (DynamoDB,
  * SQS or the signing keys unavailable) comes back after a backoff, and after the queue's
  * maxReceiveCount goes to the dead-letter queue as it is.
@@ -11,12 +11,12 @@ import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { eachRecord, receiveCount } from '../shared/adapters/aws/sqs-batch.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
-import type { DeliveryMessage, DeliveryWorker } from '../shared/app/delivery-worker.ts';
-import { deliveryQueueUrl } from '../shared/delivery-wiring.ts';
-import { deliveryWorker } from '../shared/delivery-worker-wiring.ts';
+import type { DeliveryMessage, DeliveryWorker } from '../shared/app/delivery/delivery-worker.ts';
+import { sqsClient } from '../shared/composition-roots/core.ts';
+import { deliveryQueueUrl } from '../shared/composition-roots/delivery-queue.ts';
+import { deliveryWorker } from '../shared/composition-roots/delivery-worker.ts';
 import { logger, withObservability } from '../shared/observability/index.ts';
 import * as z from '../shared/validation/zod.ts';
-import { sqsClient } from '../shared/wiring.ts';
 
 const text = z.string().check(z.minLength(1), z.maxLength(1024));
 const positive = z.number().check(z.int(), z.positive());

@@ -9,10 +9,15 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { eachRecord, receiveCount } from '../shared/adapters/aws/sqs-batch.ts';
 import { EXECUTOR_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
-import { MAX_DELAY_SECONDS } from '../shared/app/relay.ts';
+import { MAX_DELAY_SECONDS } from '../shared/app/delivery/relay.ts';
+import {
+  executorQueueFromEnv,
+  executorQueueUrl,
+  sqsClient,
+  taskExecutor,
+} from '../shared/composition-roots/core.ts';
 import { countMetric, logger, MetricName, withObservability } from '../shared/observability/index.ts';
 import * as z from '../shared/validation/zod.ts';
-import { executorQueueFromEnv, executorQueueUrl, sqsClient, taskExecutor } from '../shared/wiring.ts';
 
 const runSchema = z.object({
   tenant: z.string().check(z.minLength(1)),

@@ -1,6 +1,6 @@
 /**
  * Heartbeat: SQS event source on the heartbeat queue. Each record is the
- * watch of one running task (shared/app/heartbeat.ts): it stops, comes back
+ * watch of one running task (shared/app/heartbeat/heartbeat.ts): it stops, comes back
  * later (a new delayed message), or resolves a lost run (run again or
  * failed, one conditional write). A redelivered record is harmless: the
  * watch acts on the task as it is now. Records that throw are reported as
@@ -10,9 +10,9 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { eachRecord, receiveCount } from '../shared/adapters/aws/sqs-batch.ts';
 import { HEARTBEAT_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
+import { heartbeatWatcher, sqsClient } from '../shared/composition-roots/core.ts';
 import { countMetric, logger, MetricName, withObservability } from '../shared/observability/index.ts';
 import * as z from '../shared/validation/zod.ts';
-import { heartbeatWatcher, sqsClient } from '../shared/wiring.ts';
 
 const watchSchema = z.object({
   tenant: z.string().check(z.minLength(1)),

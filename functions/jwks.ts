@@ -9,12 +9,12 @@
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { signerFromEnv } from '../shared/adapters/keys/index.ts';
+import { lowerCaseHeaders } from '../shared/adapters/lambda/http.ts';
 import {
   JWKS_MAX_AGE_SECONDS,
   type PushSigner,
   SigningKeysUnavailableError,
-} from '../shared/app/push-signing.ts';
-import { lowerCaseHeaders } from '../shared/http.ts';
+} from '../shared/app/push/push-signing.ts';
 import { logger, withObservability } from '../shared/observability/index.ts';
 
 export const createJwksHandler =

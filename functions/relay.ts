@@ -1,22 +1,22 @@
 /**
  * Relay: the table's stream (DynamoDB Streams event source, in order per
  * task). Turns committed task changes into executor runs, heartbeat watches,
- * lifecycle events and push deliveries (shared/app/relay.ts). A record that cannot be relayed is
+ * lifecycle events and push deliveries (shared/app/delivery/relay.ts). A record that cannot be relayed is
  * reported as the batch's first failure: Lambda retries from it (bisecting,
  * a bounded number of times) and then hands it to the on-failure queue.
  */
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { taskChangeOf } from '../shared/adapters/dynamodb/stream.ts';
-import type { TaskChange } from '../shared/app/ports.ts';
-import { relayChanges } from '../shared/app/relay.ts';
-import { deliveryQueueFromEnv } from '../shared/delivery-wiring.ts';
-import { logger, withObservability } from '../shared/observability/index.ts';
+import { relayChanges } from '../shared/app/delivery/relay.ts';
 import {
   executorQueueFromEnv,
   heartbeatQueueFromEnv,
   heartbeatRules,
   lifecyclePublisher,
-} from '../shared/wiring.ts';
+} from '../shared/composition-roots/core.ts';
+import { deliveryQueueFromEnv } from '../shared/composition-roots/delivery-queue.ts';
+import { logger, withObservability } from '../shared/observability/index.ts';
+import type { TaskChange } from '../shared/ports/tasks.ts';
 
 const failAt = (sequence: string | undefined): DynamoDBBatchResponse => ({
   batchItemFailures: sequence ? [{ itemIdentifier: sequence }] : [],

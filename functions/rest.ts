@@ -8,11 +8,11 @@
  * is a short body through the same stream.
  */
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { a2aHandler, a2aRequestOf, logA2ARequest } from '../shared/a2a-wiring.ts';
 import { type StreamedResult, streamedResult } from '../shared/adapters/aws/streamed-response.ts';
 import { RestBinding } from '../shared/app/a2a/rest.ts';
+import { a2aHandler, a2aRequestOf, logA2ARequest } from '../shared/composition-roots/a2a.ts';
+import { REST_PATH } from '../shared/contracts/routes.ts';
 import { withObservability } from '../shared/observability/index.ts';
-import { REST_PATH } from '../shared/routes.ts';
 
 let restInstance: Promise<RestBinding> | undefined;
 const rest = () => {

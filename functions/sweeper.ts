@@ -3,9 +3,9 @@
  * whose deadline has passed.
  */
 import type { ScheduledEvent } from 'aws-lambda';
-import { type SweepResult, sweepExpiredTasks } from '../shared/app/expiry.ts';
+import { type SweepResult, sweepExpiredTasks } from '../shared/app/tasks/expiry.ts';
+import { taskEngine } from '../shared/composition-roots/core.ts';
 import { countMetric, logger, MetricName, withObservability } from '../shared/observability/index.ts';
-import { taskEngine } from '../shared/wiring.ts';
 
 export const sweeperHandler = async (_event: ScheduledEvent): Promise<SweepResult> => {
   const result = await sweepExpiredTasks(taskEngine());

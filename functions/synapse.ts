@@ -5,11 +5,11 @@
  * a task to a peer, read, answer, cancel it). The JSON Schemas are served by functions/agent-card.ts.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { principalOf } from '../shared/auth-context.ts';
-import { lowerCaseHeaders } from '../shared/http.ts';
+import { principalOf } from '../shared/adapters/lambda/auth-context.ts';
+import { lowerCaseHeaders } from '../shared/adapters/lambda/http.ts';
+import { synapseEndpoint, synapseTasksApi } from '../shared/composition-roots/synapse.ts';
+import { SYNAPSE_TASKS_PATH } from '../shared/contracts/routes.ts';
 import { appendTaskKeys, logger, withObservability } from '../shared/observability/index.ts';
-import { SYNAPSE_TASKS_PATH } from '../shared/routes.ts';
-import { synapseEndpoint, synapseTasksApi } from '../shared/synapse-wiring.ts';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 

@@ -26,14 +26,14 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DELIVERY_QUEUE, EXECUTOR_QUEUE, HEARTBEAT_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import type { RemoteSkills } from '../shared/app/synapse/bridge.ts';
-import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE } from '../shared/observability/names.ts';
 import {
   JSONRPC_PATH,
   JWKS_PATH,
   REST_PATH,
   type RouteDefinition,
   SYNAPSE_CALLBACK_PATH,
-} from '../shared/routes.ts';
+} from '../shared/contracts/routes.ts';
+import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE } from '../shared/observability/names.ts';
 import { type FunctionId, resolveAgentModule } from './bundling.ts';
 import { Api } from './constructs/api.ts';
 import type { AuthOptions } from './constructs/auth.ts';

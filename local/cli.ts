@@ -6,8 +6,9 @@
  * the hub's stop grace (DEFAULT_STOP_GRACE_MS), then the process exits and
  * leaves what still ran to its tasks' leases. A second signal exits at once.
  */
+
+import { JSONRPC_PATH, ROUTES } from '../shared/contracts/routes.ts';
 import { GENERATIONS_EXTENSION_URI, generationsEnabled } from '../shared/protocol/a2a/generations.ts';
-import { JSONRPC_PATH, ROUTES } from '../shared/routes.ts';
 import { JavaMissingError } from './dynamodb-local.ts';
 import type { BusEvent } from './event-bus.ts';
 import { DEFAULT_STOP_GRACE_MS, type HubHandlers, type LocalHub, startLocalHub } from './hub.ts';

@@ -13,7 +13,7 @@
  *   `binaryMediaTypes: ['*\/*']` minus text); AWS decides by the API's binaryMediaTypes.
  * - With an `authorizer` (the REQUEST authorizer of every non-public route, as on AWS: identity source
  *   the Authorization header, the verdict cached for `cacheTtlMs` by that header, the usage key's
- *   throttle): its verdicts are answered with the same gateway responses (shared/gateway-responses.ts).
+ *   throttle): its verdicts are answered with the same gateway responses (shared/contracts/gateway-responses.ts).
  *   The cache is off by default here (AWS: 300 s): a key revoked on a local hub is refused at once,
  *   where on AWS the admin CLI flushes the stage's authorizer cache (docs/security.md#api-keys).
  *
@@ -36,7 +36,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { GATEWAY_RESPONSES, type GatewayResponseType } from '../shared/gateway-responses.ts';
+import { GATEWAY_RESPONSES, type GatewayResponseType } from '../shared/contracts/gateway-responses.ts';
 import { consoleLog, createLambdaContext, LOCAL_ACCOUNT, type LocalLog } from './lambda-context.ts';
 import {
   isStreamingHandler,
@@ -54,7 +54,7 @@ export interface GatewayRoute<F extends string = string> {
   function: F;
   /** STREAM transfer mode: the integration timeout is streamTimeoutMs and responses are streamed. */
   stream?: boolean;
-  /** No authorizer on this route (shared/routes.ts). */
+  /** No authorizer on this route (shared/contracts/routes.ts). */
   public?: true;
 }
 

@@ -41,10 +41,10 @@ import {
   HEARTBEAT_QUEUE,
   QUEUES,
 } from '../shared/adapters/sqs/queues.ts';
-import { heartbeatRulesFrom } from '../shared/app/heartbeat.ts';
-import { type RecoveryResult, recoverPendingWork } from '../shared/app/recovery.ts';
-import { TENANT_THROTTLE } from '../shared/gateway-responses.ts';
-import { type FunctionName, ROUTES, STREAMING } from '../shared/routes.ts';
+import { heartbeatRulesFrom } from '../shared/app/heartbeat/heartbeat.ts';
+import { type RecoveryResult, recoverPendingWork } from '../shared/app/tasks/recovery.ts';
+import { TENANT_THROTTLE } from '../shared/contracts/gateway-responses.ts';
+import { type FunctionName, ROUTES, STREAMING } from '../shared/contracts/routes.ts';
 import { type DynamoLocal, startDynamoLocal } from './dynamodb-local.ts';
 import { type BusEvent, type LocalEventBus, startLocalEventBus } from './event-bus.ts';
 import { type EventSource, type SqsHandler, startEventSource } from './event-source.ts';
@@ -141,7 +141,7 @@ export interface LocalHub {
   sqsEndpoint: string;
   /**
    * The local SQS's own client: the event sources receive and delete through it (the handlers send
-   * through theirs, shared/wiring.ts). Exposed so a benchmark can count those requests too.
+   * through theirs, shared/composition-roots/core.ts). Exposed so a benchmark can count those requests too.
    */
   sqsClient: SQSClient;
   /** The local lifecycle event bus (what the relay published). */

@@ -2,7 +2,7 @@
  * `npx tsx scripts/synapse-schemas.ts`: writes the Synapse P2P JSON Schemas (generated from the zod
  * schemas the hub validates with, shared/protocol/synapse/json-schema.ts) to docs/synapse-schemas/,
  * formatted by Biome like the rest of the tree. `--check` writes nothing and exits 1 when the
- * committed files differ from what the schemas generate (test/unit/synapse/json-schema.test.ts
+ * committed files differ from what the schemas generate (test/unit/protocol/synapse/json-schema.test.ts
  * checks the same).
  */
 import { spawnSync } from 'node:child_process';

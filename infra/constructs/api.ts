@@ -32,7 +32,7 @@ import {
   type RouteDefinition,
   STREAMING,
   SYNAPSE_CALLBACK_PATH,
-} from '../../shared/routes.ts';
+} from '../../shared/contracts/routes.ts';
 import { grantTableReadWrite } from '../permissions.ts';
 
 /** ListTasks (by owner, by context); never the deadline index. History is read from the table itself. */
@@ -64,7 +64,7 @@ export const publicRouteReason = (route: RouteDefinition): string =>
   route.path === SYNAPSE_CALLBACK_PATH
     ? 'Public by design: the Synapse callback is where peers post their p2p messages, each authenticated by ' +
       'its HMAC signature with the shared secret of its peer (docs/synapse-protocol.md), not by a hub credential.'
-    : 'Public by design (marked public in shared/routes.ts): a discovery document (the agent card, the JWKS ' +
+    : 'Public by design (marked public in shared/contracts/routes.ts): a discovery document (the agent card, the JWKS ' +
       'of the push JWTs, the Synapse JSON Schemas) that anyone may fetch and that holds no tenant data.';
 
 /** Why an authenticated method does not use a Cognito user pool authorizer (cdk-nag COG4). */
@@ -262,7 +262,7 @@ export class Api extends Construct {
     grantTableReadWrite(props.table, synapse.function, { indexes: SYNAPSE_INDEXES });
     grantSynapsePeers(props.synapsePeers, synapse.function, props.synapseAgentId ?? DEFAULT_SYNAPSE_AGENT_ID);
     // the skills a Synapse peer carries out: the task service of jsonrpc, rest and synapse delegates their
-    // tasks (shared/wiring.ts). No further grant: a delegation writes a requester task and its push config
+    // tasks (shared/composition-roots/core.ts). No further grant: a delegation writes a requester task and its push config
     // in the table (PutItem, by key), and the stream relay, not these functions, queues its messages to the
     // peer as deliveries, which the delivery worker signs with the peers secret
     const remote = synapseRemoteSkillsOf(props.synapseRemoteSkills);

@@ -10,7 +10,7 @@
  * - the tenants' usage plan on the prod stage (throttle TENANT_THROTTLE by default, an optional quota):
  *   the API's key source is the authorizer, which names the tenant's usage key; the keys themselves are
  *   created by the admin CLI (`npm run auth -- tenants add …`), not here;
- * - the gateway responses (shared/gateway-responses.ts): 401 with the hub's WWW-Authenticate challenge,
+ * - the gateway responses (shared/contracts/gateway-responses.ts): 401 with the hub's WWW-Authenticate challenge,
  *   403, 429 with Retry-After, 500 of a failing authorizer, in the JSON-RPC / google.rpc.Status shape.
  *
  * Which methods the authorizer guards is the API's business (constructs/api.ts: every route not marked
@@ -22,12 +22,12 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { RIGHTS } from '../../shared/app/auth/principal.ts';
-import { jwtConfigFrom } from '../../shared/authorizer-wiring.ts';
+import { jwtConfigFrom } from '../../shared/composition-roots/authorizer.ts';
 import {
   DEFAULT_AUTH_CACHE_TTL_SECONDS,
   GATEWAY_RESPONSES,
   TENANT_THROTTLE,
-} from '../../shared/gateway-responses.ts';
+} from '../../shared/contracts/gateway-responses.ts';
 import { grantAuthDirectoryRead } from '../permissions.ts';
 import { HubFunction } from './function.ts';
 
@@ -90,7 +90,7 @@ export const AUTHORIZER_SHARED_ENV = [
   'NODE_OPTIONS',
 ] as const;
 
-/** Every variable of the authorizer's JWT configuration (shared/authorizer-wiring.ts). */
+/** Every variable of the authorizer's JWT configuration (shared/composition-roots/authorizer.ts). */
 export const AUTH_JWT_ENV = {
   issuer: 'AUTH_JWT_ISSUER',
   audience: 'AUTH_JWT_AUDIENCE',

@@ -7,7 +7,7 @@
  * verifies the peers' signatures with it, the delivery worker (constructs/deliveries.ts) signs the
  * callbacks with it: both get GetSecretValue on this secret alone and its ARN in
  * SYNAPSE_PEERS_SECRET_ARN (`grantSynapsePeers`), never the value. They read it again every few
- * minutes (shared/synapse-config.ts), so a change reaches warm containers without a deployment.
+ * minutes (shared/composition-roots/synapse-peers.ts), so a change reaches warm containers without a deployment.
  *
  * The skills carried out by a Synapse peer (SYNAPSE_REMOTE_SKILLS, shared/app/synapse/bridge.ts) are
  * configuration, not a secret: `synapseRemoteSkillsOf` checks them at synth time with the runtime's own
@@ -30,13 +30,13 @@ import { parseRemoteSkills, type RemoteSkills } from '../../shared/app/synapse/b
 import { MAX_ID_LENGTH } from '../../shared/protocol/synapse/bounds.ts';
 import { acknowledge } from './nag.ts';
 
-/** ARN of the peers secret, read by `synapsePeers` (shared/synapse-config.ts). */
+/** ARN of the peers secret, read by `synapsePeers` (shared/composition-roots/synapse-peers.ts). */
 export const SYNAPSE_PEERS_SECRET_ENV = 'SYNAPSE_PEERS_SECRET_ARN';
 
 /** This hub's Synapse agent id: the `sender.agent_id` of what it sends, the recipient peers address. */
 export const SYNAPSE_AGENT_ID_ENV = 'SYNAPSE_AGENT_ID';
 
-/** The agent id when none is given (the same default as shared/synapse-config.ts). */
+/** The agent id when none is given (the same default as shared/composition-roots/synapse-peers.ts). */
 export const DEFAULT_SYNAPSE_AGENT_ID = 'synapse-hub';
 
 /** The initial value of the secret: no peer. Never change it (CloudFormation would overwrite the peers). */
@@ -62,7 +62,7 @@ export const synapseAgentIdOf = (value?: string): string => {
   return id;
 };
 
-/** The skills carried out by a Synapse peer, read by the task service (shared/wiring.ts). */
+/** The skills carried out by a Synapse peer, read by the task service (shared/composition-roots/core.ts). */
 export const SYNAPSE_REMOTE_SKILLS_ENV = 'SYNAPSE_REMOTE_SKILLS';
 
 /**

@@ -4,7 +4,7 @@
  * the delivery worker applies them, the tests and the docs read them.
  */
 
-/** How a delivery is retried. Every figure is configurable (shared/app/delivery-worker.ts, env). */
+/** How a delivery is retried. Every figure is configurable (shared/app/delivery/delivery-worker.ts, env). */
 export interface DeliveryPolicy {
   /** Sends of one delivery (per redrive round) before it goes to the dead-letter queue. */
   maxAttempts: number;
@@ -30,7 +30,7 @@ export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
   jitter: 0.2,
 };
 
-/** What one attempt came to, as the sender tells it (shared/app/delivery-ports.ts DeliveryOutcome). */
+/** What one attempt came to, as the sender tells it (shared/ports/webhooks.ts DeliveryOutcome). */
 export type AttemptOutcome = 'delivered' | 'retry' | 'final';
 
 /** Why a delivery gave up. */

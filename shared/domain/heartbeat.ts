@@ -1,7 +1,7 @@
 /**
  * Heartbeat rules: when the run of an executing task counts as lost, and
  * what becomes of the task then. Pure data and one verdict function; the
- * watch (shared/app/heartbeat.ts) reads the task and applies the verdict with
+ * watch (shared/app/heartbeat/heartbeat.ts) reads the task and applies the verdict with
  * the same conditional write as everything else (docs/heartbeats.md).
  */
 import type { TaskHead } from './task.ts';

@@ -22,8 +22,8 @@ import { type LocalIssuer, startLocalIssuer } from '../../local/oidc-issuer.ts';
 import { runAuthCommand } from '../../scripts/auth.ts';
 import { DynamoAuthStore } from '../../shared/adapters/dynamodb/auth-store.ts';
 import { DynamoUsage } from '../../shared/adapters/dynamodb/usage.ts';
-import { DEFAULT_AUTH_CACHE_TTL_SECONDS } from '../../shared/gateway-responses.ts';
-import { JSONRPC_PATH, ROUTES } from '../../shared/routes.ts';
+import { DEFAULT_AUTH_CACHE_TTL_SECONDS } from '../../shared/contracts/gateway-responses.ts';
+import { JSONRPC_PATH, ROUTES } from '../../shared/contracts/routes.ts';
 import { PRICES } from './prices.ts';
 
 export interface VerdictFigures {
@@ -139,7 +139,7 @@ export const benchAuth = async (options: { rounds?: number } = {}): Promise<Auth
 
     // the handler modules the hub loaded (one module cache): the authorizer, its client, jsonrpc
     const { authorizerHandler } = await import('../../functions/authorizer.ts');
-    const { authDynamoClient } = await import('../../shared/authorizer-wiring.ts');
+    const { authDynamoClient } = await import('../../shared/composition-roots/authorizer.ts');
     // a response-streaming handler, invoked as such by the gateway (as the hub's own does)
     const jsonrpc = (await import('../../functions/jsonrpc.ts')).handler as unknown as ApiHandler;
     const usage = new DynamoUsage().attach(authDynamoClient());

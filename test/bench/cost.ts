@@ -25,7 +25,7 @@ import { type HubHandlers, type LocalHub, startLocalHub } from '../../local/hub.
 import { createLambdaContext } from '../../local/lambda-context.ts';
 import { DynamoUsage, type UsageTotals } from '../../shared/adapters/dynamodb/usage.ts';
 import { HEARTBEAT_QUEUE } from '../../shared/adapters/sqs/queues.ts';
-import { heartbeatRulesFrom } from '../../shared/app/heartbeat.ts';
+import { heartbeatRulesFrom } from '../../shared/app/heartbeat/heartbeat.ts';
 import { silenceLimitMs } from '../../shared/domain/heartbeat.ts';
 import { PRICES } from './prices.ts';
 
@@ -131,7 +131,7 @@ const startMeteredHub = async (): Promise<{ hub: LocalHub; meter: Meter; watches
     await Promise.all(ids.map(async (fn) => [fn, timed(fn, await loadHandler(fn), meter)] as const)),
   ) as unknown as HubHandlers;
   const hub = await startLocalHub({ port: 0, handlers: loaded, sweepIntervalMs: 3_600_000, log: () => {} });
-  const wiring = await import('../../shared/wiring.ts');
+  const wiring = await import('../../shared/composition-roots/core.ts');
   meter.usage.attach(wiring.dynamoClient());
   wiring.sqsClient().middlewareStack.add(
     (next) => async (args) => {

@@ -31,13 +31,13 @@ import { HttpWebhookSender } from '../../shared/adapters/http/webhook-sender.ts'
 import { generateSigningKey, JosePushSigner, staticKeys } from '../../shared/adapters/keys/index.ts';
 import { SqsDeliveryQueue } from '../../shared/adapters/sqs/delivery-queue.ts';
 import { DELIVERY_QUEUE } from '../../shared/adapters/sqs/queues.ts';
-import { DeliveryWorker } from '../../shared/app/delivery-worker.ts';
-import type { TaskChange } from '../../shared/app/ports.ts';
-import { PushConfigService } from '../../shared/app/push-configs.ts';
-import { relayChanges } from '../../shared/app/relay.ts';
-import { TaskEngine } from '../../shared/app/task-engine.ts';
-import { TaskService } from '../../shared/app/task-service.ts';
+import { DeliveryWorker } from '../../shared/app/delivery/delivery-worker.ts';
+import { relayChanges } from '../../shared/app/delivery/relay.ts';
+import { PushConfigService } from '../../shared/app/push/push-configs.ts';
+import { TaskEngine } from '../../shared/app/tasks/task-engine.ts';
+import { TaskService } from '../../shared/app/tasks/task-service.ts';
 import { logger } from '../../shared/observability/index.ts';
+import type { TaskChange } from '../../shared/ports/tasks.ts';
 import { createTestTable } from '../support/dynamo.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 

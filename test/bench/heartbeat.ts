@@ -26,13 +26,13 @@ import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
 import { SqsHeartbeatQueue } from '../../shared/adapters/sqs/heartbeat-queue.ts';
 import { HEARTBEAT_QUEUE } from '../../shared/adapters/sqs/queues.ts';
 import { type AgentHandler, complete } from '../../shared/agent/api.ts';
-import { TaskExecutor } from '../../shared/app/executor.ts';
-import { type HeartbeatWatch, HeartbeatWatcher } from '../../shared/app/heartbeat.ts';
-import type { TaskChange } from '../../shared/app/ports.ts';
-import { relayChanges } from '../../shared/app/relay.ts';
-import { randomIds, TaskEngine } from '../../shared/app/task-engine.ts';
-import { TaskService } from '../../shared/app/task-service.ts';
+import { relayChanges } from '../../shared/app/delivery/relay.ts';
+import { type HeartbeatWatch, HeartbeatWatcher } from '../../shared/app/heartbeat/heartbeat.ts';
+import { TaskExecutor } from '../../shared/app/tasks/executor.ts';
+import { randomIds, TaskEngine } from '../../shared/app/tasks/task-engine.ts';
+import { TaskService } from '../../shared/app/tasks/task-service.ts';
 import { DEFAULT_HEARTBEAT_RULES, type HeartbeatRules } from '../../shared/domain/heartbeat.ts';
+import type { TaskChange } from '../../shared/ports/tasks.ts';
 import { createTestTable } from '../support/dynamo.ts';
 
 export interface HeartbeatCost {

@@ -5,7 +5,7 @@
  * that must be 0 are printed next to the totals.
  */
 import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
-import { TaskEngine } from '../../shared/app/task-engine.ts';
+import { TaskEngine } from '../../shared/app/tasks/task-engine.ts';
 import type { TestTable } from '../support/dynamo.ts';
 import { raceOnce } from '../support/race.ts';
 

@@ -27,9 +27,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
 import { DynamoUsage } from '../../shared/adapters/dynamodb/usage.ts';
-import { TaskEngine } from '../../shared/app/task-engine.ts';
+import { TaskEngine } from '../../shared/app/tasks/task-engine.ts';
+import { JSONRPC_PATH, REST_PATH } from '../../shared/contracts/routes.ts';
 import type { Message } from '../../shared/domain/task.ts';
-import { JSONRPC_PATH, REST_PATH } from '../../shared/routes.ts';
 
 export interface TransportDelivery {
   transport: 'JSON-RPC SubscribeToTask' | 'REST GET tasks/{id}:subscribe';
@@ -270,12 +270,12 @@ export const measureStreaming = async (
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   try {
-    // every stream's poller reads through the handlers' one client (shared/wiring.ts), built lazily
+    // every stream's poller reads through the handlers' one client (shared/composition-roots/core.ts), built lazily
     // from the environment the hub has set
-    const wiring = await import('../../shared/wiring.ts');
+    const wiring = await import('../../shared/composition-roots/core.ts');
     const usage = new DynamoUsage().attach(wiring.dynamoClient());
-    // an anonymous A2A caller is this one (dev mode, shared/auth-context.ts): the driver's engine writes its tasks
-    const { devPrincipal } = await import('../../shared/auth-context.ts');
+    // an anonymous A2A caller is this one (dev mode, shared/adapters/lambda/auth-context.ts): the driver's engine writes its tasks
+    const { devPrincipal } = await import('../../shared/adapters/lambda/auth-context.ts');
     const { tenant, owner } = devPrincipal();
     const caller = { tenant, owner };
 

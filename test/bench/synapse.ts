@@ -8,7 +8,7 @@
  * DynamoDB Local and stream, local SQS and event bus), each in a process of its own, the two on
  * 127.0.0.1 and configured as each other's peer (SYNAPSE_PEERS, SYNAPSE_AGENT_ID, PUSH_URL_ALLOWLIST,
  * as test/e2e/synapse-two-hubs.test.ts does). Not two hubs in one process: the handlers build their
- * AWS clients once per process from the environment (shared/wiring.ts), so a second hub would reuse
+ * AWS clients once per process from the environment (shared/composition-roots/core.ts), so a second hub would reuse
  * the first one's DynamoDB Local and SQS. Each child meters its own hub from inside
  * (test/bench/fixtures/synapse-hub.ts: DynamoDB units from ReturnConsumedCapacity on the handlers'
  * client, every SQS request of the handlers and of the event sources, each handler's invocations, the
@@ -42,7 +42,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { FUNCTION_MEMORY_MB, type FunctionId } from '../../infra/bundling.ts';
 import { freePort } from '../../local/dynamodb-local.ts';
-import { SYNAPSE_CALLBACK_PATH, SYNAPSE_TASKS_PATH } from '../../shared/routes.ts';
+import { SYNAPSE_CALLBACK_PATH, SYNAPSE_TASKS_PATH } from '../../shared/contracts/routes.ts';
 import type { HubConfig, HubUsage } from './fixtures/synapse-hub.ts';
 import { PRICES } from './prices.ts';
 

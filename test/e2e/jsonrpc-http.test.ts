@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
-import { parseStrict, V1AgentCardSchema, V03AgentCardSchema } from '../unit/protocol/card-schema.ts';
+import { parseStrict, V1AgentCardSchema, V03AgentCardSchema } from '../unit/protocol/a2a/card-schema.ts';
 
 let hub: LocalHub;
 let rpcUrl: string;

@@ -11,7 +11,7 @@ import { type Message, Role, type Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import type { JSONWebKeySet } from 'jose';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
-import { JWKS_PATH } from '../../shared/routes.ts';
+import { JWKS_PATH } from '../../shared/contracts/routes.ts';
 import { startWebhookReceiver, verifyPush, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 let hub: LocalHub;

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
+import { SYNAPSE_TASKS_PATH } from '../../shared/contracts/routes.ts';
 import { MAX_ID_LENGTH, MAX_METADATA_BYTES } from '../../shared/domain/task.ts';
-import { SYNAPSE_TASKS_PATH } from '../../shared/routes.ts';
 import { type WriteWatcher, watchWrites } from '../fuzz/writes.ts';
 
 let hub: LocalHub;

@@ -15,6 +15,11 @@ import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from '../../shared/app/synapse/callbacks.ts';
 import { synapseTaskId } from '../../shared/app/synapse/inbound.ts';
 import {
+  SYNAPSE_CALLBACK_PATH,
+  SYNAPSE_SCHEMAS_PATH,
+  SYNAPSE_TASKS_PATH,
+} from '../../shared/contracts/routes.ts';
+import {
   composeMessage,
   parseSynapseMessage,
   SIGNATURE_HEADER,
@@ -25,7 +30,6 @@ import {
   TIMESTAMP_HEADER,
   verifySynapseRequest,
 } from '../../shared/protocol/synapse/index.ts';
-import { SYNAPSE_CALLBACK_PATH, SYNAPSE_SCHEMAS_PATH, SYNAPSE_TASKS_PATH } from '../../shared/routes.ts';
 import { watchWrites } from '../fuzz/writes.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 

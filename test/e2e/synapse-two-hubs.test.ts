@@ -18,8 +18,8 @@ import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 import { DynamoDeliveryLog } from '../../shared/adapters/dynamodb/delivery-log.ts';
+import { SYNAPSE_CALLBACK_PATH, SYNAPSE_TASKS_PATH } from '../../shared/contracts/routes.ts';
 import { composeMessage, signSynapseRequest } from '../../shared/protocol/synapse/index.ts';
-import { SYNAPSE_CALLBACK_PATH, SYNAPSE_TASKS_PATH } from '../../shared/routes.ts';
 
 const KEY = { id: 'ab-1', secret: 'the-secret-hub-a-and-hub-b-share-32+' };
 const freePort = () =>

@@ -25,8 +25,8 @@ import {
   DEFAULT_AUTH_CACHE_TTL_SECONDS,
   GATEWAY_RESPONSES,
   TENANT_THROTTLE,
-} from '../../shared/gateway-responses.ts';
-import { ROUTES } from '../../shared/routes.ts';
+} from '../../shared/contracts/gateway-responses.ts';
+import { ROUTES } from '../../shared/contracts/routes.ts';
 import {
   asArray,
   functionIds,

@@ -1,6 +1,6 @@
 /**
  * The generations setting in CDK (docs/generations.md): `-c a2aGenerations=on` gives the functions
- * A2A_GENERATIONS=on (what shared/a2a-wiring.ts and the card read); without it no function has it (off).
+ * A2A_GENERATIONS=on (what shared/composition-roots/a2a.ts and the card read); without it no function has it (off).
  * Built without bundling and without cdk-nag: only the functions' environment is looked at.
  */
 import assert from 'node:assert/strict';

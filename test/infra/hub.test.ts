@@ -11,7 +11,7 @@ import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { SynapseHub } from '../../infra/synapse-hub.ts';
-import { JSONRPC_PATH } from '../../shared/routes.ts';
+import { JSONRPC_PATH } from '../../shared/contracts/routes.ts';
 import { logicalId, propertiesOf, readBundle, resourcesOf, tempDir } from './support.ts';
 
 const MARKER = 'custom-agent-marker-5e1d';

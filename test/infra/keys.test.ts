@@ -11,7 +11,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { EMPTY_KEY_SET, SIGNING_KEY_ROTATION_ACTIONS } from '../../infra/constructs/keys.ts';
 import { SIGNING_SECRET_ENV } from '../../shared/adapters/keys/env.ts';
-import { JWKS_PATH, ROUTES } from '../../shared/routes.ts';
+import { JWKS_PATH, ROUTES } from '../../shared/contracts/routes.ts';
 import {
   actionsOf,
   asArray,

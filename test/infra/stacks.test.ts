@@ -14,8 +14,8 @@ import { StatefulStack } from '../../infra/stacks.ts';
 import { STREAM_RELAY } from '../../shared/adapters/dynamodb/stream.ts';
 import { TASK_TABLE } from '../../shared/adapters/dynamodb/table.ts';
 import { EXECUTOR_QUEUE, HEARTBEAT_QUEUE, QUEUES } from '../../shared/adapters/sqs/queues.ts';
+import { JSONRPC_PATH, REST_PATH, ROUTES, STREAMING } from '../../shared/contracts/routes.ts';
 import { METRICS_NAMESPACE, MetricName } from '../../shared/observability/names.ts';
-import { JSONRPC_PATH, REST_PATH, ROUTES, STREAMING } from '../../shared/routes.ts';
 import {
   actionsOf,
   asArray,

@@ -34,7 +34,7 @@ import {
   SYNAPSE_CALLBACK_PATH,
   SYNAPSE_SCHEMAS_PATH,
   SYNAPSE_TASKS_PATH,
-} from '../../shared/routes.ts';
+} from '../../shared/contracts/routes.ts';
 import {
   actionsOf,
   asArray,
@@ -333,7 +333,7 @@ describe('Synapse agent id', () => {
   });
 });
 
-/** The functions whose task service delegates a remote skill's tasks (shared/wiring.ts `taskService`). */
+/** The functions whose task service delegates a remote skill's tasks (shared/composition-roots/core.ts `taskService`). */
 const DELEGATING = new Set(['jsonrpc', 'rest', 'synapse']);
 
 /** No bundling: only the template matters here. */
@@ -359,7 +359,7 @@ describe('Skills carried out by a Synapse peer (SYNAPSE_REMOTE_SKILLS)', () => {
         if (DELEGATING.has(name)) {
           assert.equal(typeof value, 'string', name);
           assert.deepEqual(JSON.parse(value as string), JSON.parse(json), name);
-          // what the task service will read (shared/wiring.ts)
+          // what the task service will read (shared/composition-roots/core.ts)
           assert.deepEqual(parseRemoteSkills(value as string), {
             translate: { peer: 'agent-b', type: 'translate' },
             summarize: { peer: 'agent-c', type: 'summary' },

@@ -9,7 +9,7 @@ import {
   type HttpGateway,
   startHttpGateway,
 } from '../../local/http-gateway.ts';
-import { ROUTES } from '../../shared/routes.ts';
+import { ROUTES } from '../../shared/contracts/routes.ts';
 import { type Run, run, waitForOutput } from './fixtures/process.ts';
 
 interface Reply {

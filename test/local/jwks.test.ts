@@ -29,9 +29,9 @@ import {
   KEY_ACTIVATION_DELAY_SECONDS,
   PUSH_JWT_HEADER,
   pushJwtHeaders,
-} from '../../shared/app/push-signing.ts';
-import { JWKS_PATH } from '../../shared/routes.ts';
-import { FakeSecret } from '../unit/keys/fake-secrets.ts';
+} from '../../shared/app/push/push-signing.ts';
+import { JWKS_PATH } from '../../shared/contracts/routes.ts';
+import { FakeSecret } from '../unit/adapters/keys/fake-secrets.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
 import { follow, STREAM_TIMING, type StreamItem, storeReader } from '../../shared/app/a2a/stream.ts';
-import { TaskEngine } from '../../shared/app/task-engine.ts';
+import { TaskEngine } from '../../shared/app/tasks/task-engine.ts';
 import type { Message } from '../../shared/domain/task.ts';
 import { createTestTable, type TestTable } from '../support/dynamo.ts';
-import { virtualClock } from '../unit/protocol/stream-fakes.ts';
+import { virtualClock } from '../unit/app/a2a/stream-fakes.ts';
 
 let table: TestTable;
 let store: DynamoTaskStore;

@@ -11,10 +11,10 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { type FailedBatch, type StreamSource, startStreamSource } from '../../local/stream-source.ts';
 import { STREAM_RELAY, taskChangeOf } from '../../shared/adapters/dynamodb/stream.ts';
-import type { HeartbeatWatch } from '../../shared/app/heartbeat.ts';
-import type { ExecutorRun, LifecycleEvent, TaskChange, TaskRef } from '../../shared/app/ports.ts';
-import { relayChanges } from '../../shared/app/relay.ts';
+import { relayChanges } from '../../shared/app/delivery/relay.ts';
+import type { HeartbeatWatch } from '../../shared/app/heartbeat/heartbeat.ts';
 import type { HeartbeatRules } from '../../shared/domain/heartbeat.ts';
+import type { ExecutorRun, LifecycleEvent, TaskChange, TaskRef } from '../../shared/ports/tasks.ts';
 import type { TestTable } from './dynamo.ts';
 
 export interface EnqueuedRun {

@@ -5,10 +5,11 @@
  * is checked against what the writers were told: the integration test runs a
  * few dozen of these, the benchmark a thousand.
  */
-import type { TaskStore } from '../../shared/app/ports.ts';
-import type { TaskEngine } from '../../shared/app/task-engine.ts';
+
+import type { TaskEngine } from '../../shared/app/tasks/task-engine.ts';
 import { ConflictError, InvalidTransitionError } from '../../shared/domain/errors.ts';
 import { isTerminal } from '../../shared/domain/states.ts';
+import type { TaskStore } from '../../shared/ports/tasks.ts';
 
 const KINDS = ['cancel', 'complete', 'fail', 'status_update', 'status_update', 'outcome'] as const;
 

@@ -7,8 +7,8 @@
  */
 import { Readable } from 'node:stream';
 import type { Context } from 'aws-lambda';
+import { STREAMING } from '../../contracts/routes.ts';
 import { metrics } from '../../observability/index.ts';
-import { STREAMING } from '../../routes.ts';
 
 /** What either binding answers (JSON-RPC or HTTP+JSON). */
 export interface BindingAnswer {

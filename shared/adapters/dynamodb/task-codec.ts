@@ -14,7 +14,6 @@
  * item. Items written as maps by an earlier version are still read.
  */
 import { createHash } from 'node:crypto';
-import type { RecentEvent, StoredReply, TaskRecord } from '../../app/ports.ts';
 import { PayloadTooLargeError } from '../../domain/errors.ts';
 import { isTerminal, type SynapseState } from '../../domain/states.ts';
 import type {
@@ -25,6 +24,7 @@ import type {
   TaskHead,
   TaskSummary,
 } from '../../domain/task.ts';
+import type { RecentEvent, StoredReply, TaskRecord } from '../../ports/tasks.ts';
 import { itemSize, READ_UNIT_BYTES, WRITE_UNIT_BYTES, writeUnits } from './item-size.ts';
 import {
   bodySk,

@@ -19,7 +19,18 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { BeatResult } from '../../app/heartbeat.ts';
+import type { BeatResult } from '../../app/heartbeat/heartbeat.ts';
+import { ValidationError } from '../../domain/errors.ts';
+import { A2A_STATES, SYNAPSE_STATES, type SynapseState, toA2AState } from '../../domain/states.ts';
+import {
+  type ArtifactChunk,
+  type Message,
+  reduceArtifacts,
+  type TaskEvent,
+  type TaskHead,
+  type TaskSummary,
+  type TaskView,
+} from '../../domain/task.ts';
 import {
   type CreateOutcome,
   type ListTasksPage,
@@ -33,18 +44,7 @@ import {
   type TaskRecord,
   type TaskRef,
   type TaskStore,
-} from '../../app/ports.ts';
-import { ValidationError } from '../../domain/errors.ts';
-import { A2A_STATES, SYNAPSE_STATES, type SynapseState, toA2AState } from '../../domain/states.ts';
-import {
-  type ArtifactChunk,
-  type Message,
-  reduceArtifacts,
-  type TaskEvent,
-  type TaskHead,
-  type TaskSummary,
-  type TaskView,
-} from '../../domain/task.ts';
+} from '../../ports/tasks.ts';
 import {
   type ChunkKind,
   chunkSk,

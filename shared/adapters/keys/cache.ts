@@ -9,7 +9,7 @@
  *   goes to the caller and nothing is cached, so the next call reads again
  *   (the secret before its first rotation is ready within seconds).
  */
-import { KEY_CACHE_SECONDS, type SigningKeySet, type SigningKeys } from '../../app/push-signing.ts';
+import { KEY_CACHE_SECONDS, type SigningKeySet, type SigningKeys } from '../../app/push/push-signing.ts';
 
 export interface CachedKeysOptions {
   ttlMs?: number;

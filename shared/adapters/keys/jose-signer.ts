@@ -14,7 +14,7 @@ import {
   type SigningJwk,
   type SigningKeys,
   signingKeyOf,
-} from '../../app/push-signing.ts';
+} from '../../app/push/push-signing.ts';
 import { publicJwksOf } from './key-set.ts';
 
 export interface JosePushSignerOptions {

@@ -13,7 +13,7 @@ import {
   type SigningJwk,
   type SigningKeySet,
   SigningKeysUnavailableError,
-} from '../../app/push-signing.ts';
+} from '../../app/push/push-signing.ts';
 
 /** The signature algorithms a key set may use, with the key type each needs. */
 const ALG_KEY_TYPES: Readonly<Record<string, string>> = {

@@ -25,7 +25,7 @@ import {
   type SigningKeySet,
   SigningKeysUnavailableError,
   signingKeyOf,
-} from '../../app/push-signing.ts';
+} from '../../app/push/push-signing.ts';
 import { JosePushSigner } from './jose-signer.ts';
 import { generateSigningKey, parseKeySet, publicJwksOf, serializeKeySet } from './key-set.ts';
 import { staticKeys } from './local.ts';

@@ -12,7 +12,11 @@ import {
   type SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
-import { type SigningKeySet, type SigningKeys, SigningKeysUnavailableError } from '../../app/push-signing.ts';
+import {
+  type SigningKeySet,
+  type SigningKeys,
+  SigningKeysUnavailableError,
+} from '../../app/push/push-signing.ts';
 import { parseKeySet } from './key-set.ts';
 import { AWSCURRENT, type SecretDescription, type SecretVersionStore } from './rotation.ts';
 

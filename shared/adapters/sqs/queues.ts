@@ -33,7 +33,7 @@ export const EXECUTOR_QUEUE: QueueDefinition = {
 
 /**
  * Heartbeat watches: one delayed message per running task, due when its run would next be declared lost
- * (shared/app/heartbeat.ts). A check is a read and at most one write or re-arm, so its own short timeout.
+ * (shared/app/heartbeat/heartbeat.ts). A check is a read and at most one write or re-arm, so its own short timeout.
  */
 export const HEARTBEAT_QUEUE: QueueDefinition = {
   name: 'heartbeat',

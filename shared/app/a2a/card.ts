@@ -5,10 +5,10 @@
  * extended one (GetExtendedAgentCard) are both built here.
  */
 import type { AgentDescription } from '../../agent/api.ts';
+import { JSONRPC_PATH, REST_PATH } from '../../contracts/routes.ts';
 import { type AgentCard, buildAgentCard, type CardSecurity } from '../../protocol/a2a/agent-card.ts';
 import type { A2AVersion } from '../../protocol/a2a/codec.ts';
 import { GENERATIONS_EXTENSION, generationsEnabled } from '../../protocol/a2a/generations.ts';
-import { JSONRPC_PATH, REST_PATH } from '../../routes.ts';
 
 /** Every task can be streamed; push notifications only where a delivery pipeline is configured. */
 export const HUB_CAPABILITIES = { streaming: true } as const;

@@ -16,6 +16,7 @@ import {
   toA2AState,
 } from '../../domain/states.ts';
 import type { Message, TaskView } from '../../domain/task.ts';
+import type { TaskRecord, TaskStore } from '../../ports/tasks.ts';
 import type { AgentCard } from '../../protocol/a2a/agent-card.ts';
 import type { A2AVersion } from '../../protocol/a2a/codec.ts';
 import { A2AProtocolError } from '../../protocol/a2a/errors.ts';
@@ -34,10 +35,9 @@ import type {
   TaskEncodeOptions,
 } from '../../protocol/a2a/operations.ts';
 import { authorize, type Principal } from '../auth/principal.ts';
-import type { TaskRecord, TaskStore } from '../ports.ts';
-import type { PushConfigService, PushConfigSummary } from '../push-configs.ts';
-import { derivedTaskId } from '../task-engine.ts';
-import type { Caller, TaskService } from '../task-service.ts';
+import type { PushConfigService, PushConfigSummary } from '../push/push-configs.ts';
+import { derivedTaskId } from '../tasks/task-engine.ts';
+import type { Caller, TaskService } from '../tasks/task-service.ts';
 import { hubCard } from './card.ts';
 import { endsStream, finalStatusOf, snapshotOf } from './events.ts';
 import {

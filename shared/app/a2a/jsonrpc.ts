@@ -17,6 +17,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { AuthError } from '../../domain/errors.ts';
 import { logger } from '../../observability/index.ts';
+import type { TaskStore } from '../../ports/tasks.ts';
 import { activatedExtensionsHeader } from '../../protocol/a2a/extensions.ts';
 import {
   type A2ACodec,
@@ -38,8 +39,7 @@ import {
   toProtocolError,
 } from '../../protocol/a2a/index.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { TaskStore } from '../ports.ts';
-import type { TaskService } from '../task-service.ts';
+import type { TaskService } from '../tasks/task-service.ts';
 import { A2AHandler, type A2AHandlerOptions } from './handler.ts';
 import {
   answerWithSse,
@@ -65,7 +65,7 @@ export interface RpcRequest {
   body: string | undefined | null;
   /** Lower-cased header names. */
   headers: Record<string, string | undefined>;
-  /** Who is calling (shared/auth-wiring.ts), or why they may not: answered before anything is parsed. */
+  /** Who is calling (shared/adapters/lambda/auth-context.ts), or why they may not: answered before anything is parsed. */
   principal: Principal | AuthError;
   /** How long a blocking SendMessage may wait for the task to settle. */
   blockingBudgetMs: number;

@@ -32,7 +32,7 @@ import {
   unsupportedMediaType,
 } from '../../protocol/a2a/rest.ts';
 import { checkTenant, type Principal } from '../auth/principal.ts';
-import type { TaskService } from '../task-service.ts';
+import type { TaskService } from '../tasks/task-service.ts';
 import { A2AHandler, type A2AHandlerOptions } from './handler.ts';
 import { MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES } from './jsonrpc.ts';
 import { answerWithSse, keysOfStreamItem, type SseStream, type StreamRequest } from './sse-answer.ts';
@@ -45,7 +45,7 @@ export interface RestRequest {
   /** Lower-cased header names. */
   headers: Record<string, string | undefined>;
   body: string | null | undefined;
-  /** Who is calling (shared/auth-wiring.ts), or why they may not: answered before any route runs. */
+  /** Who is calling (shared/adapters/lambda/auth-context.ts), or why they may not: answered before any route runs. */
   principal: Principal | AuthError;
   /** How long a blocking send may wait for its task to settle. */
   blockingBudgetMs: number;

@@ -5,7 +5,7 @@
  * the principal must hold the operation's right. The caller it yields scopes every key the stores use.
  */
 import { AuthError } from '../../domain/errors.ts';
-import type { Caller } from '../task-service.ts';
+import type { Caller } from '../tasks/task-service.ts';
 
 export { AuthError };
 

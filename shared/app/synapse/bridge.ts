@@ -14,7 +14,7 @@
  */
 import { textOf } from '../../agent/api.ts';
 import type { Message } from '../../domain/task.ts';
-import { REQUEST_SKILL_KEY } from '../deadlines.ts';
+import { REQUEST_SKILL_KEY } from '../tasks/deadlines.ts';
 
 export interface RemoteSkill {
   peer: string;

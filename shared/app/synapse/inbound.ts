@@ -29,6 +29,7 @@ import {
 } from '../../domain/errors.ts';
 import { isTerminal, type SynapseState } from '../../domain/states.ts';
 import type { Message } from '../../domain/task.ts';
+import type { PushUrlGuard } from '../../ports/webhooks.ts';
 import {
   ack,
   createMessage,
@@ -50,9 +51,8 @@ import {
   DEFAULT_MAX_REQUEST_DEADLINE_SECONDS,
   REQUEST_DEADLINE_KEY,
   REQUEST_SKILL_KEY,
-} from '../deadlines.ts';
-import type { PushUrlGuard } from '../delivery-ports.ts';
-import type { Caller, TaskService } from '../task-service.ts';
+} from '../tasks/deadlines.ts';
+import type { Caller, TaskService } from '../tasks/task-service.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from './callbacks.ts';
 import { ReportRefusedError, type SynapseRequester } from './requester.ts';
 

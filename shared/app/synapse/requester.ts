@@ -27,13 +27,18 @@ import {
   type Part,
 } from '../../domain/task.ts';
 import { nextState, type TransitionEvent } from '../../domain/transitions.ts';
+import type { TaskRecord } from '../../ports/tasks.ts';
 import type { PeerDirectory, SynapseMessage } from '../../protocol/synapse/index.ts';
-import { REQUEST_DEADLINE_KEY, REQUEST_SKILL_KEY } from '../deadlines.ts';
-import type { LivenessWriter } from '../heartbeat.ts';
-import type { TaskRecord } from '../ports.ts';
-import { type InlinePushConfig, keepUntilOf, type PushConfigStore, storedConfig } from '../push-configs.ts';
-import { messageKey, type TaskEngine } from '../task-engine.ts';
-import type { Caller } from '../task-service.ts';
+import type { LivenessWriter } from '../heartbeat/heartbeat.ts';
+import {
+  type InlinePushConfig,
+  keepUntilOf,
+  type PushConfigStore,
+  storedConfig,
+} from '../push/push-configs.ts';
+import { REQUEST_DEADLINE_KEY, REQUEST_SKILL_KEY } from '../tasks/deadlines.ts';
+import { messageKey, type TaskEngine } from '../tasks/task-engine.ts';
+import type { Caller } from '../tasks/task-service.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from './callbacks.ts';
 
 /** The seed's TaskTimeout: a delegated task that has not finished by then fails. */

@@ -27,7 +27,7 @@ import { errorHeaders, toProtocolError } from '../../protocol/a2a/errors.ts';
 import * as v1Wire from '../../protocol/a2a/v1-wire.ts';
 import * as z from '../../validation/zod.ts';
 import { authorize, type Principal } from '../auth/principal.ts';
-import type { Caller, TaskService } from '../task-service.ts';
+import type { Caller, TaskService } from '../tasks/task-service.ts';
 import { PEER_KEY, type SynapseRequester } from './requester.ts';
 
 export interface TasksApiRequest {
@@ -35,7 +35,7 @@ export interface TasksApiRequest {
   /** Below `/synapse/tasks`: `''`, `/{id}`, `/{id}/answer`, `/{id}/cancel`. */
   path: string;
   body: string | undefined;
-  /** Who is calling (shared/auth-context.ts), or why they may not: answered before anything else. */
+  /** Who is calling (shared/adapters/lambda/auth-context.ts), or why they may not: answered before anything else. */
   principal: Principal | AuthError;
 }
 

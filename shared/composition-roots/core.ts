@@ -1,0 +1,172 @@
+/**
+ * Composition root for the Lambda handlers: builds adapters from the
+ * environment once per container (module scope) and hands out use cases.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoPushConfigStore } from '../adapters/dynamodb/push-config-store.ts';
+import { DynamoTaskStore } from '../adapters/dynamodb/task-store.ts';
+import { EventBridgeLifecyclePublisher } from '../adapters/eventbridge/lifecycle-publisher.ts';
+import { SqsExecutorQueue } from '../adapters/sqs/executor-queue.ts';
+import { SqsHeartbeatQueue } from '../adapters/sqs/heartbeat-queue.ts';
+import { EXECUTOR_QUEUE, HEARTBEAT_QUEUE } from '../adapters/sqs/queues.ts';
+import type { AgentHandler } from '../agent/api.ts';
+import { loadAgent } from '../agent/load.ts';
+import { pushNotificationsConfigured } from '../app/a2a/card.ts';
+import { type HeartbeatQueue, HeartbeatWatcher, heartbeatRulesFrom } from '../app/heartbeat/heartbeat.ts';
+import { agentSkillOf, parseRemoteSkills, remoteRouteOf } from '../app/synapse/bridge.ts';
+import { SynapseRequester } from '../app/synapse/requester.ts';
+import { DEFAULT_MAX_REQUEST_DEADLINE_SECONDS, deadlineRulesOf } from '../app/tasks/deadlines.ts';
+import { TaskExecutor } from '../app/tasks/executor.ts';
+import { type EngineObserver, TaskEngine } from '../app/tasks/task-engine.ts';
+import {
+  DEFAULT_TASK_TIMEOUT_SECONDS,
+  type RemoteExecution,
+  TaskService,
+} from '../app/tasks/task-service.ts';
+import { countMetric, countTransition, MetricName, metrics } from '../observability/index.ts';
+import type { ExecutorQueue, LifecyclePublisher } from '../ports/tasks.ts';
+
+// a per-event-type metric is a Powertools single metric (costly to build): only when metrics are on
+const metricsObserver: EngineObserver = {
+  created: () => countMetric(MetricName.TasksCreated),
+  transitioned: (event) => {
+    if (metrics.enabled) countTransition(event.type);
+  },
+  conflictLost: () => countMetric(MetricName.ConflictsLost),
+};
+
+const required = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`Environment variable ${name} is not set`);
+  return value;
+};
+
+let dynamo: DynamoDBClient | undefined;
+/** The one DynamoDB client of this container (the benchmark instruments it to count what a task costs). */
+export const dynamoClient = (): DynamoDBClient => {
+  dynamo ??= new DynamoDBClient({});
+  return dynamo;
+};
+
+let store: DynamoTaskStore | undefined;
+/** The task store (also the executor's liveness writer). */
+export const taskStore = (): DynamoTaskStore => {
+  store ??= new DynamoTaskStore(dynamoClient(), { tableName: required('TABLE_NAME') });
+  return store;
+};
+
+/** HEARTBEAT_INTERVAL_SECONDS (30), HEARTBEAT_MISSED_LIMIT (2), HEARTBEAT_MAX_RERUNS (3). */
+export const heartbeatRules = () => heartbeatRulesFrom(process.env);
+
+let engine: TaskEngine | undefined;
+export const taskEngine = (): TaskEngine => {
+  engine ??= new TaskEngine(taskStore(), {
+    observer: metricsObserver,
+    leaseSeconds: EXECUTOR_QUEUE.consumerTimeoutSeconds + 60,
+    taskTimeoutSeconds: Number(process.env.TASK_TIMEOUT_SECONDS ?? DEFAULT_TASK_TIMEOUT_SECONDS),
+  });
+  return engine;
+};
+
+let sqs: SQSClient | undefined;
+export const sqsClient = (): SQSClient => {
+  sqs ??= new SQSClient({});
+  return sqs;
+};
+
+export const executorQueueUrl = (): string => required(EXECUTOR_QUEUE.urlEnv);
+
+let executorQueue: ExecutorQueue | undefined;
+export const executorQueueFromEnv = (): ExecutorQueue => {
+  executorQueue ??= new SqsExecutorQueue(sqsClient(), executorQueueUrl());
+  return executorQueue;
+};
+
+let heartbeatQueue: HeartbeatQueue | undefined;
+export const heartbeatQueueFromEnv = (): HeartbeatQueue => {
+  heartbeatQueue ??= new SqsHeartbeatQueue(sqsClient(), required(HEARTBEAT_QUEUE.urlEnv));
+  return heartbeatQueue;
+};
+
+let publisher: LifecyclePublisher | undefined;
+export const lifecyclePublisher = (): LifecyclePublisher => {
+  publisher ??= new EventBridgeLifecyclePublisher(new EventBridgeClient({}), required('EVENT_BUS_NAME'));
+  return publisher;
+};
+
+let executor: Promise<TaskExecutor> | undefined;
+/** The agent runner (the agent module is loaded once per container). */
+export const taskExecutor = (): Promise<TaskExecutor> => {
+  executor ??= loadAgent().then(
+    (agent) =>
+      new TaskExecutor(taskEngine(), agent, undefined, undefined, {
+        heartbeat: { writer: taskStore(), intervalSeconds: heartbeatRules().intervalSeconds },
+      }),
+  );
+  return executor;
+};
+
+let watcher: Promise<HeartbeatWatcher> | undefined;
+/** The heartbeat watch (it reads the agent's `idempotent` declaration). */
+export const heartbeatWatcher = (): Promise<HeartbeatWatcher> => {
+  watcher ??= loadAgent().then(
+    (agent) =>
+      new HeartbeatWatcher(taskEngine(), heartbeatQueueFromEnv(), heartbeatRules(), {
+        idempotent: agent.idempotent === true,
+      }),
+  );
+  return watcher;
+};
+
+let service: Promise<TaskService> | undefined;
+/**
+ * A task service for `agent`: new tasks get the deadlines the request, the agent and its skills ask for
+ * (app/deadlines.ts), push configs where deliveries are configured; `runner` runs blocking sends inline.
+ */
+export const taskServiceFor = (agent: AgentHandler, runner?: TaskExecutor, remote?: RemoteExecution) =>
+  new TaskService(
+    taskEngine().with({
+      deadlines: deadlineRulesOf(
+        agent,
+        Number(process.env.TASK_MAX_DEADLINE_SECONDS ?? DEFAULT_MAX_REQUEST_DEADLINE_SECONDS),
+      ),
+    }),
+    runner,
+    Number(process.env.TASK_TIMEOUT_SECONDS ?? DEFAULT_TASK_TIMEOUT_SECONDS),
+    pushNotificationsConfigured() ? pushConfigStore() : undefined,
+    remote,
+  );
+
+/** Requester use cases; blocking sends run the agent inline. */
+export const taskService = (): Promise<TaskService> => {
+  service ??= Promise.all([taskExecutor(), loadAgent()]).then(([runner, agent]) =>
+    taskServiceFor(agent, runner, remoteExecution(agent)),
+  );
+  return service;
+};
+
+/**
+ * The skills SYNAPSE_REMOTE_SKILLS hands to Synapse peers (shared/app/synapse/bridge.ts): their tasks are
+ * delegated, which needs the delivery queue (the messages to the peer are deliveries).
+ */
+const remoteExecution = (agent: AgentHandler): RemoteExecution | undefined => {
+  const skills = parseRemoteSkills(process.env.SYNAPSE_REMOTE_SKILLS);
+  if (Object.keys(skills).length === 0) return undefined;
+  if (!pushNotificationsConfigured())
+    throw new Error(
+      'SYNAPSE_REMOTE_SKILLS needs the delivery queue (DELIVERY_QUEUE_URL): messages to peers are deliveries',
+    );
+  return {
+    route: remoteRouteOf(skills, agentSkillOf(agent.skillOf?.bind(agent))),
+    requester: new SynapseRequester(taskEngine(), pushConfigStore()),
+  };
+};
+
+let pushConfigs: DynamoPushConfigStore | undefined;
+/** Where push-notification configs are kept (beside their tasks, in the task table). */
+export const pushConfigStore = (): DynamoPushConfigStore => {
+  pushConfigs ??= new DynamoPushConfigStore(dynamoClient(), required('TABLE_NAME'));
+  return pushConfigs;
+};
