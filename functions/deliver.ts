@@ -11,11 +11,12 @@ import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { eachRecord, receiveCount } from '../shared/adapters/aws/sqs-batch.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
-import type { DeliveryMessage, DeliveryWorker } from '../shared/app/delivery/delivery-worker.ts';
+import type { DeliveryWorker } from '../shared/app/delivery/delivery-worker.ts';
 import { sqsClient } from '../shared/composition-roots/core.ts';
 import { deliveryQueueUrl } from '../shared/composition-roots/delivery-queue.ts';
 import { deliveryWorker } from '../shared/composition-roots/delivery-worker.ts';
 import { logger, withObservability } from '../shared/observability/index.ts';
+import type { DeliveryMessage } from '../shared/ports/delivery-queue.ts';
 import * as z from '../shared/validation/zod.ts';
 
 const text = z.string().check(z.minLength(1), z.maxLength(1024));

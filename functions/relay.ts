@@ -16,7 +16,7 @@ import {
 } from '../shared/composition-roots/core.ts';
 import { deliveryQueueFromEnv } from '../shared/composition-roots/delivery-queue.ts';
 import { logger, withObservability } from '../shared/observability/index.ts';
-import type { TaskChange } from '../shared/ports/tasks.ts';
+import type { TaskChange } from '../shared/ports/task-changes.ts';
 
 const failAt = (sequence: string | undefined): DynamoDBBatchResponse => ({
   batchItemFailures: sequence ? [{ itemIdentifier: sequence }] : [],

@@ -25,9 +25,10 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoAuthStore } from '../shared/adapters/dynamodb/auth-store.ts';
-import { type ApiKeyStore, newApiKey } from '../shared/app/auth/api-keys.ts';
-import type { TenantRegistry } from '../shared/app/auth/authenticator.ts';
-import { RIGHTS, rightsOf } from '../shared/app/auth/principal.ts';
+import { newApiKey } from '../shared/app/auth/api-keys.ts';
+import { RIGHTS, rightsOf } from '../shared/domain/principal.ts';
+import type { ApiKeyStore } from '../shared/ports/api-key-store.ts';
+import type { TenantRegistry } from '../shared/ports/tenant-registry.ts';
 import { cliDynamoConfig } from './local-aws.ts';
 
 /** What the CLI needs of API Gateway (absent locally). */

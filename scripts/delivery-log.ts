@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDeliveryLog } from '../shared/adapters/dynamodb/delivery-log.ts';
-import type { DeliveryAttempt } from '../shared/app/delivery/delivery-worker.ts';
+import type { DeliveryAttempt } from '../shared/ports/delivery-log.ts';
 import { cliDynamoConfig } from './local-aws.ts';
 
 /** One line per attempt, in delivery order (event version, config, round, attempt). */

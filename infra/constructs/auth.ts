@@ -21,13 +21,13 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { RIGHTS } from '../../shared/app/auth/principal.ts';
 import { jwtConfigFrom } from '../../shared/composition-roots/authorizer.ts';
 import {
   DEFAULT_AUTH_CACHE_TTL_SECONDS,
   GATEWAY_RESPONSES,
   TENANT_THROTTLE,
 } from '../../shared/contracts/gateway-responses.ts';
+import { RIGHTS } from '../../shared/domain/principal.ts';
 import { grantAuthDirectoryRead } from '../permissions.ts';
 import { HubFunction } from './function.ts';
 

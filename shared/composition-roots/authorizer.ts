@@ -13,7 +13,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { JwtVerifier, type JwtVerifierConfig } from '../adapters/auth/jwt-verifier.ts';
 import { DynamoAuthStore } from '../adapters/dynamodb/auth-store.ts';
 import { Authenticator } from '../app/auth/authenticator.ts';
-import { rightsOf } from '../app/auth/principal.ts';
+import { rightsOf } from '../domain/principal.ts';
 
 /** The JWT verifier's configuration from the environment; undefined when no issuer is configured. */
 export const jwtConfigFrom = (env: NodeJS.ProcessEnv): JwtVerifierConfig | undefined => {

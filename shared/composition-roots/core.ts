@@ -14,7 +14,7 @@ import { EXECUTOR_QUEUE, HEARTBEAT_QUEUE } from '../adapters/sqs/queues.ts';
 import type { AgentHandler } from '../agent/api.ts';
 import { loadAgent } from '../agent/load.ts';
 import { pushNotificationsConfigured } from '../app/a2a/card.ts';
-import { type HeartbeatQueue, HeartbeatWatcher, heartbeatRulesFrom } from '../app/heartbeat/heartbeat.ts';
+import { HeartbeatWatcher, heartbeatRulesFrom } from '../app/heartbeat/heartbeat.ts';
 import { agentSkillOf, parseRemoteSkills, remoteRouteOf } from '../app/synapse/bridge.ts';
 import { SynapseRequester } from '../app/synapse/requester.ts';
 import { DEFAULT_MAX_REQUEST_DEADLINE_SECONDS, deadlineRulesOf } from '../app/tasks/deadlines.ts';
@@ -26,7 +26,9 @@ import {
   TaskService,
 } from '../app/tasks/task-service.ts';
 import { countMetric, countTransition, MetricName, metrics } from '../observability/index.ts';
-import type { ExecutorQueue, LifecyclePublisher } from '../ports/tasks.ts';
+import type { ExecutorQueue } from '../ports/executor-queue.ts';
+import type { HeartbeatQueue } from '../ports/heartbeat-queue.ts';
+import type { LifecyclePublisher } from '../ports/lifecycle-publisher.ts';
 
 // a per-event-type metric is a Powertools single metric (costly to build): only when metrics are on
 const metricsObserver: EngineObserver = {

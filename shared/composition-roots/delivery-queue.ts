@@ -5,7 +5,7 @@
  */
 import { SqsDeliveryQueue } from '../adapters/sqs/delivery-queue.ts';
 import { DELIVERY_QUEUE } from '../adapters/sqs/queues.ts';
-import type { DeliveryQueue } from '../app/delivery/delivery-worker.ts';
+import type { DeliveryQueue } from '../ports/delivery-queue.ts';
 import { sqsClient } from './core.ts';
 
 export const deliveryQueueUrl = (): string => {

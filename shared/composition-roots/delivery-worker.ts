@@ -20,7 +20,6 @@ import { signerFromEnv } from '../adapters/keys/index.ts';
 import { SqsDeliveryQueue } from '../adapters/sqs/delivery-queue.ts';
 import { DELIVERY_DLQ_URL_ENV, DELIVERY_QUEUE } from '../adapters/sqs/queues.ts';
 import {
-  type DeliveryAttempt,
   type DeliveryObserver,
   DeliveryWorker,
   deliveryPolicyFrom,
@@ -28,6 +27,7 @@ import {
 } from '../app/delivery/delivery-worker.ts';
 import { heartbeatRulesFrom } from '../app/heartbeat/heartbeat.ts';
 import { countMetric, MetricName, metrics } from '../observability/index.ts';
+import type { DeliveryAttempt } from '../ports/delivery-log.ts';
 import { dynamoClient, sqsClient } from './core.ts';
 import { deliveryQueueUrl } from './delivery-queue.ts';
 import { synapsePeers, synapseSelf } from './synapse-peers.ts';

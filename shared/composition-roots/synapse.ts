@@ -9,7 +9,7 @@
  * - SYNAPSE_SIGNATURE_WINDOW_SECONDS: how far a signature's timestamp may be from now (300).
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { DynamoSeenMessageIds } from '../adapters/dynamodb/seen-message-ids.ts';
+import { DynamoSeenSignatures } from '../adapters/dynamodb/seen-signatures.ts';
 import { urlGuardFromEnv } from '../adapters/http/url-guard.ts';
 import { publicUrlOf } from '../adapters/lambda/http.ts';
 import { loadAgent } from '../agent/load.ts';
@@ -38,7 +38,7 @@ export const synapseEndpoint = async (event: APIGatewayProxyEvent): Promise<Syna
   return new SynapseEndpoint(tasks, {
     agent: agent.describe(),
     peers,
-    seen: new DynamoSeenMessageIds(dynamoClient(), requiredTable()),
+    seen: new DynamoSeenSignatures(dynamoClient(), requiredTable()),
     self: synapseSelf(publicUrlOf(event)),
     urls: urlGuardFromEnv(),
     callbacksEnabled: pushNotificationsConfigured(),

@@ -30,7 +30,7 @@ export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
   jitter: 0.2,
 };
 
-/** What one attempt came to, as the sender tells it (shared/ports/webhooks.ts DeliveryOutcome). */
+/** What one attempt came to, as the sender tells it (shared/ports/webhook-sender.ts DeliveryOutcome). */
 export type AttemptOutcome = 'delivered' | 'retry' | 'final';
 
 /** Why a delivery gave up. */

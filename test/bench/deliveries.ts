@@ -37,7 +37,7 @@ import { PushConfigService } from '../../shared/app/push/push-configs.ts';
 import { TaskEngine } from '../../shared/app/tasks/task-engine.ts';
 import { TaskService } from '../../shared/app/tasks/task-service.ts';
 import { logger } from '../../shared/observability/index.ts';
-import type { TaskChange } from '../../shared/ports/tasks.ts';
+import type { TaskChange } from '../../shared/ports/task-changes.ts';
 import { createTestTable } from '../support/dynamo.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 

@@ -27,12 +27,13 @@ import { SqsHeartbeatQueue } from '../../shared/adapters/sqs/heartbeat-queue.ts'
 import { HEARTBEAT_QUEUE } from '../../shared/adapters/sqs/queues.ts';
 import { type AgentHandler, complete } from '../../shared/agent/api.ts';
 import { relayChanges } from '../../shared/app/delivery/relay.ts';
-import { type HeartbeatWatch, HeartbeatWatcher } from '../../shared/app/heartbeat/heartbeat.ts';
+import { HeartbeatWatcher } from '../../shared/app/heartbeat/heartbeat.ts';
 import { TaskExecutor } from '../../shared/app/tasks/executor.ts';
 import { randomIds, TaskEngine } from '../../shared/app/tasks/task-engine.ts';
 import { TaskService } from '../../shared/app/tasks/task-service.ts';
 import { DEFAULT_HEARTBEAT_RULES, type HeartbeatRules } from '../../shared/domain/heartbeat.ts';
-import type { TaskChange } from '../../shared/ports/tasks.ts';
+import type { HeartbeatWatch } from '../../shared/ports/heartbeat-queue.ts';
+import type { TaskChange } from '../../shared/ports/task-changes.ts';
 import { createTestTable } from '../support/dynamo.ts';
 
 export interface HeartbeatCost {

@@ -10,7 +10,7 @@ import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
 import { DynamoUsage, type UsageTotals } from '../../shared/adapters/dynamodb/usage.ts';
 import { TaskEngine } from '../../shared/app/tasks/task-engine.ts';
 import type { Message } from '../../shared/domain/task.ts';
-import type { TaskRecord } from '../../shared/ports/tasks.ts';
+import type { TaskRecord } from '../../shared/ports/task-store.ts';
 import type { TestTable } from '../support/dynamo.ts';
 
 export interface WriteCost {

@@ -14,12 +14,12 @@ import { DynamoDeliveryLog } from '../../shared/adapters/dynamodb/delivery-log.t
 import { DynamoPushConfigStore } from '../../shared/adapters/dynamodb/push-config-store.ts';
 import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
 import { urlGuardFromEnv } from '../../shared/adapters/http/url-guard.ts';
-import type { DeliveryAttempt } from '../../shared/app/delivery/delivery-worker.ts';
 import { PushConfigService } from '../../shared/app/push/push-configs.ts';
 import { bodySha256, PUSH_JWT_HEADER } from '../../shared/app/push/push-signing.ts';
 import { TaskEngine } from '../../shared/app/tasks/task-engine.ts';
 import { TaskService } from '../../shared/app/tasks/task-service.ts';
 import { JWKS_PATH } from '../../shared/contracts/routes.ts';
+import type { DeliveryAttempt } from '../../shared/ports/delivery-log.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

@@ -12,9 +12,12 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { type FailedBatch, type StreamSource, startStreamSource } from '../../local/stream-source.ts';
 import { STREAM_RELAY, taskChangeOf } from '../../shared/adapters/dynamodb/stream.ts';
 import { relayChanges } from '../../shared/app/delivery/relay.ts';
-import type { HeartbeatWatch } from '../../shared/app/heartbeat/heartbeat.ts';
 import type { HeartbeatRules } from '../../shared/domain/heartbeat.ts';
-import type { ExecutorRun, LifecycleEvent, TaskChange, TaskRef } from '../../shared/ports/tasks.ts';
+import type { ExecutorRun } from '../../shared/ports/executor-queue.ts';
+import type { HeartbeatWatch } from '../../shared/ports/heartbeat-queue.ts';
+import type { LifecycleEvent } from '../../shared/ports/lifecycle-publisher.ts';
+import type { TaskChange } from '../../shared/ports/task-changes.ts';
+import type { TaskRef } from '../../shared/ports/task-store.ts';
 import type { TestTable } from './dynamo.ts';
 
 export interface EnqueuedRun {

@@ -9,7 +9,7 @@
 import type { TaskEngine } from '../../shared/app/tasks/task-engine.ts';
 import { ConflictError, InvalidTransitionError } from '../../shared/domain/errors.ts';
 import { isTerminal } from '../../shared/domain/states.ts';
-import type { TaskStore } from '../../shared/ports/tasks.ts';
+import type { TaskStore } from '../../shared/ports/task-store.ts';
 
 const KINDS = ['cancel', 'complete', 'fail', 'status_update', 'status_update', 'outcome'] as const;
 

@@ -9,8 +9,8 @@
  * configured default when it names neither.
  */
 import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
-import type { TokenVerifier } from '../../app/auth/authenticator.ts';
-import { AuthError, type Principal, type Right } from '../../app/auth/principal.ts';
+import { AuthError, type Principal, type Right } from '../../domain/principal.ts';
+import type { TokenVerifier } from '../../ports/token-verifier.ts';
 
 export interface JwtVerifierConfig {
   issuer: string;

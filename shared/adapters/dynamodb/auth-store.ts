@@ -14,9 +14,9 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord, ApiKeyStore } from '../../app/auth/api-keys.ts';
-import type { TenantRecord, TenantRegistry } from '../../app/auth/authenticator.ts';
-import { rightsOf } from '../../app/auth/principal.ts';
+import { rightsOf } from '../../domain/principal.ts';
+import type { ApiKeyRecord, ApiKeyStore } from '../../ports/api-key-store.ts';
+import type { TenantRecord, TenantRegistry } from '../../ports/tenant-registry.ts';
 import { TASK_TABLE } from './table.ts';
 
 export const AUTH_PARTITION = 'AUTH#';

@@ -9,7 +9,7 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { ClaimResult, DeliveryAttempt, DeliveryLog } from '../../app/delivery/delivery-worker.ts';
+import type { ClaimResult, DeliveryAttempt, DeliveryLog } from '../../ports/delivery-log.ts';
 import { pad, taskPk } from './keys.ts';
 
 export const DELIVERY_LOG_PREFIX = 'L#';

@@ -7,7 +7,7 @@
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { PushConfigStore, StoredPushConfig } from '../../app/push/push-configs.ts';
+import type { PushConfigStore, StoredPushConfig } from '../../ports/push-config-store.ts';
 import { taskPk } from './keys.ts';
 
 export const PUSH_CONFIG_PREFIX = 'P#';

@@ -8,7 +8,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import type { TaskChange } from '../../ports/tasks.ts';
+import type { TaskChange } from '../../ports/task-changes.ts';
 import { TASK_SK } from './keys.ts';
 import { decodeTask, type Item, isTaskItem } from './task-codec.ts';
 

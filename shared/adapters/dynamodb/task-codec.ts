@@ -24,7 +24,7 @@ import type {
   TaskHead,
   TaskSummary,
 } from '../../domain/task.ts';
-import type { RecentEvent, StoredReply, TaskRecord } from '../../ports/tasks.ts';
+import type { RecentEvent, StoredReply, TaskRecord } from '../../ports/task-store.ts';
 import { itemSize, READ_UNIT_BYTES, WRITE_UNIT_BYTES, writeUnits } from './item-size.ts';
 import {
   bodySk,

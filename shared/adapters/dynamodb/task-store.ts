@@ -19,7 +19,6 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { BeatResult } from '../../app/heartbeat/heartbeat.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { A2A_STATES, SYNAPSE_STATES, type SynapseState, toA2AState } from '../../domain/states.ts';
 import {
@@ -31,6 +30,7 @@ import {
   type TaskSummary,
   type TaskView,
 } from '../../domain/task.ts';
+import type { BeatResult } from '../../ports/liveness-writer.ts';
 import {
   type CreateOutcome,
   type ListTasksPage,
@@ -44,7 +44,7 @@ import {
   type TaskRecord,
   type TaskRef,
   type TaskStore,
-} from '../../ports/tasks.ts';
+} from '../../ports/task-store.ts';
 import {
   type ChunkKind,
   chunkSk,

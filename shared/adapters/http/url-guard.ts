@@ -11,7 +11,7 @@
  * only on the library's range names.
  */
 import ipaddr from 'ipaddr.js';
-import type { PushUrlGuard, UrlVerdict } from '../../ports/webhooks.ts';
+import type { PushUrlGuard, UrlVerdict } from '../../ports/push-url-guard.ts';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 

@@ -13,8 +13,8 @@ import { promises as dns, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { type Clock, systemClock } from '../../ports/tasks.ts';
-import type { DeliveryResult, WebhookRequest, WebhookSender } from '../../ports/webhooks.ts';
+import { type Clock, systemClock } from '../../ports/clock.ts';
+import type { DeliveryResult, WebhookRequest, WebhookSender } from '../../ports/webhook-sender.ts';
 import type { PushTarget, UrlGuard } from './url-guard.ts';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;

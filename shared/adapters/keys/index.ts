@@ -12,8 +12,9 @@
  * the same process with other keys gets a new one).
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { PushSigner, SigningKeys } from '../../app/push/push-signing.ts';
 import { logger } from '../../observability/index.ts';
+import type { PushSigner } from '../../ports/push-signer.ts';
+import type { SigningKeys } from '../../ports/signing-keys.ts';
 import { cachedKeys } from './cache.ts';
 import { SIGNING_KEYS_ENV, SIGNING_SECRET_ENV } from './env.ts';
 import { JosePushSigner } from './jose-signer.ts';

@@ -16,7 +16,7 @@ import {
   type SigningKeySet,
   type SigningKeys,
   SigningKeysUnavailableError,
-} from '../../app/push/push-signing.ts';
+} from '../../ports/signing-keys.ts';
 import { parseKeySet } from './key-set.ts';
 import { AWSCURRENT, type SecretDescription, type SecretVersionStore } from './rotation.ts';
 

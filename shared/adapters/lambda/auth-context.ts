@@ -8,8 +8,8 @@
  * CDK stack): a request without authorizer context is the anonymous owner of DEFAULT_TENANT.
  */
 
-import { type AuthScheme, type Principal, RIGHTS, rightsOf } from '../../app/auth/principal.ts';
 import { AuthError } from '../../domain/errors.ts';
+import { type AuthScheme, type Principal, RIGHTS, rightsOf } from '../../domain/principal.ts';
 
 export const AUTH_MODE_ENV = 'AUTH_MODE';
 

@@ -5,7 +5,7 @@
  * redrive (messages moved back to the delivery queue) brings back the next round's first attempt.
  */
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { DeadLetterInfo, DeliveryMessage, DeliveryQueue } from '../../app/delivery/delivery-worker.ts';
+import type { DeadLetterInfo, DeliveryMessage, DeliveryQueue } from '../../ports/delivery-queue.ts';
 
 const BATCH = 10;
 /** SQS's longest delay. */

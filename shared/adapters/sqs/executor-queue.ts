@@ -1,6 +1,6 @@
 /** ExecutorQueue on SQS: one message per run request, sent in batches of ten. */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { ExecutorQueue, ExecutorRun } from '../../ports/tasks.ts';
+import type { ExecutorQueue, ExecutorRun } from '../../ports/executor-queue.ts';
 import { sendJsonBatches } from './send.ts';
 
 export class SqsExecutorQueue implements ExecutorQueue {

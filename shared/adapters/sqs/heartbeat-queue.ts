@@ -1,6 +1,6 @@
 /** HeartbeatQueue on SQS: each watch a delayed message on the heartbeat queue (HEARTBEAT_QUEUE). */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { HeartbeatQueue, HeartbeatWatch } from '../../app/heartbeat/heartbeat.ts';
+import type { HeartbeatQueue, HeartbeatWatch } from '../../ports/heartbeat-queue.ts';
 import { sendJsonBatches } from './send.ts';
 
 export class SqsHeartbeatQueue implements HeartbeatQueue {

@@ -7,7 +7,9 @@
  * these results into the requested version's shapes.
  */
 import type { AgentDescription } from '../../agent/api.ts';
+import type { Caller } from '../../domain/caller.ts';
 import { GenerationMismatchError, TaskNotFoundError, ValidationError } from '../../domain/errors.ts';
+import { authorize, type Principal } from '../../domain/principal.ts';
 import {
   isInterrupted,
   isTerminal,
@@ -16,7 +18,8 @@ import {
   toA2AState,
 } from '../../domain/states.ts';
 import type { Message, TaskView } from '../../domain/task.ts';
-import type { TaskRecord, TaskStore } from '../../ports/tasks.ts';
+import type { PushConfigSummary } from '../../ports/push-config-store.ts';
+import type { TaskRecord, TaskStore } from '../../ports/task-store.ts';
 import type { AgentCard } from '../../protocol/a2a/agent-card.ts';
 import type { A2AVersion } from '../../protocol/a2a/codec.ts';
 import { A2AProtocolError } from '../../protocol/a2a/errors.ts';
@@ -34,10 +37,9 @@ import type {
   SubscribeToTaskCommand,
   TaskEncodeOptions,
 } from '../../protocol/a2a/operations.ts';
-import { authorize, type Principal } from '../auth/principal.ts';
-import type { PushConfigService, PushConfigSummary } from '../push/push-configs.ts';
+import type { PushConfigService } from '../push/push-configs.ts';
 import { derivedTaskId } from '../tasks/task-engine.ts';
-import type { Caller, TaskService } from '../tasks/task-service.ts';
+import type { TaskService } from '../tasks/task-service.ts';
 import { hubCard } from './card.ts';
 import { endsStream, finalStatusOf, snapshotOf } from './events.ts';
 import {

@@ -16,8 +16,9 @@
 
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { AuthError } from '../../domain/errors.ts';
+import type { Principal } from '../../domain/principal.ts';
 import { logger } from '../../observability/index.ts';
-import type { TaskStore } from '../../ports/tasks.ts';
+import type { TaskStore } from '../../ports/task-store.ts';
 import { activatedExtensionsHeader } from '../../protocol/a2a/extensions.ts';
 import {
   type A2ACodec,
@@ -38,7 +39,6 @@ import {
   success,
   toProtocolError,
 } from '../../protocol/a2a/index.ts';
-import type { Principal } from '../auth/principal.ts';
 import type { TaskService } from '../tasks/task-service.ts';
 import { A2AHandler, type A2AHandlerOptions } from './handler.ts';
 import {

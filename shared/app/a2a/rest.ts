@@ -13,6 +13,7 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { AuthError } from '../../domain/errors.ts';
+import { checkTenant, type Principal } from '../../domain/principal.ts';
 import { logger } from '../../observability/index.ts';
 import { activatedExtensionsHeader } from '../../protocol/a2a/extensions.ts';
 import {
@@ -31,7 +32,6 @@ import {
   restStatusOf,
   unsupportedMediaType,
 } from '../../protocol/a2a/rest.ts';
-import { checkTenant, type Principal } from '../auth/principal.ts';
 import type { TaskService } from '../tasks/task-service.ts';
 import { A2AHandler, type A2AHandlerOptions } from './handler.ts';
 import { MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES } from './jsonrpc.ts';

@@ -11,6 +11,7 @@
  *   the chunks end only once what the request started (an inline run) has.
  */
 
+import type { Principal } from '../../domain/principal.ts';
 import type { A2AVersion } from '../../protocol/a2a/codec.ts';
 import { A2AProtocolError, ERROR_CODES, toProtocolError } from '../../protocol/a2a/index.ts';
 import type {
@@ -18,7 +19,6 @@ import type {
   StreamEvent,
   SubscribeToTaskCommand,
 } from '../../protocol/a2a/operations.ts';
-import type { Principal } from '../auth/principal.ts';
 import type { A2AHandler, TaskStream } from './handler.ts';
 import { lastEventIdOf, MAX_SSE_DATA_BYTES, SSE_HEADERS, sseComment, sseEvent } from './sse.ts';
 import type { StreamItem } from './stream.ts';

@@ -26,12 +26,12 @@
  * endpoints, 5 minutes for regional ones). docs/streaming.md has the arithmetic.
  */
 import { setTimeout as wait } from 'node:timers/promises';
+import type { Caller } from '../../domain/caller.ts';
 import { TaskNotFoundError } from '../../domain/errors.ts';
 import { isTerminal, type SynapseState } from '../../domain/states.ts';
 import { isWellFormed, MAX_ID_LENGTH, type TaskEvent, type TaskView } from '../../domain/task.ts';
-import type { ReadOptions, TaskRecord, TaskStore } from '../../ports/tasks.ts';
+import type { ReadOptions, TaskRecord, TaskStore } from '../../ports/task-store.ts';
 import type { StreamEvent } from '../../protocol/a2a/operations.ts';
-import type { Caller } from '../tasks/task-service.ts';
 import { endsStream, streamEventOf } from './events.ts';
 
 /** What a stream writes: an event (with its version as id, when it has one) or a keep-alive. */

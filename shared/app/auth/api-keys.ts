@@ -4,35 +4,14 @@
  * the id finds the record in one read, and the hash is compared in constant time. A revoked key is
  * refused from the next request on (docs/security.md#api-keys).
  */
+
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { AuthError, type Principal, type Right } from './principal.ts';
+import { AuthError, type Principal } from '../../domain/principal.ts';
+import type { ApiKeyRecord, ApiKeyStore } from '../../ports/api-key-store.ts';
 
 export const API_KEY_PREFIX = 'syn_';
 const KEY_ID_LENGTH = 16;
 const KEY_PATTERN = /^syn_([a-z2-7]{16})_([A-Za-z0-9_-]{43})$/;
-
-export interface ApiKeyRecord {
-  keyId: string;
-  /** SHA-256 of the secret, hex. */
-  secretHash: string;
-  tenant: string;
-  /** The principal the key speaks for: the owner of the tasks it makes. */
-  principal: string;
-  rights: readonly Right[];
-  createdAt: string;
-  revokedAt?: string;
-  /** Free text for whoever manages the keys ("ci pipeline"). Never the key. */
-  description?: string;
-}
-
-/** Where key records are kept (the task table: shared/adapters/dynamodb/auth-store.ts). */
-export interface ApiKeyStore {
-  getKey(keyId: string): Promise<ApiKeyRecord | undefined>;
-  putKey(record: ApiKeyRecord): Promise<void>;
-  /** Marks the key revoked; false when there is no such key. */
-  revokeKey(keyId: string, at: string): Promise<boolean>;
-  listKeys(tenant?: string): Promise<ApiKeyRecord[]>;
-}
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 

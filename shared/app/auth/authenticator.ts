@@ -5,27 +5,12 @@
  * (docs/security.md#throttling). Used by the Lambda authorizer (functions/authorizer.ts), which API
  * Gateway and the local gateway both call before any authenticated route.
  */
-import { type ApiKeyStore, looksLikeApiKey, verifyApiKey } from './api-keys.ts';
-import { AuthError, type Principal } from './principal.ts';
 
-/** Verifies a bearer JWT (shared/adapters/auth/jwt-verifier.ts); throws AuthError. */
-export interface TokenVerifier {
-  verify(token: string): Promise<Principal>;
-}
-
-export interface TenantRecord {
-  tenant: string;
-  /** The value of the tenant's API Gateway API key in the hub's usage plan (a usage identifier, no secret). */
-  usageKey: string;
-  createdAt: string;
-  disabledAt?: string;
-}
-
-export interface TenantRegistry {
-  getTenant(tenant: string): Promise<TenantRecord | undefined>;
-  putTenant(record: TenantRecord): Promise<void>;
-  listTenants(): Promise<TenantRecord[]>;
-}
+import { AuthError, type Principal } from '../../domain/principal.ts';
+import type { ApiKeyStore } from '../../ports/api-key-store.ts';
+import type { TenantRegistry } from '../../ports/tenant-registry.ts';
+import type { TokenVerifier } from '../../ports/token-verifier.ts';
+import { looksLikeApiKey, verifyApiKey } from './api-keys.ts';
 
 export interface Verdict {
   principal: Principal;

@@ -12,23 +12,13 @@
  * what it has seen (deliveries of one task may arrive out of order when one is retried: we do not hold
  * the later ones back behind it).
  */
+
 import { isTerminal } from '../../domain/states.ts';
 import type { TaskEvent, TaskHead } from '../../domain/task.ts';
-import type { TaskChange } from '../../ports/tasks.ts';
+import type { DeliveryMessage, DeliveryRequest } from '../../ports/delivery-queue.ts';
+import type { TaskChange } from '../../ports/task-changes.ts';
 import { streamEventOf } from '../a2a/events.ts';
 import { isCallbackEvent, SYNAPSE_CALLBACK_CONFIG_ID } from '../synapse/callbacks.ts';
-import type { DeliveryMessage } from './delivery-worker.ts';
-
-export interface DeliveryRequest {
-  tenant: string;
-  taskId: string;
-  contextId: string;
-  configId: string;
-  /** The version of the event delivered: the receiver's ordering and de-duplication key. */
-  version: number;
-  /** 1 for the first attempt; the worker re-sends with the next one. */
-  attempt: number;
-}
 
 /** The idempotency key of a delivery, the same for every attempt of it. */
 export const deliveryKey = (d: Pick<DeliveryRequest, 'taskId' | 'configId' | 'version'>): string =>

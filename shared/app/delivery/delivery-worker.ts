@@ -15,18 +15,23 @@
  * A failure before the request is sent (reading the task, signing) releases the claim, so the SQS
  * retry of the same message may claim the attempt again. Delivery as a whole is at least once.
  */
+
 import { randomUUID } from 'node:crypto';
 import {
   DEFAULT_DELIVERY_POLICY,
   type DeliveryPolicy,
-  type GiveUpReason,
   type NextStep,
   nextStepOf,
 } from '../../domain/delivery.ts';
 import { DEFAULT_HEARTBEAT_RULES } from '../../domain/heartbeat.ts';
 import type { TaskEvent } from '../../domain/task.ts';
-import { type Clock, systemClock, type TaskRecord, type TaskStore } from '../../ports/tasks.ts';
-import type { DeliveryResult, WebhookSender } from '../../ports/webhooks.ts';
+import { type Clock, systemClock } from '../../ports/clock.ts';
+import type { AttemptStatus, DeliveryAttempt, DeliveryLog } from '../../ports/delivery-log.ts';
+import type { DeliveryMessage, DeliveryQueue } from '../../ports/delivery-queue.ts';
+import type { PushConfigStore, StoredPushConfig } from '../../ports/push-config-store.ts';
+import type { PushSigner } from '../../ports/push-signer.ts';
+import type { TaskRecord, TaskStore } from '../../ports/task-store.ts';
+import type { DeliveryResult, WebhookSender } from '../../ports/webhook-sender.ts';
 import * as v1Wire from '../../protocol/a2a/v1-wire.ts';
 import * as v03Wire from '../../protocol/a2a/v03-wire.ts';
 import { composeMessage } from '../../protocol/synapse/compose.ts';
@@ -34,8 +39,7 @@ import type { SynapseSender } from '../../protocol/synapse/envelope.ts';
 import type { PeerDirectory } from '../../protocol/synapse/peers.ts';
 import { signForPeer } from '../../protocol/synapse/signing.ts';
 import { finalStatusOf, streamEventOf } from '../a2a/events.ts';
-import type { PushConfigStore, StoredPushConfig } from '../push/push-configs.ts';
-import { type PushSigner, pushJwtHeaders } from '../push/push-signing.ts';
+import { pushJwtHeaders } from '../push/push-signing.ts';
 import {
   callbackMessageId,
   callbackOf,
@@ -44,107 +48,7 @@ import {
   requesterMessageOf,
   SYNAPSE_CALLBACK_CONFIG_ID,
 } from '../synapse/callbacks.ts';
-import { type DeliveryRequest, deliveryKey, lateRegistration } from './deliveries.ts';
-
-/**
- * One delivery as the queue carries it. `redrive` numbers the rounds a dead-lettered delivery was
- * given again (absent: 0): each round has its own attempts 1..maxAttempts, so a redriven message is
- * never taken for a duplicate of the attempts before it.
- */
-export interface DeliveryMessage extends DeliveryRequest {
-  redrive?: number;
-  /**
-   * How many times a Synapse message was put back to wait for the one before it (absent: 0): a peer
-   * gets each task's messages in order, but never waits forever (MAX_ORDER_WAITS).
-   */
-  waited?: number;
-  /**
-   * A p2p:heartbeat to a task's Synapse requester, not an event's delivery: sent while the claim it
-   * follows (the lease end of the run) still runs the task, `beat` counting them; each queues the next.
-   */
-  heartbeat?: { claim: string; beat: number };
-}
-
-/** Why a delivery reached the dead-letter queue, as its message there says. */
-export interface DeadLetterInfo {
-  reason: GiveUpReason;
-  /** The last attempt's error (HTTP status, timeout, refused URL…). */
-  error?: string;
-  /** The attempt that gave up, and its round. */
-  attempt: number;
-  redrive: number;
-  at: string;
-}
-
-/** Where deliveries wait (SQS in production and locally). */
-export interface DeliveryQueue {
-  /** Queues deliveries, visible after `delaySeconds` (the relay's first attempts: none). */
-  enqueue(messages: readonly DeliveryMessage[], delaySeconds?: number): Promise<void>;
-  /**
-   * Hands a delivery that gave up to the dead-letter queue. `message` is what a redrive will bring
-   * back: the first attempt of the next round.
-   */
-  deadLetter(message: DeliveryMessage, info: DeadLetterInfo): Promise<void>;
-}
-
-export type AttemptStatus =
-  /** Claimed; the request is being sent (or its invocation died: see `interrupted`). */
-  | 'sending'
-  | 'delivered'
-  /** Failed; the next attempt is queued (`retryInSeconds`). */
-  | 'retrying'
-  /** Failed and given up (`deadLetter` says why); the delivery is on the dead-letter queue. */
-  | 'failed'
-  /** Its invocation died after the claim: the outcome is unknown; the next attempt (or the DLQ) followed. */
-  | 'interrupted'
-  /** Dropped: the config was deleted since the event (or is no longer listed by the task). */
-  | 'config_removed'
-  /** Dropped: the task is gone (or not this tenant's). */
-  | 'task_missing'
-  /** Dropped: the task has no such event, or a stream would not show it. */
-  | 'not_deliverable'
-  /** Given back before anything was sent (a failure reading or signing): the attempt may be claimed again. */
-  | 'released';
-
-/** One attempt as the delivery log keeps it (no secrets: no URL, no token, no credentials). */
-export interface DeliveryAttempt {
-  tenant: string;
-  taskId: string;
-  configId: string;
-  /** The event delivered. */
-  version: number;
-  /** 0 until the delivery is redriven from the dead-letter queue. */
-  redrive: number;
-  attempt: number;
-  status: AttemptStatus;
-  /** The claim's identity: only its holder records the outcome. */
-  claim: string;
-  startedAt: string;
-  finishedAt?: string;
-  /** The receiver's HTTP status, when it answered. */
-  httpStatus?: number;
-  /** From the start of the request (DNS included) to its outcome. */
-  latencyMs?: number;
-  error?: string;
-  /** `retrying` (or `interrupted`): the delay of the next attempt. */
-  retryInSeconds?: number;
-  /** `failed` (or `interrupted`): why the delivery went to the dead-letter queue. */
-  deadLetter?: GiveUpReason;
-  /** When the log may forget the attempt (ISO 8601): after its task. */
-  keepUntil: string;
-}
-
-export type ClaimResult = { claimed: true } | { claimed: false; existing: DeliveryAttempt };
-
-/** The delivery log: each attempt one item beside its task (shared/adapters/dynamodb/delivery-log.ts). */
-export interface DeliveryLog {
-  /** Records the attempt as `sending` unless it is recorded already (then that record comes back). */
-  claim(attempt: DeliveryAttempt): Promise<ClaimResult>;
-  /** Records the outcome, if the attempt is still `sending` under `attempt.claim`; false when it is not. */
-  finish(attempt: DeliveryAttempt): Promise<boolean>;
-  /** Every attempt of the task's deliveries, by event version, config, round and attempt. */
-  list(tenant: string, taskId: string): Promise<DeliveryAttempt[]>;
-}
+import { deliveryKey, lateRegistration } from './deliveries.ts';
 
 /** Told of every attempt recorded with an outcome (metrics). */
 export interface DeliveryObserver {

@@ -21,25 +21,16 @@
 import { DEFAULT_HEARTBEAT_RULES, type HeartbeatRules } from '../../domain/heartbeat.ts';
 import { awaitsLocalRun, toA2AState } from '../../domain/states.ts';
 import type { TaskHead } from '../../domain/task.ts';
-import {
-  type Clock,
-  type ExecutorQueue,
-  type ExecutorRun,
-  type LifecycleEvent,
-  type LifecyclePublisher,
-  systemClock,
-  type TaskChange,
-  type TaskRecord,
-} from '../../ports/tasks.ts';
-import {
-  type HeartbeatQueue,
-  type HeartbeatWatch,
-  watchDelaySeconds,
-  watchOf,
-} from '../heartbeat/heartbeat.ts';
+import { type Clock, systemClock } from '../../ports/clock.ts';
+import type { DeliveryMessage, DeliveryQueue } from '../../ports/delivery-queue.ts';
+import type { ExecutorQueue, ExecutorRun } from '../../ports/executor-queue.ts';
+import type { HeartbeatQueue, HeartbeatWatch } from '../../ports/heartbeat-queue.ts';
+import type { LifecycleEvent, LifecyclePublisher } from '../../ports/lifecycle-publisher.ts';
+import type { TaskChange } from '../../ports/task-changes.ts';
+import type { TaskRecord } from '../../ports/task-store.ts';
+import { watchDelaySeconds, watchOf } from '../heartbeat/heartbeat.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from '../synapse/callbacks.ts';
 import { deliveriesOf, firstPeerHeartbeat } from './deliveries.ts';
-import type { DeliveryMessage, DeliveryQueue } from './delivery-worker.ts';
 
 /** SQS's longest delay; a longer lease is watched in several steps. */
 export const MAX_DELAY_SECONDS = 900;

@@ -12,6 +12,7 @@
  *   `maxReruns` times, otherwise `heartbeat_lost` (failed, saying why).
  * The watch replaces the lease watch: it enforces the lease too.
  */
+
 import { ConflictError, InvalidTransitionError } from '../../domain/errors.ts';
 import {
   DEFAULT_HEARTBEAT_RULES,
@@ -22,32 +23,10 @@ import {
   lastSignOfLife,
 } from '../../domain/heartbeat.ts';
 import type { EventDraft, TaskHead } from '../../domain/task.ts';
-import { type Clock, systemClock, type TaskRecord, type TaskRef } from '../../ports/tasks.ts';
+import { type Clock, systemClock } from '../../ports/clock.ts';
+import type { HeartbeatQueue, HeartbeatWatch } from '../../ports/heartbeat-queue.ts';
+import type { TaskRecord, TaskRef } from '../../ports/task-store.ts';
 import type { TaskEngine } from '../tasks/task-engine.ts';
-
-/** One watch: the task, the version that armed it (for the logs), and the claim it follows. */
-export interface HeartbeatWatch {
-  tenant: string;
-  taskId: string;
-  version: number;
-  /**
-   * The lease end its claim set: a claim's identity. A watch of an older claim stops. Absent for a
-   * requester task: the peer's liveness is watched (its reports and p2p:heartbeats), not a claim.
-   */
-  claim?: string;
-}
-
-/** Delayed watches (an SQS queue in production and locally). */
-export interface HeartbeatQueue {
-  arm(watches: readonly HeartbeatWatch[], delaySeconds: number): Promise<void>;
-}
-
-export type BeatResult = { written: true } | { written: false; current?: TaskRecord };
-
-/** The liveness write: moves `heartbeatAt` when the task is still at `seen`'s version and state. */
-export interface LivenessWriter {
-  beat(seen: TaskRecord, at: string): Promise<BeatResult>;
-}
 
 const positiveInteger = (value: string | undefined, name: string, fallback: number): number => {
   if (value === undefined || value === '') return fallback;

@@ -7,58 +7,21 @@
  * a finished task is sent the task's final state once (deliveries.ts), so a client that registers late
  * still learns the outcome.
  */
+
+import type { Caller } from '../../domain/caller.ts';
 import { InvalidTransitionError, TaskNotFoundError, ValidationError } from '../../domain/errors.ts';
 import { isTerminal } from '../../domain/states.ts';
-import type { PushUrlGuard } from '../../ports/webhooks.ts';
+import type { PushConfigStore, PushConfigSummary, StoredPushConfig } from '../../ports/push-config-store.ts';
+import type { PushUrlGuard } from '../../ports/push-url-guard.ts';
+import type { TaskRecord } from '../../ports/task-store.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from '../synapse/callbacks.ts';
 import type { TaskEngine } from '../tasks/task-engine.ts';
-import type { Caller, TaskService } from '../tasks/task-service.ts';
 
 /** A task keeps at most this many configs (its head lists them). */
 export const MAX_PUSH_CONFIGS_PER_TASK = 10;
 
 /** A config outlives its task's deadline by this much (its deliveries' retries, the task's reads). */
 const KEEP_AFTER_DEADLINE_MS = 7 * 86_400_000;
-
-/** A webhook as registered: its secrets are kept to be sent, never to be read back. */
-export interface StoredPushConfig {
-  tenant: string;
-  taskId: string;
-  id: string;
-  url: string;
-  token?: string;
-  authentication?: { scheme: string; credentials?: string };
-  /**
-   * The A2A version the config was registered over: deliveries use its shapes (digest §6.2); or
-   * `synapse`: the task's Synapse requester, told with signed p2p callbacks (shared/app/synapse).
-   */
-  version: '1.0' | '0.3' | 'synapse';
-  /** A Synapse requester: the peer (its keys sign the callbacks) and its own id of the task. */
-  synapse?: { peerId: string; remoteTaskId: string };
-  createdAt: string;
-}
-
-/** A config as reads show it: no token, no credentials. */
-export interface PushConfigSummary {
-  taskId: string;
-  id: string;
-  url: string;
-  authentication?: { scheme: string };
-}
-
-/** Where configs are kept (one item each, beside their task). */
-export interface PushConfigStore {
-  /**
-   * Writes (or replaces) a config: it counts once the task's event lists it. `keepUntil` (ISO 8601): when
-   * the store may forget it (the task delivers nothing after its deadline). With `ifAbsent` a config
-   * already there is left as it is (nothing written) and the put resolves false: the config of a task
-   * being created, whose retry must not rewrite what the first delivery registered.
-   */
-  put(config: StoredPushConfig, keepUntil: string, options?: { ifAbsent?: boolean }): Promise<boolean>;
-  /** The task's configs among `ids`, in the order of `ids`. */
-  get(tenant: string, taskId: string, ids: readonly string[]): Promise<StoredPushConfig[]>;
-  remove(tenant: string, taskId: string, id: string): Promise<void>;
-}
 
 export interface NewPushConfig {
   id?: string;
@@ -112,10 +75,16 @@ const refuseReserved = (id: string | undefined): void => {
     );
 };
 
+/** The caller's tasks as the task service reads them (an interface here, so this service does not import it). */
+export interface OwnedTasks {
+  /** The caller's task: another caller's, a missing one and an impossible id are all "not found". */
+  owned(caller: Caller, taskId: string): Promise<TaskRecord>;
+}
+
 export class PushConfigService {
   constructor(
     private readonly engine: TaskEngine,
-    private readonly tasks: TaskService,
+    private readonly tasks: OwnedTasks,
     private readonly configs: PushConfigStore,
     /** Checks a webhook URL before it is stored (the sender checks again after DNS resolution). */
     private readonly urls: PushUrlGuard,

@@ -11,7 +11,13 @@
  *
  * The adapters (jose signer, key sources) are in shared/adapters/keys/.
  */
+
 import { createHash } from 'node:crypto';
+import {
+  type SigningJwk,
+  type SigningKeySet,
+  SigningKeysUnavailableError,
+} from '../../ports/signing-keys.ts';
 
 /** The algorithm of generated keys (ECDSA P-256 / SHA-256). */
 export const DEFAULT_SIGNING_ALG = 'ES256';
@@ -40,90 +46,6 @@ export const KEY_ACTIVATION_DELAY_SECONDS = 900;
  * header belongs to the credentials the client configured (`authentication`), and it carries them.
  */
 export const PUSH_JWT_HEADER = 'X-Synapse-Push-JWT';
-
-/** The input of one signature: one delivery attempt of one push. */
-export interface PushSignInput {
-  taskId: string;
-  /** The exact bytes POSTed (a string is hashed as UTF-8). */
-  body: string | Uint8Array;
-  /** The push URL: the token's `aud`. */
-  audience: string;
-}
-
-/** The claims of a push token. */
-export interface PushTokenClaims {
-  /** The hub's public URL (PUBLIC_URL), when it has one. */
-  iss?: string;
-  /** The push URL the request is sent to. */
-  aud: string;
-  iat: number;
-  exp: number;
-  /** Unique per attempt (a retry gets a new one): receivers may reject a jti seen before. */
-  jti: string;
-  taskId: string;
-  /** SHA-256 of the exact request body bytes, base64url without padding (`bodySha256`). */
-  body_sha256: string;
-}
-
-/** One public key as the JWKS publishes it. */
-export interface PublicJwk {
-  kty: string;
-  kid: string;
-  alg: string;
-  use: 'sig';
-  crv?: string;
-  x?: string;
-  y?: string;
-  n?: string;
-  e?: string;
-}
-
-export interface PublicJwks {
-  keys: PublicJwk[];
-}
-
-/**
- * One key of a signing key set: a JWK with its private part (`d`), or a public one that is only
- * published (it verifies what it signed elsewhere, it never signs here).
- */
-export interface SigningJwk {
-  kty: string;
-  kid: string;
-  alg: string;
-  d?: string;
-  /** Epoch seconds from which the key may sign; absent: from the start. */
-  active_from?: number;
-  [member: string]: unknown;
-}
-
-/**
- * The keys a hub signs with and publishes, newest first: after a rotation the new key, then the
- * previous one (still published, so what it signed keeps verifying). Stored as this JSON.
- */
-export interface SigningKeySet {
-  keys: SigningJwk[];
-}
-
-/** Where the key set comes from. */
-export interface SigningKeys {
-  /** The current set (an adapter may cache it); rejects with SigningKeysUnavailableError when there is none. */
-  load(): Promise<SigningKeySet>;
-}
-
-export interface PushSigner {
-  /** The compact JWT for one delivery attempt. */
-  sign(input: PushSignInput): Promise<string>;
-  /** The public keys of the current set (what GET /.well-known/jwks.json serves). */
-  jwks(): Promise<PublicJwks>;
-}
-
-/** No usable key set (yet): e.g. the secret before its first rotation. */
-export class SigningKeysUnavailableError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'SigningKeysUnavailableError';
-  }
-}
 
 /** SHA-256 of the body bytes, base64url without padding: the `body_sha256` claim. */
 export const bodySha256 = (body: string | Uint8Array): string =>

@@ -17,8 +17,10 @@
  * Reports of an executor (confirm, status, need_info, …) about a task this hub delegated go to the
  * requester role (./requester.ts); a completion is answered with p2p:task_ack.
  */
+
 import { createHash } from 'node:crypto';
 import { type AgentDescription, dataPart, textPart } from '../../agent/api.ts';
+import type { Caller } from '../../domain/caller.ts';
 import {
   ConflictError,
   DomainError,
@@ -29,7 +31,8 @@ import {
 } from '../../domain/errors.ts';
 import { isTerminal, type SynapseState } from '../../domain/states.ts';
 import type { Message } from '../../domain/task.ts';
-import type { PushUrlGuard } from '../../ports/webhooks.ts';
+import type { PushUrlGuard } from '../../ports/push-url-guard.ts';
+import type { SeenSignatures } from '../../ports/seen-signatures.ts';
 import {
   ack,
   createMessage,
@@ -40,7 +43,6 @@ import {
   parseSynapseMessage,
   type RequestHeaders,
   replyOptions,
-  type SeenMessageIds,
   type SynapseErrorCode,
   type SynapseMessage,
   type SynapsePeer,
@@ -52,7 +54,7 @@ import {
   REQUEST_DEADLINE_KEY,
   REQUEST_SKILL_KEY,
 } from '../tasks/deadlines.ts';
-import type { Caller, TaskService } from '../tasks/task-service.ts';
+import type { TaskService } from '../tasks/task-service.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from './callbacks.ts';
 import { ReportRefusedError, type SynapseRequester } from './requester.ts';
 
@@ -73,7 +75,7 @@ export interface SynapseAnswer {
 export interface SynapseEndpointOptions {
   agent: AgentDescription;
   peers: PeerDirectory;
-  seen: SeenMessageIds;
+  seen: SeenSignatures;
   /** This hub as a Synapse agent: its id and its `/synapse/callback` URL. */
   self: SynapseSender;
   /** Checks a requester's callback endpoint before callbacks go there (the sender checks again). */

@@ -16,6 +16,7 @@
  */
 
 import { dataPart, textOf, textPart } from '../../agent/api.ts';
+import type { Caller } from '../../domain/caller.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import { isTerminal, type SynapseState } from '../../domain/states.ts';
 import {
@@ -27,18 +28,13 @@ import {
   type Part,
 } from '../../domain/task.ts';
 import { nextState, type TransitionEvent } from '../../domain/transitions.ts';
-import type { TaskRecord } from '../../ports/tasks.ts';
+import type { LivenessWriter } from '../../ports/liveness-writer.ts';
+import type { PushConfigStore } from '../../ports/push-config-store.ts';
+import type { TaskRecord } from '../../ports/task-store.ts';
 import type { PeerDirectory, SynapseMessage } from '../../protocol/synapse/index.ts';
-import type { LivenessWriter } from '../heartbeat/heartbeat.ts';
-import {
-  type InlinePushConfig,
-  keepUntilOf,
-  type PushConfigStore,
-  storedConfig,
-} from '../push/push-configs.ts';
+import { type InlinePushConfig, keepUntilOf, storedConfig } from '../push/push-configs.ts';
 import { REQUEST_DEADLINE_KEY, REQUEST_SKILL_KEY } from '../tasks/deadlines.ts';
 import { messageKey, type TaskEngine } from '../tasks/task-engine.ts';
-import type { Caller } from '../tasks/task-service.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from './callbacks.ts';
 
 /** The seed's TaskTimeout: a delegated task that has not finished by then fails. */

@@ -14,6 +14,7 @@
  */
 
 import { textPart } from '../../agent/api.ts';
+import type { Caller } from '../../domain/caller.ts';
 import {
   AuthError,
   InvalidTransitionError,
@@ -21,13 +22,13 @@ import {
   TaskNotFoundError,
   ValidationError,
 } from '../../domain/errors.ts';
+import { authorize, type Principal } from '../../domain/principal.ts';
 import { isTerminal } from '../../domain/states.ts';
 import type { Message, TaskView } from '../../domain/task.ts';
 import { errorHeaders, toProtocolError } from '../../protocol/a2a/errors.ts';
 import * as v1Wire from '../../protocol/a2a/v1-wire.ts';
 import * as z from '../../validation/zod.ts';
-import { authorize, type Principal } from '../auth/principal.ts';
-import type { Caller, TaskService } from '../tasks/task-service.ts';
+import type { TaskService } from '../tasks/task-service.ts';
 import { PEER_KEY, type SynapseRequester } from './requester.ts';
 
 export interface TasksApiRequest {

@@ -25,15 +25,10 @@ import { textOf } from '../../agent/api.ts';
 import { ConflictError, InvalidTransitionError, ValidationError } from '../../domain/errors.ts';
 import { isTerminal } from '../../domain/states.ts';
 import type { EventDraft, Message, TaskEvent } from '../../domain/task.ts';
-import {
-  type Clock,
-  type ExecutorRun,
-  type IdGenerator,
-  systemClock,
-  type TaskRecord,
-  type TaskRef,
-} from '../../ports/tasks.ts';
-import type { LivenessWriter } from '../heartbeat/heartbeat.ts';
+import { type Clock, type IdGenerator, systemClock } from '../../ports/clock.ts';
+import type { ExecutorRun } from '../../ports/executor-queue.ts';
+import type { LivenessWriter } from '../../ports/liveness-writer.ts';
+import type { TaskRecord, TaskRef } from '../../ports/task-store.ts';
 import { MAX_EVENTS_PER_WRITE, randomIds, type TaskEngine } from './task-engine.ts';
 
 export type RunResult =

@@ -6,8 +6,8 @@
  * the backstop for everything else.
  */
 import { ConflictError, InvalidTransitionError, TaskNotFoundError } from '../../domain/errors.ts';
-import type { Clock } from '../../ports/tasks.ts';
-import { systemClock } from '../../ports/tasks.ts';
+import type { Clock } from '../../ports/clock.ts';
+import { systemClock } from '../../ports/clock.ts';
 import type { TaskEngine } from './task-engine.ts';
 
 export interface SweepResult {

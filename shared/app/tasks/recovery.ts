@@ -9,15 +9,13 @@
  */
 import type { HeartbeatRules } from '../../domain/heartbeat.ts';
 import { awaitsLocalRun } from '../../domain/states.ts';
-import type { Clock, ExecutorQueue, ExecutorRun, TaskRecord, TaskStore } from '../../ports/tasks.ts';
-import { systemClock } from '../../ports/tasks.ts';
+import type { Clock } from '../../ports/clock.ts';
+import { systemClock } from '../../ports/clock.ts';
+import type { ExecutorQueue, ExecutorRun } from '../../ports/executor-queue.ts';
+import type { HeartbeatQueue, HeartbeatWatch } from '../../ports/heartbeat-queue.ts';
+import type { TaskRecord, TaskStore } from '../../ports/task-store.ts';
 import { MAX_DELAY_SECONDS } from '../delivery/relay.ts';
-import {
-  type HeartbeatQueue,
-  type HeartbeatWatch,
-  watchDelaySeconds,
-  watchOf,
-} from '../heartbeat/heartbeat.ts';
+import { watchDelaySeconds, watchOf } from '../heartbeat/heartbeat.ts';
 
 /** Later than any deadline: the deadline index then yields every live task. */
 const END_OF_TIME = '9999-12-31T23:59:59.999Z';

@@ -30,16 +30,14 @@ import {
   type TaskRole,
 } from '../../domain/task.ts';
 import { allowedSources, decide } from '../../domain/transitions.ts';
+import { type Clock, type IdGenerator, systemClock } from '../../ports/clock.ts';
 import {
-  type Clock,
-  type IdGenerator,
   type ReplyOutcome,
   StaleTaskError,
-  systemClock,
   type TaskRecord,
   type TaskRef,
   type TaskStore,
-} from '../../ports/tasks.ts';
+} from '../../ports/task-store.ts';
 import { DEFAULT_MAX_REQUEST_DEADLINE_SECONDS, type DeadlineRules, deadlineSecondsFor } from './deadlines.ts';
 
 /** A task still live after this long is failed by the expiry sweep (Synapse TaskTimeout; generous for A2A). */

@@ -11,6 +11,7 @@
 
 import type { Resumption } from '../../agent/api.ts';
 import { textOf } from '../../agent/api.ts';
+import type { Caller } from '../../domain/caller.ts';
 import {
   GenerationMismatchError,
   InvalidTransitionError,
@@ -28,6 +29,7 @@ import {
   type TaskProtocol,
   type TaskView,
 } from '../../domain/task.ts';
+import type { PushConfigStore } from '../../ports/push-config-store.ts';
 import {
   type ListTasksPage,
   type ListTasksQuery,
@@ -35,12 +37,11 @@ import {
   type ReadOptions,
   type TaskRecord,
   type TaskRef,
-} from '../../ports/tasks.ts';
+} from '../../ports/task-store.ts';
 import {
   type InlinePushConfig,
   keepUntilOf,
   MAX_PUSH_CONFIGS_PER_TASK,
-  type PushConfigStore,
   storedConfig,
 } from '../push/push-configs.ts';
 import type { RemoteSkill } from '../synapse/bridge.ts';
@@ -52,12 +53,6 @@ import { DEFAULT_TASK_TIMEOUT_SECONDS, messageKey, type TaskEngine } from './tas
 export interface RemoteExecution {
   route(message: Message): RemoteSkill | undefined;
   requester: Pick<SynapseRequester, 'delegate'>;
-}
-
-export interface Caller {
-  tenant: string;
-  /** The authenticated principal; message ids are de-duplicated per owner. */
-  owner: string;
 }
 
 export interface SubmitResult {

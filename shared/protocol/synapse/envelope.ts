@@ -38,8 +38,6 @@ import {
   timestampSchema,
 } from './payloads.ts';
 
-export { SYNAPSE_PROTOCOL_VERSION } from './compose.ts';
-
 /**
  * The versions this hub reads: major 1, any minor (a minor version only adds optional fields or
  * message types; unknown fields are ignored, an unknown type is refused as such).

@@ -7,12 +7,8 @@
  * Kept apart from the parser: only code that publishes schemas pays for the generator.
  */
 import * as z from '../../validation/zod.ts';
-import {
-  messageSchemaOf,
-  SYNAPSE_PROTOCOL_VERSION,
-  SynapseEnvelopeSchema,
-  synapseMessageSchema,
-} from './envelope.ts';
+import { SYNAPSE_PROTOCOL_VERSION } from './compose.ts';
+import { messageSchemaOf, SynapseEnvelopeSchema, synapseMessageSchema } from './envelope.ts';
 import {
   MESSAGE_TYPES,
   PAYLOAD_SCHEMAS,

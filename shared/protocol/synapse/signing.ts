@@ -17,13 +17,15 @@
  * - compares in constant time (crypto.timingSafeEqual);
  * - then refuses a replay: the same signed request seen before, known by its peer and signature (the
  *   HMAC covers the timestamp, the message id and every byte of the body), remembered through the
- *   SeenMessageIds port until the window has passed. A retry of a message signed anew is not a replay,
+ *   SeenSignatures port until the window has passed. A retry of a message signed anew is not a replay,
  *   even within the same second (new timestamp, or new bytes, or another key of the peer: another
  *   signature): it passes, and the endpoint answers it as the duplicate it is (message-id
  *   de-duplication), with no effect. Only the very same signed bytes again are refused.
  * Every refusal is permission_denied (403) with a `reason`; none says anything about a key's secret.
  */
+
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { SeenSignatures } from '../../ports/seen-signatures.ts';
 import { MESSAGE_ID_PATTERN } from './bounds.ts';
 import { SynapseProtocolError } from './errors.ts';
 import type { PeerDirectory, PeerKey, SynapsePeer } from './peers.ts';
@@ -77,19 +79,6 @@ export function signSynapseRequest(input: SignInput): Record<string, string> {
   };
 }
 
-/**
- * Replay protection: what the verifier remembers. The endpoint's adapter is DynamoDB (a
- * conditional put, its TTL at `until`); tests use an in-memory fake.
- */
-export interface SeenMessageIds {
-  /**
-   * Records that `peer` sent the signed request whose signature (the HMAC, lowercase hex) is `signature`,
-   * signed at `signedAt` (epoch seconds), to be kept until `until` (epoch seconds). Resolves false when
-   * that request was recorded before.
-   */
-  remember(peer: string, signature: string, signedAt: number, until: number): Promise<boolean>;
-}
-
 export type VerifyFailureReason =
   | 'unknown_peer'
   | 'invalid_message_id'
@@ -125,7 +114,7 @@ export interface VerifyInput {
 
 export interface VerifyOptions {
   peers: PeerDirectory;
-  seen: SeenMessageIds;
+  seen: SeenSignatures;
   /** How far a timestamp may be from now, either way, in seconds (default 300). */
   windowSeconds?: number;
   /** Epoch milliseconds. */

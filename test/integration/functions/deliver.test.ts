@@ -37,20 +37,17 @@ import {
 } from '../../../shared/adapters/keys/index.ts';
 import { SqsDeliveryQueue } from '../../../shared/adapters/sqs/delivery-queue.ts';
 import { DELIVERY_QUEUE } from '../../../shared/adapters/sqs/queues.ts';
-import {
-  type DeliverResult,
-  type DeliveryAttempt,
-  type DeliveryMessage,
-  DeliveryWorker,
-} from '../../../shared/app/delivery/delivery-worker.ts';
+import { type DeliverResult, DeliveryWorker } from '../../../shared/app/delivery/delivery-worker.ts';
 import { relayChanges } from '../../../shared/app/delivery/relay.ts';
 import { PushConfigService } from '../../../shared/app/push/push-configs.ts';
-import type { PublicJwks } from '../../../shared/app/push/push-signing.ts';
 import { TaskEngine } from '../../../shared/app/tasks/task-engine.ts';
 import { TaskService } from '../../../shared/app/tasks/task-service.ts';
 import type { DeliveryPolicy } from '../../../shared/domain/delivery.ts';
 import { logger } from '../../../shared/observability/index.ts';
-import type { TaskChange } from '../../../shared/ports/tasks.ts';
+import type { DeliveryAttempt } from '../../../shared/ports/delivery-log.ts';
+import type { DeliveryMessage } from '../../../shared/ports/delivery-queue.ts';
+import type { PublicJwks } from '../../../shared/ports/signing-keys.ts';
+import type { TaskChange } from '../../../shared/ports/task-changes.ts';
 import { createTestTable, type TestTable } from '../../support/dynamo.ts';
 import { startWebhookReceiver, verifyPush, type WebhookReceiver } from '../../support/webhook-receiver.ts';
 

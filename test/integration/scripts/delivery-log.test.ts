@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { formatDeliveryLog } from '../../../scripts/delivery-log.ts';
 import { DynamoDeliveryLog } from '../../../shared/adapters/dynamodb/delivery-log.ts';
-import type { DeliveryAttempt } from '../../../shared/app/delivery/delivery-worker.ts';
+import type { DeliveryAttempt } from '../../../shared/ports/delivery-log.ts';
 import { createTestTable, type TestTable } from '../../support/dynamo.ts';
 
 let table: TestTable;

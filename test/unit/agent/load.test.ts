@@ -17,6 +17,9 @@ describe('agent module selection', () => {
   });
 
   it('says what is wrong with a module that is not an agent', async () => {
-    await assert.rejects(loadAgent('./test/unit/agent/fixtures/not-an-agent.ts'), /must export an agent handler/);
+    await assert.rejects(
+      loadAgent('./test/unit/agent/fixtures/not-an-agent.ts'),
+      /must export an agent handler/,
+    );
   });
 });

@@ -8,14 +8,10 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { type AuthCliDeps, runAuthCommand, type UsageGateway } from '../../../scripts/auth.ts';
-import {
-  type ApiKeyRecord,
-  type ApiKeyStore,
-  keyIdOf,
-  verifyApiKey,
-} from '../../../shared/app/auth/api-keys.ts';
-import type { TenantRecord, TenantRegistry } from '../../../shared/app/auth/authenticator.ts';
-import { AuthError } from '../../../shared/app/auth/principal.ts';
+import { keyIdOf, verifyApiKey } from '../../../shared/app/auth/api-keys.ts';
+import { AuthError } from '../../../shared/domain/principal.ts';
+import type { ApiKeyRecord, ApiKeyStore } from '../../../shared/ports/api-key-store.ts';
+import type { TenantRecord, TenantRegistry } from '../../../shared/ports/tenant-registry.ts';
 
 class MemoryAuthStore implements ApiKeyStore, TenantRegistry {
   readonly keys = new Map<string, ApiKeyRecord>();

@@ -18,9 +18,10 @@ import { AUTH_PARTITION, DynamoAuthStore } from '../../../../shared/adapters/dyn
 import { relayWants, taskChangeOf } from '../../../../shared/adapters/dynamodb/stream.ts';
 import { TASK_TABLE } from '../../../../shared/adapters/dynamodb/table.ts';
 import { principalOf } from '../../../../shared/adapters/lambda/auth-context.ts';
-import { type ApiKeyRecord, newApiKey, verifyApiKey } from '../../../../shared/app/auth/api-keys.ts';
-import { AuthError } from '../../../../shared/app/auth/principal.ts';
+import { newApiKey, verifyApiKey } from '../../../../shared/app/auth/api-keys.ts';
+import { AuthError } from '../../../../shared/domain/principal.ts';
 import { logger } from '../../../../shared/observability/index.ts';
+import type { ApiKeyRecord } from '../../../../shared/ports/api-key-store.ts';
 import { createTestTable, type TestTable } from '../../../support/dynamo.ts';
 
 let table: TestTable;

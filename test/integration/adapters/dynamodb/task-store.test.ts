@@ -20,7 +20,7 @@ import {
   ValidationError,
 } from '../../../../shared/domain/errors.ts';
 import type { Message, TaskHead } from '../../../../shared/domain/task.ts';
-import type { ListTasksQuery, TaskRecord } from '../../../../shared/ports/tasks.ts';
+import type { ListTasksQuery, TaskRecord } from '../../../../shared/ports/task-store.ts';
 import { createTestTable, type TestTable } from '../../../support/dynamo.ts';
 import { raceOnce } from '../../../support/race.ts';
 import { recordRequestedKeys } from '../../../support/requested-keys.ts';

@@ -10,11 +10,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { DynamoTaskStore } from '../../../../shared/adapters/dynamodb/task-store.ts';
 import { type AgentHandler, complete } from '../../../../shared/agent/api.ts';
 import { DetailType } from '../../../../shared/app/delivery/relay.ts';
-import {
-  type HeartbeatWatch,
-  HeartbeatWatcher,
-  type WatchOutcome,
-} from '../../../../shared/app/heartbeat/heartbeat.ts';
+import { HeartbeatWatcher, type WatchOutcome } from '../../../../shared/app/heartbeat/heartbeat.ts';
 import { deadlineRulesOf } from '../../../../shared/app/tasks/deadlines.ts';
 import { TaskExecutor } from '../../../../shared/app/tasks/executor.ts';
 import { sweepExpiredTasks } from '../../../../shared/app/tasks/expiry.ts';
@@ -22,7 +18,8 @@ import { randomIds, TaskEngine } from '../../../../shared/app/tasks/task-engine.
 import { TaskService } from '../../../../shared/app/tasks/task-service.ts';
 import type { HeartbeatRules } from '../../../../shared/domain/heartbeat.ts';
 import type { Message } from '../../../../shared/domain/task.ts';
-import type { TaskRef } from '../../../../shared/ports/tasks.ts';
+import type { HeartbeatWatch } from '../../../../shared/ports/heartbeat-queue.ts';
+import type { TaskRef } from '../../../../shared/ports/task-store.ts';
 import { createTestTable, type TestTable } from '../../../support/dynamo.ts';
 import { type Outbox, startOutbox } from '../../../support/outbox.ts';
 

@@ -15,7 +15,7 @@ import { randomIds, TaskEngine } from '../../../../shared/app/tasks/task-engine.
 import { TaskService } from '../../../../shared/app/tasks/task-service.ts';
 import { InvalidTransitionError, ValidationError } from '../../../../shared/domain/errors.ts';
 import type { Message } from '../../../../shared/domain/task.ts';
-import type { TaskRef } from '../../../../shared/ports/tasks.ts';
+import type { TaskRef } from '../../../../shared/ports/task-store.ts';
 import { createTestTable, type TestTable } from '../../../support/dynamo.ts';
 import { type Outbox, startOutbox } from '../../../support/outbox.ts';
 

@@ -13,7 +13,7 @@ import { sweepExpiredTasks } from '../../../../shared/app/tasks/expiry.ts';
 import { TaskEngine } from '../../../../shared/app/tasks/task-engine.ts';
 import { ConflictError, InvalidTransitionError } from '../../../../shared/domain/errors.ts';
 import { isTerminal } from '../../../../shared/domain/states.ts';
-import type { TaskRecord } from '../../../../shared/ports/tasks.ts';
+import type { TaskRecord } from '../../../../shared/ports/task-store.ts';
 import { createTestTable, type TestTable } from '../../../support/dynamo.ts';
 
 const TRIALS = 40;

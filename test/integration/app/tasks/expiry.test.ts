@@ -9,7 +9,7 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { DynamoTaskStore } from '../../../../shared/adapters/dynamodb/task-store.ts';
 import { sweepExpiredTasks } from '../../../../shared/app/tasks/expiry.ts';
 import { TaskEngine } from '../../../../shared/app/tasks/task-engine.ts';
-import type { TaskRef } from '../../../../shared/ports/tasks.ts';
+import type { TaskRef } from '../../../../shared/ports/task-store.ts';
 import { createTestTable, type TestTable } from '../../../support/dynamo.ts';
 
 let table: TestTable;

@@ -14,7 +14,7 @@ import {
   planWrite,
 } from '../../../../shared/adapters/dynamodb/task-codec.ts';
 import type { Message, TaskEvent, TaskHead } from '../../../../shared/domain/task.ts';
-import type { TaskRecord } from '../../../../shared/ports/tasks.ts';
+import type { TaskRecord } from '../../../../shared/ports/task-store.ts';
 
 const options = { retentionSeconds: 86_400 };
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();

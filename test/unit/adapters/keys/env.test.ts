@@ -20,7 +20,7 @@ import {
   signerFromEnv,
   signingKeysFromEnv,
 } from '../../../../shared/adapters/keys/index.ts';
-import { type SigningJwk, SigningKeysUnavailableError } from '../../../../shared/app/push/push-signing.ts';
+import { type SigningJwk, SigningKeysUnavailableError } from '../../../../shared/ports/signing-keys.ts';
 
 let server: Server;
 let secretValue = '{"keys":[]}';

@@ -14,9 +14,9 @@ import {
   PUSH_JWT_HEADER,
   PUSH_TOKEN_TTL_SECONDS,
   pushJwtHeaders,
-  type SigningKeySet,
   signingKeyOf,
 } from '../../../../shared/app/push/push-signing.ts';
+import type { SigningKeySet } from '../../../../shared/ports/signing-keys.ts';
 
 const AUD = 'https://receiver.example/a2a/push';
 const ISS = 'https://hub.example/prod';

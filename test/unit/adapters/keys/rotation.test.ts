@@ -24,9 +24,9 @@ import {
 import {
   bodySha256,
   KEY_ACTIVATION_DELAY_SECONDS,
-  type SigningKeySet,
   signingKeyOf,
 } from '../../../../shared/app/push/push-signing.ts';
+import type { SigningKeySet } from '../../../../shared/ports/signing-keys.ts';
 import { FakeSecret, ROTATION_STEPS, SECRET_ID } from './fake-secrets.ts';
 
 const T0 = Date.UTC(2026, 11, 1);

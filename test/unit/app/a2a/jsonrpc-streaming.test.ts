@@ -10,7 +10,7 @@ import { type JsonRpcBinding, jsonRpcOver, type RpcResponse } from '../../../../
 import { derivedTaskId } from '../../../../shared/app/tasks/task-engine.ts';
 import type { TaskService } from '../../../../shared/app/tasks/task-service.ts';
 import type { Message } from '../../../../shared/domain/task.ts';
-import type { TaskRecord } from '../../../../shared/ports/tasks.ts';
+import type { TaskRecord } from '../../../../shared/ports/task-store.ts';
 import { agentMessage } from '../../protocol/a2a/fixtures.ts';
 import { CALLER, type ScriptedEvent, type ScriptedTask, scriptedTask, virtualClock } from './stream-fakes.ts';
 

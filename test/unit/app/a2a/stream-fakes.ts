@@ -5,7 +5,7 @@
 import type { StreamClock, TaskReader } from '../../../../shared/app/a2a/stream.ts';
 import type { SynapseState } from '../../../../shared/domain/states.ts';
 import type { Message, TaskEvent } from '../../../../shared/domain/task.ts';
-import type { TaskRecord } from '../../../../shared/ports/tasks.ts';
+import type { TaskRecord } from '../../../../shared/ports/task-store.ts';
 import { head } from '../../protocol/a2a/fixtures.ts';
 
 export interface VirtualClock extends StreamClock {

@@ -23,31 +23,21 @@ import {
   contextOfPrincipal,
   principalOf,
 } from '../../../../shared/adapters/lambda/auth-context.ts';
-import {
-  type ApiKeyRecord,
-  type ApiKeyStore,
-  keyIdOf,
-  looksLikeApiKey,
-  newApiKey,
-  verifyApiKey,
-} from '../../../../shared/app/auth/api-keys.ts';
-import {
-  Authenticator,
-  bearerOf,
-  type TenantRecord,
-  type TenantRegistry,
-  type TokenVerifier,
-} from '../../../../shared/app/auth/authenticator.ts';
+import { keyIdOf, looksLikeApiKey, newApiKey, verifyApiKey } from '../../../../shared/app/auth/api-keys.ts';
+import { Authenticator, bearerOf } from '../../../../shared/app/auth/authenticator.ts';
+import { jwtConfigFrom } from '../../../../shared/composition-roots/authorizer.ts';
 import {
   AuthError,
   authorize,
   checkTenant,
   type Principal,
   rightsOf,
-} from '../../../../shared/app/auth/principal.ts';
-import { jwtConfigFrom } from '../../../../shared/composition-roots/authorizer.ts';
+} from '../../../../shared/domain/principal.ts';
 import { createObservability } from '../../../../shared/observability/index.ts';
 import { REDACTED, redactSecrets } from '../../../../shared/observability/redact.ts';
+import type { ApiKeyRecord, ApiKeyStore } from '../../../../shared/ports/api-key-store.ts';
+import type { TenantRecord, TenantRegistry } from '../../../../shared/ports/tenant-registry.ts';
+import type { TokenVerifier } from '../../../../shared/ports/token-verifier.ts';
 
 /** Asserts `promise` rejects with an AuthError of `code` (and `challenge` when given); returns it. */
 const refused = async (

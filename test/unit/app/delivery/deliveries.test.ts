@@ -5,7 +5,7 @@ import { DELIVERY_QUEUE_URL_ENV } from '../../../../shared/app/a2a/card.ts';
 import { deliveriesOf, deliveryKey } from '../../../../shared/app/delivery/deliveries.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from '../../../../shared/app/synapse/callbacks.ts';
 import type { TaskEvent, TaskHead } from '../../../../shared/domain/task.ts';
-import type { TaskChange } from '../../../../shared/ports/tasks.ts';
+import type { TaskChange } from '../../../../shared/ports/task-changes.ts';
 
 const at = '2026-12-02T00:00:00.000Z';
 const head = (extra: Partial<TaskHead> = {}): TaskHead => ({

@@ -7,7 +7,6 @@ import { describe, it } from 'node:test';
 import { sqsDelayOf } from '../../../../shared/adapters/sqs/delivery-queue.ts';
 import {
   DEFAULT_SYNAPSE_MAX_RETRIES,
-  type DeliveryMessage,
   deliveryPolicyFrom,
   synapseMaxRetriesFrom,
 } from '../../../../shared/app/delivery/delivery-worker.ts';
@@ -19,7 +18,8 @@ import {
   retryDelaySeconds,
 } from '../../../../shared/domain/delivery.ts';
 import type { TaskEvent, TaskHead } from '../../../../shared/domain/task.ts';
-import type { TaskChange } from '../../../../shared/ports/tasks.ts';
+import type { DeliveryMessage } from '../../../../shared/ports/delivery-queue.ts';
+import type { TaskChange } from '../../../../shared/ports/task-changes.ts';
 
 const noJitter: DeliveryPolicy = { ...DEFAULT_DELIVERY_POLICY, jitter: 0 };
 

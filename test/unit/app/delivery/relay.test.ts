@@ -7,7 +7,9 @@ import { describe, it } from 'node:test';
 import { DetailType, MAX_DELAY_SECONDS, relayChanges } from '../../../../shared/app/delivery/relay.ts';
 import type { SynapseState } from '../../../../shared/domain/states.ts';
 import type { EventType, TaskEvent, TaskHead } from '../../../../shared/domain/task.ts';
-import type { ExecutorRun, LifecycleEvent, TaskChange } from '../../../../shared/ports/tasks.ts';
+import type { ExecutorRun } from '../../../../shared/ports/executor-queue.ts';
+import type { LifecycleEvent } from '../../../../shared/ports/lifecycle-publisher.ts';
+import type { TaskChange } from '../../../../shared/ports/task-changes.ts';
 
 const NOW = Date.parse('2026-01-01T00:00:00.000Z');
 const clock = { now: () => new Date(NOW) };

@@ -5,11 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { relayChanges } from '../../../../shared/app/delivery/relay.ts';
-import {
-  type HeartbeatWatch,
-  heartbeatRulesFrom,
-  watchDelaySeconds,
-} from '../../../../shared/app/heartbeat/heartbeat.ts';
+import { heartbeatRulesFrom, watchDelaySeconds } from '../../../../shared/app/heartbeat/heartbeat.ts';
 import {
   DEFAULT_MAX_REQUEST_DEADLINE_SECONDS,
   deadlineRulesOf,
@@ -24,7 +20,9 @@ import {
 } from '../../../../shared/domain/heartbeat.ts';
 import type { SynapseState } from '../../../../shared/domain/states.ts';
 import type { Message, TaskEvent, TaskHead } from '../../../../shared/domain/task.ts';
-import type { ExecutorRun, TaskChange } from '../../../../shared/ports/tasks.ts';
+import type { ExecutorRun } from '../../../../shared/ports/executor-queue.ts';
+import type { HeartbeatWatch } from '../../../../shared/ports/heartbeat-queue.ts';
+import type { TaskChange } from '../../../../shared/ports/task-changes.ts';
 
 const NOW = Date.parse('2026-01-01T00:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -1,17 +1,18 @@
 /**
  * HMAC signatures: the signing string (a vector computed with openssl), and verification against an
- * in-memory fake of the SeenMessageIds port: valid, wrong key, stale and future timestamps, replay,
+ * in-memory fake of the SeenSignatures port: valid, wrong key, stale and future timestamps, replay,
  * a changed body or message id, missing signature (refused unless the peer is unsigned), two active
  * keys, an unknown key id, malformed headers; only a request that verified reaches the store.
  */
+
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { SeenSignatures } from '../../../../shared/ports/seen-signatures.ts';
 import {
   DEFAULT_SIGNATURE_WINDOW_SECONDS,
   headerOf,
   KEY_ID_HEADER,
   parsePeers,
-  type SeenMessageIds,
   SIGNATURE_HEADER,
   signForPeer,
   signSynapseRequest,
@@ -47,7 +48,7 @@ const peers = parsePeers([
 ]);
 
 /** The in-memory fake of the port; records every call. */
-class FakeSeen implements SeenMessageIds {
+class FakeSeen implements SeenSignatures {
   readonly calls: Array<[string, string, number, number]> = [];
   readonly #seen = new Set<string>();
   async remember(peer: string, messageId: string, signedAt: number, until: number): Promise<boolean> {
@@ -332,7 +333,7 @@ describe('verification', () => {
   });
 
   it('a store that fails makes verification fail (the endpoint answers agent_not_ready)', async () => {
-    const failing: SeenMessageIds = { remember: () => Promise.reject(new Error('table unavailable')) };
+    const failing: SeenSignatures = { remember: () => Promise.reject(new Error('table unavailable')) };
     await assert.rejects(
       verifySynapseRequest(
         { rawBody: BODY, headers: sign(), peerId: 'agent-a', messageId: 'msg-0001' },

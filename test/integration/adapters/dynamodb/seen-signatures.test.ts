@@ -1,5 +1,5 @@
 /**
- * The SeenMessageIds port (replay protection of signed Synapse requests; docs/synapse-protocol.md,
+ * The SeenSignatures port (replay protection of signed Synapse requests; docs/synapse-protocol.md,
  * "Replays and retries"): one contract, run against the in-memory store and the DynamoDB adapter on
  * DynamoDB Local. A request is the triple (peer, signature, signedAt) (the verifier passes the HMAC it
  * computed: any string here): the same triple again is a replay, another signature (a retry signed
@@ -13,14 +13,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import {
-  DynamoSeenMessageIds,
+  DynamoSeenSignatures,
   seenPk,
   seenSk,
-} from '../../../../shared/adapters/dynamodb/seen-message-ids.ts';
+} from '../../../../shared/adapters/dynamodb/seen-signatures.ts';
 import { relayWants } from '../../../../shared/adapters/dynamodb/stream.ts';
 import { TASK_TABLE } from '../../../../shared/adapters/dynamodb/table.ts';
-import { InMemorySeenMessageIds } from '../../../../shared/protocol/synapse/seen-memory.ts';
-import type { SeenMessageIds } from '../../../../shared/protocol/synapse/signing.ts';
+import { InMemorySeenSignatures } from '../../../../shared/adapters/memory/seen-signatures.ts';
+import type { SeenSignatures } from '../../../../shared/ports/seen-signatures.ts';
 import { createTestTable, type TestTable } from '../../../support/dynamo.ts';
 
 const SIGNED_AT = 1_796_154_122;
@@ -30,8 +30,8 @@ const UNTIL = SIGNED_AT + WINDOW;
 /** A message id of its own for each case: every case starts from an empty store. */
 const freshId = () => `msg-${crypto.randomUUID()}`;
 
-const contract = (name: string, setup: { make: () => SeenMessageIds }) => {
-  describe(`SeenMessageIds contract: ${name}`, () => {
+const contract = (name: string, setup: { make: () => SeenSignatures }) => {
+  describe(`SeenSignatures contract: ${name}`, () => {
     it('the first time a request is remembered resolves true', async () => {
       assert.equal(await setup.make().remember('agent-b', freshId(), SIGNED_AT, UNTIL), true);
     });
@@ -99,12 +99,12 @@ const contract = (name: string, setup: { make: () => SeenMessageIds }) => {
 
 // ---- in memory ----------------------------------------------------------------------------------
 
-contract('in memory', { make: () => new InMemorySeenMessageIds({ now: () => SIGNED_AT * 1000 }) });
+contract('in memory', { make: () => new InMemorySeenSignatures({ now: () => SIGNED_AT * 1000 }) });
 
-describe('InMemorySeenMessageIds', () => {
+describe('InMemorySeenSignatures', () => {
   it('remembers a request through the second of its `until` and forgets it after', async () => {
     let now = SIGNED_AT * 1000;
-    const seen = new InMemorySeenMessageIds({ now: () => now });
+    const seen = new InMemorySeenSignatures({ now: () => now });
     assert.equal(await seen.remember('agent-b', 'm1', SIGNED_AT, UNTIL), true);
     now = UNTIL * 1000 + 999; // the verifier still accepts the timestamp in this second
     assert.equal(await seen.remember('agent-b', 'm1', SIGNED_AT, UNTIL), false);
@@ -115,7 +115,7 @@ describe('InMemorySeenMessageIds', () => {
 
   it('drops forgotten requests as it grows: it holds about one window of requests', async () => {
     let now = SIGNED_AT * 1000;
-    const seen = new InMemorySeenMessageIds({ now: () => now });
+    const seen = new InMemorySeenSignatures({ now: () => now });
     for (let i = 0; i < 1000; i++) {
       now = (SIGNED_AT + i) * 1000;
       assert.equal(await seen.remember('agent-b', `m${i}`, SIGNED_AT + i, SIGNED_AT + i + 10), true);
@@ -126,7 +126,7 @@ describe('InMemorySeenMessageIds', () => {
   });
 
   it('uses the system clock by default', async () => {
-    const seen = new InMemorySeenMessageIds();
+    const seen = new InMemorySeenSignatures();
     const nowSeconds = Math.floor(Date.now() / 1000);
     assert.equal(await seen.remember('agent-b', 'm1', nowSeconds, nowSeconds + WINDOW), true);
     assert.equal(await seen.remember('agent-b', 'm1', nowSeconds, nowSeconds + WINDOW), false);
@@ -139,7 +139,7 @@ describe('InMemorySeenMessageIds', () => {
 // ---- DynamoDB Local -----------------------------------------------------------------------------
 
 let table: TestTable;
-const dynamo = { make: (): SeenMessageIds => new DynamoSeenMessageIds(table.client, table.tableName) };
+const dynamo = { make: (): SeenSignatures => new DynamoSeenSignatures(table.client, table.tableName) };
 
 describe('on DynamoDB Local', () => {
   before(async () => {
@@ -149,7 +149,7 @@ describe('on DynamoDB Local', () => {
 
   contract('DynamoDB', dynamo);
 
-  describe('DynamoSeenMessageIds', () => {
+  describe('DynamoSeenSignatures', () => {
     const itemAt = async (pk: string, sk: string) =>
       (
         await DynamoDBDocumentClient.from(table.client).send(
@@ -207,7 +207,7 @@ describe('on DynamoDB Local', () => {
     });
 
     it('errors other than a refused condition propagate', async () => {
-      const missing = new DynamoSeenMessageIds(table.client, `missing-${crypto.randomUUID()}`);
+      const missing = new DynamoSeenSignatures(table.client, `missing-${crypto.randomUUID()}`);
       await assert.rejects(missing.remember('agent-b', freshId(), SIGNED_AT, UNTIL), {
         name: 'ResourceNotFoundException',
       });
@@ -218,7 +218,7 @@ describe('on DynamoDB Local', () => {
         maxAttempts: 1,
       });
       try {
-        await assert.rejects(new DynamoSeenMessageIds(down, table.tableName).remember('p', 'm', 1, 2));
+        await assert.rejects(new DynamoSeenSignatures(down, table.tableName).remember('p', 'm', 1, 2));
       } finally {
         down.destroy();
       }

@@ -1,5 +1,5 @@
 /**
- * SeenMessageIds on the task table (replay protection for signed Synapse requests,
+ * SeenSignatures on the task table (replay protection for signed Synapse requests,
  * docs/synapse-protocol.md#signatures): each signed request verified is an item of its own,
  * `pk = SEEN#<peer>#<signature>` (the HMAC in hex), `sk = <signedAt>` (epoch seconds, decimal),
  * `ttl = until`, written by one PutItem on `attribute_not_exists(pk)`: the put that loses is the replay.
@@ -11,7 +11,7 @@
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { SeenMessageIds } from '../../protocol/synapse/signing.ts';
+import type { SeenSignatures } from '../../ports/seen-signatures.ts';
 import { TASK_TABLE } from './table.ts';
 
 export const SEEN_PREFIX = 'SEEN#';
@@ -40,7 +40,7 @@ const checkTimes = (signedAt: number, until: number): void => {
   }
 };
 
-export class DynamoSeenMessageIds implements SeenMessageIds {
+export class DynamoSeenSignatures implements SeenSignatures {
   private readonly doc: DynamoDBDocumentClient;
 
   constructor(

@@ -1,24 +1,24 @@
 /**
- * SeenMessageIds in memory: for tests and a single local process (the hub's adapter is
- * DynamoSeenMessageIds, shared/adapters/dynamodb/seen-message-ids.ts). A request is remembered while
+ * SeenSignatures in memory: for tests and a single local process (the hub's adapter is
+ * DynamoSeenSignatures, shared/adapters/dynamodb/seen-signatures.ts). A request is remembered while
  * the clock, in whole seconds, is at most its `until` (the verifier still accepts its timestamp then)
  * and forgotten after; forgotten entries are dropped as the store grows, so it stays bounded by the
  * requests of one window.
  */
-import type { SeenMessageIds } from './signing.ts';
+import type { SeenSignatures } from '../../ports/seen-signatures.ts';
 
-export interface InMemorySeenMessageIdsOptions {
+export interface InMemorySeenSignaturesOptions {
   /** Epoch milliseconds; default Date.now. */
   now?: () => number;
 }
 
-export class InMemorySeenMessageIds implements SeenMessageIds {
+export class InMemorySeenSignatures implements SeenSignatures {
   readonly #seen = new Map<string, number>();
   readonly #now: () => number;
   /** The size after the last purge: the next purge runs when the store has doubled. */
   #purgedAt = 0;
 
-  constructor(options: InMemorySeenMessageIdsOptions = {}) {
+  constructor(options: InMemorySeenSignaturesOptions = {}) {
     this.#now = options.now ?? Date.now;
   }
 

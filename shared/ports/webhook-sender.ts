@@ -4,18 +4,6 @@
  * Adapters: shared/adapters/http/url-guard.ts and webhook-sender.ts (docs/ssrf.md).
  */
 
-/** The verdict on a URL a client asked the hub to call. `reason` is safe to return to that client. */
-export type UrlVerdict = { ok: true; url: string } | { ok: false; reason: string };
-
-/**
- * Checks a push URL without DNS (scheme, userinfo, host name, literal addresses, port, length), as
- * done when a push config is created. `url` in an accepted verdict is the normalized URL to store.
- * The sender checks again, with the addresses the name resolves to, before every delivery.
- */
-export interface PushUrlGuard {
-  check(url: string): UrlVerdict;
-}
-
 export interface WebhookRequest {
   /** The URL to POST to; checked again (with DNS) before connecting. */
   url: string;

@@ -4,8 +4,9 @@
  * operation makes before it reads anything: the tenant the request names must be the principal's, and
  * the principal must hold the operation's right. The caller it yields scopes every key the stores use.
  */
-import { AuthError } from '../../domain/errors.ts';
-import type { Caller } from '../tasks/task-service.ts';
+
+import type { Caller } from './caller.ts';
+import { AuthError } from './errors.ts';
 
 export { AuthError };
 

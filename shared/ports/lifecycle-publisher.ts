@@ -1,0 +1,16 @@
+/** Publishes task lifecycle events (docs/events.md): EventBridge on AWS, an in-process bus locally. */
+
+/** A task lifecycle event for integrations (docs/events.md). */
+export interface LifecycleEvent {
+  /** `Task Created`, `Task State Changed`, `Task Completed`, … */
+  detailType: string;
+  /** Unique per committed change: `<taskId>:<version>`; consumers de-duplicate on it. */
+  id: string;
+  time: string;
+  detail: Record<string, unknown>;
+}
+
+/** Publishes lifecycle events (EventBridge in production, an in-process bus locally). */
+export interface LifecyclePublisher {
+  publish(events: LifecycleEvent[]): Promise<void>;
+}
