@@ -10,10 +10,9 @@ import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { signerFromEnv } from '../shared/adapters/keys/index.ts';
 import { lowerCaseHeaders } from '../shared/adapters/lambda/http.ts';
-import { JWKS_MAX_AGE_SECONDS } from '../shared/app/push/push-signing.ts';
+import { JWKS_MAX_AGE_SECONDS, SigningKeysUnavailableError } from '../shared/domain/push-signing.ts';
 import { logger, withObservability } from '../shared/observability/index.ts';
 import type { PushSigner } from '../shared/ports/push-signer.ts';
-import { SigningKeysUnavailableError } from '../shared/ports/signing-keys.ts';
 
 export const createJwksHandler =
   (signer: () => Pick<PushSigner, 'jwks'> = signerFromEnv) =>

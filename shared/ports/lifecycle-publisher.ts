@@ -14,3 +14,6 @@ export interface LifecycleEvent {
 export interface LifecyclePublisher {
   publish(events: LifecycleEvent[]): Promise<void>;
 }
+
+/** The `source` of every lifecycle event: what an EventBridge rule matches on (docs/events.md). */
+export const LIFECYCLE_SOURCE = 'synapse.tasks';

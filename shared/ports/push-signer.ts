@@ -1,5 +1,5 @@
 /** Signs push notifications with the hub's key (shared/adapters/keys/jose-signer.ts, docs/push-signing.md). */
-import type { PublicJwks } from './signing-keys.ts';
+import type { PublicJwks } from '../domain/push-signing.ts';
 
 /** The input of one signature: one delivery attempt of one push. */
 export interface PushSignInput {

@@ -15,10 +15,10 @@ import { DynamoPushConfigStore } from '../../shared/adapters/dynamodb/push-confi
 import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
 import { urlGuardFromEnv } from '../../shared/adapters/http/url-guard.ts';
 import { PushConfigService } from '../../shared/app/push/push-configs.ts';
-import { bodySha256, PUSH_JWT_HEADER } from '../../shared/app/push/push-signing.ts';
 import { TaskEngine } from '../../shared/app/tasks/task-engine.ts';
 import { TaskService } from '../../shared/app/tasks/task-service.ts';
 import { JWKS_PATH } from '../../shared/contracts/routes.ts';
+import { bodySha256, PUSH_JWT_HEADER } from '../../shared/domain/push-signing.ts';
 import type { DeliveryAttempt } from '../../shared/ports/delivery-log.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 

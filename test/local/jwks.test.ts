@@ -24,13 +24,13 @@ import {
   signerFromEnv,
   staticKeys,
 } from '../../shared/adapters/keys/index.ts';
+import { JWKS_PATH } from '../../shared/contracts/routes.ts';
 import {
   bodySha256,
   KEY_ACTIVATION_DELAY_SECONDS,
   PUSH_JWT_HEADER,
   pushJwtHeaders,
-} from '../../shared/app/push/push-signing.ts';
-import { JWKS_PATH } from '../../shared/contracts/routes.ts';
+} from '../../shared/domain/push-signing.ts';
 import { FakeSecret } from '../unit/adapters/keys/fake-secrets.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

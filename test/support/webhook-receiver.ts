@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLocalJWKSet, type JSONWebKeySet, type JWTPayload, jwtVerify } from 'jose';
-import { bodySha256, PUSH_JWT_HEADER } from '../../shared/app/push/push-signing.ts';
+import { bodySha256, PUSH_JWT_HEADER } from '../../shared/domain/push-signing.ts';
 
 export interface Answer {
   status: number;

@@ -1,7 +1,7 @@
 /** LifecyclePublisher on an EventBridge bus: PutEvents in batches of ten entries (the API's limit). */
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { LIFECYCLE_SOURCE } from '../../app/delivery/relay.ts';
 import type { LifecycleEvent, LifecyclePublisher } from '../../ports/lifecycle-publisher.ts';
+import { LIFECYCLE_SOURCE } from '../../ports/lifecycle-publisher.ts';
 
 const BATCH = 10;
 

@@ -9,8 +9,10 @@
  *   goes to the caller and nothing is cached, so the next call reads again
  *   (the secret before its first rotation is ready within seconds).
  */
-import { KEY_CACHE_SECONDS } from '../../app/push/push-signing.ts';
-import type { SigningKeySet, SigningKeys } from '../../ports/signing-keys.ts';
+
+import type { SigningKeySet } from '../../domain/push-signing.ts';
+import { KEY_CACHE_SECONDS } from '../../domain/push-signing.ts';
+import type { SigningKeys } from '../../ports/signing-keys.ts';
 
 export interface CachedKeysOptions {
   ttlMs?: number;

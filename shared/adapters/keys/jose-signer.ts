@@ -5,9 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type CryptoKey, importJWK, type JWK, SignJWT } from 'jose';
-import { bodySha256, PUSH_TOKEN_TTL_SECONDS, signingKeyOf } from '../../app/push/push-signing.ts';
+import type { PublicJwks, SigningJwk } from '../../domain/push-signing.ts';
+import { bodySha256, PUSH_TOKEN_TTL_SECONDS, signingKeyOf } from '../../domain/push-signing.ts';
 import type { PushSigner, PushSignInput } from '../../ports/push-signer.ts';
-import type { PublicJwks, SigningJwk, SigningKeys } from '../../ports/signing-keys.ts';
+import type { SigningKeys } from '../../ports/signing-keys.ts';
 import { publicJwksOf } from './key-set.ts';
 
 export interface JosePushSignerOptions {

@@ -6,14 +6,14 @@
  * Errors never quote the input: it holds private keys.
  */
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
-import { DEFAULT_SIGNING_ALG } from '../../app/push/push-signing.ts';
 import {
+  DEFAULT_SIGNING_ALG,
   type PublicJwk,
   type PublicJwks,
   type SigningJwk,
   type SigningKeySet,
   SigningKeysUnavailableError,
-} from '../../ports/signing-keys.ts';
+} from '../../domain/push-signing.ts';
 
 /** The signature algorithms a key set may use, with the key type each needs. */
 const ALG_KEY_TYPES: Readonly<Record<string, string>> = {

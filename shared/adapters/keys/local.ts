@@ -6,7 +6,8 @@
  */
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SigningKeySet, SigningKeys } from '../../ports/signing-keys.ts';
+import type { SigningKeySet } from '../../domain/push-signing.ts';
+import type { SigningKeys } from '../../ports/signing-keys.ts';
 import { LOCAL_KEYS_FILE } from './env.ts';
 import { generateSigningKey, parseKeySet, serializeKeySet } from './key-set.ts';
 

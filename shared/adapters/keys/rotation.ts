@@ -18,8 +18,14 @@
  * there first. Logs name versions and key ids, never a key.
  */
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { activationOf, bodySha256, rotatedKeySet, signingKeyOf } from '../../app/push/push-signing.ts';
-import { type SigningKeySet, SigningKeysUnavailableError } from '../../ports/signing-keys.ts';
+import {
+  activationOf,
+  bodySha256,
+  rotatedKeySet,
+  type SigningKeySet,
+  SigningKeysUnavailableError,
+  signingKeyOf,
+} from '../../domain/push-signing.ts';
 import { JosePushSigner } from './jose-signer.ts';
 import { generateSigningKey, parseKeySet, publicJwksOf, serializeKeySet } from './key-set.ts';
 import { staticKeys } from './local.ts';

@@ -12,11 +12,8 @@ import {
   type SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
-import {
-  type SigningKeySet,
-  type SigningKeys,
-  SigningKeysUnavailableError,
-} from '../../ports/signing-keys.ts';
+import { type SigningKeySet, SigningKeysUnavailableError } from '../../domain/push-signing.ts';
+import type { SigningKeys } from '../../ports/signing-keys.ts';
 import { parseKeySet } from './key-set.ts';
 import { AWSCURRENT, type SecretDescription, type SecretVersionStore } from './rotation.ts';
 

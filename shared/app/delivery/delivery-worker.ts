@@ -24,6 +24,7 @@ import {
   nextStepOf,
 } from '../../domain/delivery.ts';
 import { DEFAULT_HEARTBEAT_RULES } from '../../domain/heartbeat.ts';
+import { pushJwtHeaders } from '../../domain/push-signing.ts';
 import type { TaskEvent } from '../../domain/task.ts';
 import { type Clock, systemClock } from '../../ports/clock.ts';
 import type { AttemptStatus, DeliveryAttempt, DeliveryLog } from '../../ports/delivery-log.ts';
@@ -39,7 +40,6 @@ import type { SynapseSender } from '../../protocol/synapse/envelope.ts';
 import type { PeerDirectory } from '../../protocol/synapse/peers.ts';
 import { signForPeer } from '../../protocol/synapse/signing.ts';
 import { finalStatusOf, streamEventOf } from '../a2a/events.ts';
-import { pushJwtHeaders } from '../push/push-signing.ts';
 import {
   callbackMessageId,
   callbackOf,

@@ -35,8 +35,6 @@ import { deliveriesOf, firstPeerHeartbeat } from './deliveries.ts';
 /** SQS's longest delay; a longer lease is watched in several steps. */
 export const MAX_DELAY_SECONDS = 900;
 
-export const LIFECYCLE_SOURCE = 'synapse.tasks';
-
 export const DetailType = {
   Created: 'Task Created',
   StateChanged: 'Task State Changed',

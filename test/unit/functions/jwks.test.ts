@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createJwksHandler } from '../../../functions/jwks.ts';
 import { generateSigningKey, JosePushSigner, staticKeys } from '../../../shared/adapters/keys/index.ts';
-import { SigningKeysUnavailableError } from '../../../shared/ports/signing-keys.ts';
+import { SigningKeysUnavailableError } from '../../../shared/domain/push-signing.ts';
 
 const event = (headers: Record<string, string> = {}) =>
   ({ httpMethod: 'GET', path: '/.well-known/jwks.json', headers }) as unknown as APIGatewayProxyEvent;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { cachedKeys } from '../../../../shared/adapters/keys/index.ts';
-import { type SigningKeySet, SigningKeysUnavailableError } from '../../../../shared/ports/signing-keys.ts';
+import { type SigningKeySet, SigningKeysUnavailableError } from '../../../../shared/domain/push-signing.ts';
 
 const setOf = (kid: string): SigningKeySet => ({ keys: [{ kty: 'EC', kid, alg: 'ES256' }] });
 

@@ -20,7 +20,7 @@ import {
   signerFromEnv,
   signingKeysFromEnv,
 } from '../../../../shared/adapters/keys/index.ts';
-import { type SigningJwk, SigningKeysUnavailableError } from '../../../../shared/ports/signing-keys.ts';
+import { type SigningJwk, SigningKeysUnavailableError } from '../../../../shared/domain/push-signing.ts';
 
 let server: Server;
 let secretValue = '{"keys":[]}';

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import { generateSigningKey, JosePushSigner, staticKeys } from '../../../../shared/adapters/keys/index.ts';
+import type { SigningKeySet } from '../../../../shared/domain/push-signing.ts';
 import {
   bodySha256,
   KEY_ACTIVATION_DELAY_SECONDS,
@@ -15,8 +16,7 @@ import {
   PUSH_TOKEN_TTL_SECONDS,
   pushJwtHeaders,
   signingKeyOf,
-} from '../../../../shared/app/push/push-signing.ts';
-import type { SigningKeySet } from '../../../../shared/ports/signing-keys.ts';
+} from '../../../../shared/domain/push-signing.ts';
 
 const AUD = 'https://receiver.example/a2a/push';
 const ISS = 'https://hub.example/prod';

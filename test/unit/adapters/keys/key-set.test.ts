@@ -21,8 +21,8 @@ import {
   activationOf,
   KEY_ACTIVATION_DELAY_SECONDS,
   rotatedKeySet,
-} from '../../../../shared/app/push/push-signing.ts';
-import { SigningKeysUnavailableError } from '../../../../shared/ports/signing-keys.ts';
+  SigningKeysUnavailableError,
+} from '../../../../shared/domain/push-signing.ts';
 
 const NOW = 1_800_000_000;
 

@@ -21,12 +21,12 @@ import {
   type RotationEvent,
   rotateSigningKeys,
 } from '../../../../shared/adapters/keys/rotation.ts';
+import type { SigningKeySet } from '../../../../shared/domain/push-signing.ts';
 import {
   bodySha256,
   KEY_ACTIVATION_DELAY_SECONDS,
   signingKeyOf,
-} from '../../../../shared/app/push/push-signing.ts';
-import type { SigningKeySet } from '../../../../shared/ports/signing-keys.ts';
+} from '../../../../shared/domain/push-signing.ts';
 import { FakeSecret, ROTATION_STEPS, SECRET_ID } from './fake-secrets.ts';
 
 const T0 = Date.UTC(2026, 11, 1);

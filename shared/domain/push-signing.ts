@@ -4,20 +4,13 @@
  * JWKS (GET /.well-known/jwks.json), so a receiver can tell the request came
  * from this hub, for this task, to its URL, with this exact body.
  *
- * This file holds the ports and the rules; no JOSE library, no AWS:
- * - `PushSigner`: what the delivery worker calls (`sign`) and the JWKS endpoint serves (`jwks`).
- * - `SigningKeys`: where the private key set comes from (generated locally, env, Secrets Manager).
- * - The token's claims, the body hash, which key of a set signs, how a set rotates.
- *
- * The adapters (jose signer, key sources) are in shared/adapters/keys/.
+ * This file holds the values and the rules, no JOSE library, no AWS: the key set, the token's
+ * lifetime, the body hash, which key of a set signs, how a set rotates. The ports are
+ * shared/ports/push-signer.ts (what the delivery worker and the JWKS endpoint call) and
+ * shared/ports/signing-keys.ts (where the key set comes from); their adapters are in shared/adapters/keys/.
  */
 
 import { createHash } from 'node:crypto';
-import {
-  type SigningJwk,
-  type SigningKeySet,
-  SigningKeysUnavailableError,
-} from '../../ports/signing-keys.ts';
 
 /** The algorithm of generated keys (ECDSA P-256 / SHA-256). */
 export const DEFAULT_SIGNING_ALG = 'ES256';
@@ -105,3 +98,50 @@ export const pushJwtHeaders = (
   [PUSH_JWT_HEADER]: jwt,
   ...(options.authorizationTaken ? {} : { Authorization: `Bearer ${jwt}` }),
 });
+
+/** One public key as the JWKS publishes it. */
+export interface PublicJwk {
+  kty: string;
+  kid: string;
+  alg: string;
+  use: 'sig';
+  crv?: string;
+  x?: string;
+  y?: string;
+  n?: string;
+  e?: string;
+}
+
+export interface PublicJwks {
+  keys: PublicJwk[];
+}
+
+/**
+ * One key of a signing key set: a JWK with its private part (`d`), or a public one that is only
+ * published (it verifies what it signed elsewhere, it never signs here).
+ */
+export interface SigningJwk {
+  kty: string;
+  kid: string;
+  alg: string;
+  d?: string;
+  /** Epoch seconds from which the key may sign; absent: from the start. */
+  active_from?: number;
+  [member: string]: unknown;
+}
+
+/**
+ * The keys a hub signs with and publishes, newest first: after a rotation the new key, then the
+ * previous one (still published, so what it signed keeps verifying). Stored as this JSON.
+ */
+export interface SigningKeySet {
+  keys: SigningJwk[];
+}
+
+/** No usable key set (yet): e.g. the secret before its first rotation. */
+export class SigningKeysUnavailableError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'SigningKeysUnavailableError';
+  }
+}
