@@ -34,7 +34,7 @@ import {
   SYNAPSE_CALLBACK_PATH,
 } from '../shared/contracts/routes.ts';
 import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE } from '../shared/observability/names.ts';
-import { type FunctionId, resolveAgentModule } from './bundling.ts';
+import { resolveAgentModule } from './bundling.ts';
 import { Api } from './constructs/api.ts';
 import type { AuthOptions } from './constructs/auth.ts';
 import { Data } from './constructs/data.ts';
@@ -52,6 +52,7 @@ import {
   synapseRemoteSkillsOf,
 } from './constructs/synapse.ts';
 import { Workers } from './constructs/workers.ts';
+import type { FunctionId } from './functions.ts';
 
 export interface SynapseStateProps {
   /** Refuse table deletion (default true). */

@@ -11,15 +11,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import {
-  AGENT_SPECIFIER,
-  BUNDLE,
-  BUNDLE_ALIASES,
-  FUNCTION_MEMORY_MB,
-  type FunctionId,
-  functionEntry,
-  PROJECT_ROOT,
-} from '../bundling.ts';
+import { AGENT_SPECIFIER, BUNDLE, BUNDLE_ALIASES, functionEntry, PROJECT_ROOT } from '../bundling.ts';
+import { FUNCTION_MEMORY_MB, type FunctionId } from '../functions.ts';
 import { acknowledge } from './nag.ts';
 
 /** The Lambda runtime; `BUNDLE.target` (node22) matches it. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { App, type CfnResource, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { type BuildAppOptions, buildApp, type HubApp } from '../../infra/build-app.ts';
-import type { FunctionId } from '../../infra/bundling.ts';
+import type { FunctionId } from '../../infra/functions.ts';
 
 export interface SynthesizedHub extends HubApp {
   app: App;
