@@ -1,18 +1,17 @@
 /**
- * The hub's Lambda functions, listed once: each function's id (its entry is `functions/<id>.ts`) and the
- * memory it is deployed with (MB). The CDK stack deploys this memory (constructs/function.ts), the
- * benchmarks price it (test/bench/), and the ids type every place that names a function.
+ * The hub's Lambda functions, each declared once with the memory it is deployed with (MB): those serving
+ * HTTP routes with the route table (shared/contracts/routes.ts), the others here. A function's id names
+ * its entry (`functions/<id>.ts`); the CDK stack deploys the memory (constructs/function.ts) and the
+ * benchmarks price it (test/bench/).
  *
  * No CDK import here: the benchmarks load this module without loading aws-cdk-lib.
  */
+import { HTTP_FUNCTION_MEMORY_MB } from '../shared/contracts/routes.ts';
 
 /** Memory of each function (MB), by function id. */
 export const FUNCTION_MEMORY_MB = {
-  'agent-card': 256,
-  jsonrpc: 512,
-  rest: 512,
-  jwks: 256,
-  synapse: 256,
+  // the functions serving the HTTP routes, declared with the route table
+  ...HTTP_FUNCTION_MEMORY_MB,
   // in front of every uncached API request: one consistent GetItem or a JWT check (JWKS cached)
   authorizer: 256,
   executor: 1024,
