@@ -42,8 +42,6 @@ export interface HubFunctionProps {
   agentModule: string;
   environment: Record<string, string>;
   timeout: Duration;
-  /** Default FUNCTION_MEMORY_MB of the function. */
-  memorySize?: number;
   description?: string;
   logRetention?: logs.RetentionDays;
 }
@@ -72,7 +70,7 @@ export class HubFunction extends Construct {
       depsLockFilePath: `${PROJECT_ROOT}/package-lock.json`,
       runtime: LAMBDA_RUNTIME,
       architecture: lambda.Architecture.ARM_64,
-      memorySize: props.memorySize ?? FUNCTION_MEMORY_MB[props.fn],
+      memorySize: FUNCTION_MEMORY_MB[props.fn],
       timeout: props.timeout,
       role: this.role,
       logGroup: this.logGroup,
