@@ -47,12 +47,14 @@ export interface HubFunctionProps {
 }
 
 export class HubFunction extends Construct {
+  readonly functionId: FunctionId;
   readonly function: nodejs.NodejsFunction;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
 
   constructor(scope: Construct, id: string, props: HubFunctionProps) {
     super(scope, id);
+    this.functionId = props.fn;
     this.logGroup = new logs.LogGroup(this, 'Logs', {
       retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
