@@ -2,7 +2,12 @@
  * The emulation of API Gateway's REQUEST authorizer: the identity source (the Authorization header)
  * checked first, the verdict cached by that header, the usage key's throttle.
  */
-import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
 import type { GatewayResponseType } from '../../shared/contracts/gateway-responses.ts';
 import { createLambdaContext, LOCAL_ACCOUNT, type LocalLog } from '../lambda-context.ts';
 
@@ -36,9 +41,23 @@ const tokenBuckets = (limits: { rateLimit: number; burstLimit: number }) => {
   };
 };
 
-export type Verdict =
-  | { ok: true; context: Record<string, unknown> }
-  | { ok: false; type: GatewayResponseType };
+type Verdict = { ok: true; context: Record<string, unknown> } | { ok: false; type: GatewayResponseType };
+
+type AuthorizerRequest = Omit<APIGatewayRequestAuthorizerEvent, 'type' | 'methodArn'>;
+
+/** The request as the REQUEST authorizer gets it: the proxy event's, no body, no authorizer context. */
+const authorizerRequestOf = (event: APIGatewayProxyEvent): AuthorizerRequest => ({
+  resource: event.resource,
+  path: event.path,
+  httpMethod: event.httpMethod,
+  headers: event.headers,
+  multiValueHeaders: event.multiValueHeaders,
+  pathParameters: event.pathParameters,
+  queryStringParameters: event.queryStringParameters,
+  multiValueQueryStringParameters: event.multiValueQueryStringParameters,
+  stageVariables: null,
+  requestContext: { ...event.requestContext, authorizer: undefined },
+});
 
 /** What API Gateway does with a REQUEST authorizer before it invokes the route's function. */
 export const authorizerGate = (authorizer: GatewayAuthorizer, stage: string, log: LocalLog) => {
@@ -46,7 +65,7 @@ export const authorizerGate = (authorizer: GatewayAuthorizer, stage: string, log
   const ttl = authorizer.cacheTtlMs ?? 0;
   const admit = authorizer.throttle ? tokenBuckets(authorizer.throttle) : () => true;
   const verdictOf = async (
-    event: Omit<APIGatewayRequestAuthorizerEvent, 'type' | 'methodArn'>,
+    event: AuthorizerRequest,
     authorization: string,
     method: string,
     path: string,
@@ -70,17 +89,14 @@ export const authorizerGate = (authorizer: GatewayAuthorizer, stage: string, log
       return 'failed';
     }
   };
-  return async (
-    event: Omit<APIGatewayRequestAuthorizerEvent, 'type' | 'methodArn'>,
-    method: string,
-    path: string,
-  ): Promise<Verdict> => {
+  return async (proxyEvent: APIGatewayProxyEvent): Promise<Verdict> => {
+    const event = authorizerRequestOf(proxyEvent);
     const authorization = Object.entries(event.headers ?? {}).find(
       ([k]) => k.toLowerCase() === 'authorization',
     )?.[1];
     // an identity source missing from the request: API Gateway answers 401 without calling the authorizer
     if (!authorization?.trim()) return { ok: false, type: 'UNAUTHORIZED' };
-    const result = await verdictOf(event, authorization, method, path);
+    const result = await verdictOf(event, authorization, proxyEvent.httpMethod, proxyEvent.path);
     if (result === 'unauthorized') return { ok: false, type: 'UNAUTHORIZED' };
     if (result === 'failed') return { ok: false, type: 'AUTHORIZER_FAILURE' };
     const allowed =

@@ -17,7 +17,7 @@ export type BodyResult = { ok: true; body: Buffer } | { ok: false; drained: bool
  * to the body's end, unless the body goes past `drain.maxBytes` or takes longer than `drain.timeoutMs`
  * from the moment it went over the limit (`tooLong` says it is over from the start: its Content-Length).
  */
-export const readBody = (
+const readBody = (
   req: IncomingMessage,
   limit: number,
   drain: DrainLimits,
@@ -56,3 +56,18 @@ export const readBody = (
       reject(e);
     });
   });
+
+/**
+ * The body of a request to a route, within `limit` bytes. A body declared bigger than the drain allows is
+ * not read at all: the gateway answers at once.
+ */
+export const readRequestBody = (
+  req: IncomingMessage,
+  limit: number,
+  drain: DrainLimits,
+): Promise<BodyResult> => {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  return declared > drain.maxBytes
+    ? Promise.resolve({ ok: false, drained: false })
+    : readBody(req, limit, drain, declared > limit);
+};

@@ -3,10 +3,8 @@
  * (local/lambda-streaming.ts) is invoked with a response stream whose prelude and chunks go to the
  * client as they are written.
  */
-import type { ServerResponse } from 'node:http';
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import type { LocalLog } from '../lambda-context.ts';
 import { LocalResponseStream, type ResponsePrelude, type StreamingHandler } from '../lambda-streaming.ts';
+import type { Invocation } from './invocation.ts';
 import { json, responseHeaders } from './responses.ts';
 
 /** Prelude headers as API Gateway sends them: multi-value entries win, framing headers are its own. */
@@ -34,13 +32,7 @@ const preludeHeaders = (prelude: ResponsePrelude | undefined, contentType: strin
  */
 export const streamInvocation = async (
   handler: StreamingHandler,
-  event: APIGatewayProxyEvent,
-  context: Context,
-  res: ServerResponse,
-  requestId: string,
-  timeoutMs: number,
-  log: LocalLog,
-  name: string,
+  { event, context, res, requestId, timeoutMs, log, name }: Invocation,
 ): Promise<void> => {
   let cutOff = false;
   const stream = new LocalResponseStream({
