@@ -18,61 +18,15 @@ import { fileURLToPath } from 'node:url';
 /** Repository root (the folder holding package.json). */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-export type FunctionId =
-  | 'agent-card'
-  | 'jsonrpc'
-  | 'rest'
-  | 'jwks'
-  | 'synapse'
-  | 'authorizer'
-  | 'executor'
-  | 'heartbeat'
-  | 'deliver'
-  | 'sweeper'
-  | 'relay'
-  | 'signing-key-rotation';
-
-export const FUNCTION_IDS: readonly FunctionId[] = [
-  'agent-card',
-  'jsonrpc',
-  'rest',
-  'jwks',
-  'synapse',
-  'authorizer',
-  'executor',
-  'heartbeat',
-  'deliver',
-  'sweeper',
-  'relay',
-  'signing-key-rotation',
-];
-
-/** Memory of each function (MB): the CDK stack deploys these, the benchmark prices them. */
-export const FUNCTION_MEMORY_MB: Readonly<Record<FunctionId, number>> = {
-  'agent-card': 256,
-  jsonrpc: 512,
-  rest: 512,
-  jwks: 256,
-  synapse: 256,
-  // in front of every uncached API request: one consistent GetItem or a JWT check (JWKS cached)
-  authorizer: 256,
-  executor: 1024,
-  heartbeat: 256,
-  deliver: 256,
-  sweeper: 256,
-  relay: 256,
-  'signing-key-rotation': 256,
-};
-
 /** The folder holding one Lambda entry per file. */
 export const FUNCTIONS_DIR = join(PROJECT_ROOT, 'functions');
 
 /** Entry file of each function (each exports `handler`). */
-export const functionEntry = (fn: FunctionId | string): string => join(FUNCTIONS_DIR, `${fn}.ts`);
+export const functionEntry = (fn: string): string => join(FUNCTIONS_DIR, `${fn}.ts`);
 
 /**
  * Every function entry in `functions/` (file name without `.ts`), sorted: the
- * bundle benchmark measures them all, including ones not yet in FUNCTION_IDS.
+ * bundle benchmark measures them all, including ones not yet in FUNCTION_IDS (infra/functions.ts).
  */
 export const functionEntryIds = (): string[] =>
   readdirSync(FUNCTIONS_DIR)
@@ -159,5 +113,5 @@ export const esbuildEntryBuildOptions = (entry: string, outfile: string, agentMo
 });
 
 /** Build options for esbuild's JS API (`esbuild.build`) for one function, used by the benchmark. */
-export const esbuildBuildOptions = (fn: FunctionId | string, outfile: string, agentModule?: string) =>
+export const esbuildBuildOptions = (fn: string, outfile: string, agentModule?: string) =>
   esbuildEntryBuildOptions(functionEntry(fn), outfile, agentModule);

@@ -34,13 +34,13 @@ import {
   SYNAPSE_CALLBACK_PATH,
 } from '../shared/contracts/routes.ts';
 import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE } from '../shared/observability/names.ts';
-import { type FunctionId, resolveAgentModule } from './bundling.ts';
+import { resolveAgentModule } from './bundling.ts';
 import { Api } from './constructs/api.ts';
 import type { AuthOptions } from './constructs/auth.ts';
 import { Data } from './constructs/data.ts';
 import { Deliveries } from './constructs/deliveries.ts';
 import { TaskEvents } from './constructs/events.ts';
-import type { HubFunction } from './constructs/function.ts';
+import { HubFunction } from './constructs/function.ts';
 import { PushSigningKeys } from './constructs/keys.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { type QueueRef, Queues } from './constructs/queues.ts';
@@ -52,6 +52,7 @@ import {
   synapseRemoteSkillsOf,
 } from './constructs/synapse.ts';
 import { Workers } from './constructs/workers.ts';
+import { FUNCTION_IDS, type FunctionId } from './functions.ts';
 
 export interface SynapseStateProps {
   /** Refuse table deletion (default true). */
@@ -79,8 +80,28 @@ export interface SynapseStateRefs {
   synapsePeers: secretsmanager.ISecret;
 }
 
-/** The functions of the services (the state's key rotation function is not one). */
-export type ServiceFunctionId = Exclude<FunctionId, 'signing-key-rotation'>;
+/** The functions of the state (the key rotation, constructs/keys.ts): none of the services'. */
+const STATE_FUNCTION_IDS = ['signing-key-rotation'] as const satisfies readonly FunctionId[];
+
+/** The functions of the services. */
+export type ServiceFunctionId = Exclude<FunctionId, (typeof STATE_FUNCTION_IDS)[number]>;
+
+/**
+ * Every function created under `scope`, by id, in the order they were created: whichever construct
+ * creates a function, the services alarm on it, chart it and output its log group.
+ */
+const serviceFunctionsOf = (scope: Construct): Record<ServiceFunctionId, HubFunction> => {
+  const found = new Map<FunctionId, HubFunction>();
+  for (const child of scope.node.findAll()) {
+    if (!(child instanceof HubFunction)) continue;
+    if (found.has(child.functionId)) throw new Error(`${scope.node.path}: two ${child.functionId} functions`);
+    found.set(child.functionId, child);
+  }
+  const state: readonly FunctionId[] = STATE_FUNCTION_IDS;
+  const missing = FUNCTION_IDS.filter((id) => !state.includes(id) && !found.has(id));
+  if (missing.length > 0) throw new Error(`${scope.node.path}: no construct creates ${missing.join(', ')}`);
+  return Object.fromEntries(found) as Record<ServiceFunctionId, HubFunction>;
+};
 
 export class SynapseState extends Construct implements SynapseStateRefs {
   readonly table: dynamodb.TableV2;
@@ -197,6 +218,7 @@ export class SynapseServices extends Construct {
   readonly deliveries: Deliveries;
   readonly schedules: Schedules;
   readonly monitoring: Monitoring;
+  /** Every function of the services, by id, whichever construct created it. */
   readonly functions: Record<ServiceFunctionId, HubFunction>;
   /**
    * The push signing key secret: `grantPushSigningKeys(signingKeys, fn)` (constructs/keys.ts) lets a
@@ -279,15 +301,7 @@ export class SynapseServices extends Construct {
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });
     this.schedules = new Schedules(this, 'Schedules', { sweeper: this.workers.sweeper.function });
-    this.functions = {
-      ...this.api.functions,
-      authorizer: this.api.auth.function,
-      executor: this.workers.executor,
-      heartbeat: this.workers.heartbeat,
-      sweeper: this.workers.sweeper,
-      relay: this.workers.relay,
-      deliver: this.deliveries.worker,
-    };
+    this.functions = serviceFunctionsOf(this);
     this.monitoring = new Monitoring(this, 'Monitoring', {
       restApi: this.api.restApi,
       functions: {

@@ -12,6 +12,3 @@ export class TaskEvents extends Construct {
     });
   }
 }
-
-/** `source` of the events the hub puts on the bus. */
-export const TASK_EVENT_SOURCE = 'synapse.tasks';

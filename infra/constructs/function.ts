@@ -11,15 +11,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import {
-  AGENT_SPECIFIER,
-  BUNDLE,
-  BUNDLE_ALIASES,
-  FUNCTION_MEMORY_MB,
-  type FunctionId,
-  functionEntry,
-  PROJECT_ROOT,
-} from '../bundling.ts';
+import { AGENT_SPECIFIER, BUNDLE, BUNDLE_ALIASES, functionEntry, PROJECT_ROOT } from '../bundling.ts';
+import { FUNCTION_MEMORY_MB, type FunctionId } from '../functions.ts';
 import { acknowledge } from './nag.ts';
 
 /** The Lambda runtime; `BUNDLE.target` (node22) matches it. */
@@ -49,19 +42,19 @@ export interface HubFunctionProps {
   agentModule: string;
   environment: Record<string, string>;
   timeout: Duration;
-  /** Default FUNCTION_MEMORY_MB of the function. */
-  memorySize?: number;
   description?: string;
   logRetention?: logs.RetentionDays;
 }
 
 export class HubFunction extends Construct {
+  readonly functionId: FunctionId;
   readonly function: nodejs.NodejsFunction;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
 
   constructor(scope: Construct, id: string, props: HubFunctionProps) {
     super(scope, id);
+    this.functionId = props.fn;
     this.logGroup = new logs.LogGroup(this, 'Logs', {
       retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -79,7 +72,7 @@ export class HubFunction extends Construct {
       depsLockFilePath: `${PROJECT_ROOT}/package-lock.json`,
       runtime: LAMBDA_RUNTIME,
       architecture: lambda.Architecture.ARM_64,
-      memorySize: props.memorySize ?? FUNCTION_MEMORY_MB[props.fn],
+      memorySize: FUNCTION_MEMORY_MB[props.fn],
       timeout: props.timeout,
       role: this.role,
       logGroup: this.logGroup,

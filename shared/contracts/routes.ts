@@ -2,7 +2,7 @@
  * The HTTP routes and the function serving each, in one place: the CDK API
  * and the local runtime's gateway are both built from this list.
  */
-export type FunctionName = 'agent-card' | 'jsonrpc' | 'rest' | 'jwks' | 'synapse';
+export type FunctionName = keyof typeof HTTP_FUNCTION_MEMORY_MB;
 
 export interface RouteDefinition {
   /** `ANY`: every method (the function answers 405 for those its route does not take). */
@@ -73,3 +73,15 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'POST', path: SYNAPSE_TASKS_PATH, function: 'synapse' },
   { method: 'ANY', path: `${SYNAPSE_TASKS_PATH}/{proxy+}`, function: 'synapse' },
 ];
+
+/**
+ * The functions serving the routes and the memory each is deployed with (MB), declared with the routes:
+ * infra/functions.ts adds the hub's other functions to these.
+ */
+export const HTTP_FUNCTION_MEMORY_MB = {
+  'agent-card': 256,
+  jsonrpc: 512,
+  rest: 512,
+  jwks: 256,
+  synapse: 256,
+} as const satisfies Readonly<Record<string, number>>;

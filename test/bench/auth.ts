@@ -15,7 +15,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { FUNCTION_MEMORY_MB } from '../../infra/bundling.ts';
+import { FUNCTION_MEMORY_MB } from '../../infra/functions.ts';
 import { type ApiHandler, type HttpGateway, startHttpGateway } from '../../local/http-gateway.ts';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 import { type LocalIssuer, startLocalIssuer } from '../../local/oidc-issuer.ts';

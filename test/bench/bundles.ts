@@ -33,10 +33,10 @@ import {
   BUNDLE,
   esbuildBuildOptions,
   esbuildEntryBuildOptions,
-  FUNCTION_IDS,
   functionEntryIds,
   PROJECT_ROOT,
 } from '../../infra/bundling.ts';
+import { FUNCTION_IDS } from '../../infra/functions.ts';
 
 export interface ColdStartFunction {
   fn: string;

@@ -20,7 +20,7 @@
  * none). DynamoDB Streams reads by the relay's event source are free on AWS.
  */
 import type { Context, SQSEvent } from 'aws-lambda';
-import { FUNCTION_MEMORY_MB, type FunctionId } from '../../infra/bundling.ts';
+import { FUNCTION_MEMORY_MB, type FunctionId } from '../../infra/functions.ts';
 import { type HubHandlers, type LocalHub, startLocalHub } from '../../local/hub.ts';
 import { createLambdaContext } from '../../local/lambda-context.ts';
 import { DynamoUsage, type UsageTotals } from '../../shared/adapters/dynamodb/usage.ts';

@@ -40,7 +40,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { FUNCTION_MEMORY_MB, type FunctionId } from '../../infra/bundling.ts';
+import { FUNCTION_MEMORY_MB, type FunctionId } from '../../infra/functions.ts';
 import { freePort } from '../../local/dynamodb-local.ts';
 import { SYNAPSE_CALLBACK_PATH, SYNAPSE_TASKS_PATH } from '../../shared/contracts/routes.ts';
 import type { HubConfig, HubUsage } from './fixtures/synapse-hub.ts';

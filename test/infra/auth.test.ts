@@ -10,7 +10,6 @@ import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { authOptionsFromContext, buildApp } from '../../infra/build-app.ts';
-import { FUNCTION_IDS, FUNCTION_MEMORY_MB } from '../../infra/bundling.ts';
 import {
   AUTH_JWT_ENV,
   authJwtEnvironment,
@@ -19,6 +18,7 @@ import {
   gatewayResponseTemplate,
   staticHeaderValue,
 } from '../../infra/constructs/auth.ts';
+import { FUNCTION_IDS, FUNCTION_MEMORY_MB } from '../../infra/functions.ts';
 import { AUTH_PARTITION } from '../../shared/adapters/dynamodb/auth-store.ts';
 import {
   CHALLENGE,

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { FUNCTION_IDS, FUNCTION_MEMORY_MB, type FunctionId } from '../../infra/functions.ts';
 import { SynapseHub } from '../../infra/synapse-hub.ts';
 import { JSONRPC_PATH } from '../../shared/contracts/routes.ts';
 import { logicalId, propertiesOf, readBundle, resourcesOf, tempDir } from './support.ts';
@@ -59,6 +60,20 @@ describe('SynapseHub in a user stack', () => {
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
       Replicas: [Match.objectLike({ DeletionProtectionEnabled: false })],
     });
+  });
+
+  it('deploys every function of infra/functions.ts, each with its memory', () => {
+    // the services find their functions in their construct tree; the state holds the key rotation
+    const deployed = {
+      ...hub.services.functions,
+      'signing-key-rotation': hub.state.pushSigningKeys.rotation,
+    };
+    assert.deepEqual(Object.keys(deployed).sort(), [...FUNCTION_IDS].sort());
+    for (const [id, fn] of Object.entries(deployed)) {
+      assert.equal(fn.functionId, id);
+      const memory = propertiesOf(template, logicalId(fn.function)).MemorySize;
+      assert.equal(memory, FUNCTION_MEMORY_MB[id as FunctionId], id);
+    }
   });
 
   it('bundles the given agent module into the executor', () => {

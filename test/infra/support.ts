@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { App, type CfnResource, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { type BuildAppOptions, buildApp, type HubApp } from '../../infra/build-app.ts';
-import type { FunctionId } from '../../infra/bundling.ts';
+import type { ServiceFunctionId } from '../../infra/synapse-hub.ts';
 
 export interface SynthesizedHub extends HubApp {
   app: App;
@@ -63,11 +63,11 @@ export const logicalId = (construct: { node: { defaultChild?: unknown } } | CfnR
 };
 
 /** Logical ids of each function and its role in the stateless stack. */
-export const functionIds = (hub: HubApp): Record<FunctionId, { fn: string; role: string }> => {
+export const functionIds = (hub: HubApp): Record<ServiceFunctionId, { fn: string; role: string }> => {
   const fns = hub.stateless.services.functions;
   return Object.fromEntries(
     Object.entries(fns).map(([name, f]) => [name, { fn: logicalId(f.function), role: logicalId(f.role) }]),
-  ) as Record<FunctionId, { fn: string; role: string }>;
+  ) as Record<ServiceFunctionId, { fn: string; role: string }>;
 };
 
 export interface Statement {

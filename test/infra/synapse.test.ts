@@ -14,7 +14,6 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildApp } from '../../infra/build-app.ts';
-import { FUNCTION_IDS, FUNCTION_MEMORY_MB } from '../../infra/bundling.ts';
 import {
   DEFAULT_SYNAPSE_AGENT_ID,
   EMPTY_PEERS,
@@ -25,6 +24,7 @@ import {
   synapseAgentIdOf,
   synapseRemoteSkillsOf,
 } from '../../infra/constructs/synapse.ts';
+import { FUNCTION_IDS, FUNCTION_MEMORY_MB } from '../../infra/functions.ts';
 import { SynapseHub } from '../../infra/synapse-hub.ts';
 import { SIGNING_SECRET_ENV } from '../../shared/adapters/keys/env.ts';
 import { DELIVERY_QUEUE, EXECUTOR_QUEUE, HEARTBEAT_QUEUE } from '../../shared/adapters/sqs/queues.ts';
