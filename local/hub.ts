@@ -44,7 +44,7 @@ import {
 import { heartbeatRulesFrom } from '../shared/app/heartbeat/heartbeat.ts';
 import { type RecoveryResult, recoverPendingWork } from '../shared/app/tasks/recovery.ts';
 import { TENANT_THROTTLE } from '../shared/contracts/gateway-responses.ts';
-import { type FunctionName, ROUTES, STREAMING } from '../shared/contracts/routes.ts';
+import { type FunctionName, HTTP_FUNCTION_MEMORY_MB, ROUTES, STREAMING } from '../shared/contracts/routes.ts';
 import { type DynamoLocal, startDynamoLocal } from './dynamodb-local.ts';
 import { type BusEvent, type LocalEventBus, startLocalEventBus } from './event-bus.ts';
 import { type EventSource, type SqsHandler, startEventSource } from './event-source.ts';
@@ -60,15 +60,11 @@ import {
   startStreamSource,
 } from './stream-source.ts';
 
-export interface HubHandlers {
-  'agent-card': ApiHandler;
-  /** A buffered handler, or (as functions/jsonrpc.ts is) a response-streaming one. */
-  jsonrpc: ApiHandler;
-  /** Response-streaming, as jsonrpc. */
-  rest: ApiHandler;
-  jwks: ApiHandler;
-  /** The Synapse P2P endpoint and its schemas (functions/synapse.ts). */
-  synapse: ApiHandler;
+/**
+ * The handlers of the hub's functions: one per HTTP function of the route table (buffered or, as
+ * functions/jsonrpc.ts and functions/rest.ts are, response-streaming), loaded by name, and the others.
+ */
+export type HubHandlers = Record<FunctionName, ApiHandler> & {
   /** The REQUEST authorizer of every non-public route (functions/authorizer.ts); used unless in dev mode. */
   authorizer: AuthorizerHandler;
   executor: SqsHandler;
@@ -78,7 +74,7 @@ export interface HubHandlers {
   deliver: SqsHandler;
   sweeper: ScheduledHandler;
   relay: StreamHandler;
-}
+};
 export type HubFunctionName = keyof HubHandlers;
 
 export interface LocalHubOptions {
@@ -363,12 +359,13 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
     cleanup.push(restoreEnv);
 
     const given = options.handlers ?? {};
+    const http = {} as Record<FunctionName, ApiHandler>;
+    for (const name of Object.keys(HTTP_FUNCTION_MEMORY_MB) as FunctionName[]) {
+      http[name] = given[name] ?? (await loadHandler(name));
+      apiHandlers[name] = http[name];
+    }
     const handlers: HubHandlers = {
-      'agent-card': given['agent-card'] ?? (await loadHandler('agent-card')),
-      jsonrpc: given.jsonrpc ?? (await loadHandler('jsonrpc')),
-      rest: given.rest ?? (await loadHandler('rest')),
-      jwks: given.jwks ?? (await loadHandler('jwks')),
-      synapse: given.synapse ?? (await loadHandler('synapse')),
+      ...http,
       authorizer: given.authorizer ?? (auth === 'dev' ? refuseAll : await loadHandler('authorizer')),
       executor: given.executor ?? (await loadHandler('executor')),
       heartbeat: given.heartbeat ?? (await loadHandler('heartbeat')),
@@ -376,11 +373,6 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       sweeper: given.sweeper ?? (await loadHandler('sweeper')),
       relay: given.relay ?? (await loadHandler('relay')),
     };
-    apiHandlers['agent-card'] = handlers['agent-card'];
-    apiHandlers.jsonrpc = handlers.jsonrpc;
-    apiHandlers.rest = handlers.rest;
-    apiHandlers.jwks = handlers.jwks;
-    apiHandlers.synapse = handlers.synapse;
     authorizer = handlers.authorizer;
 
     const executor: EventSource = startEventSource({
