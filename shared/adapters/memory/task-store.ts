@@ -10,6 +10,10 @@
  * chunks, index shards, eventual consistency. A record carries its task's `recentEvents` latest events (as
  * the task item does); older ones are read through `view` and `events`, so code that reads them is
  * exercised here too. Everything is kept as JSON (json.ts), a copy in and a copy out.
+ *
+ * Its change feed (`takeChanges`) is the twin of the table's stream as the relay reads it
+ * (shared/adapters/dynamodb/stream.ts): one TaskChange per create and commit, in commit order, each taken
+ * once; a liveness write, which moves no version, and a reply, which is no task, make none.
  */
 import { createHash } from 'node:crypto';
 import { ValidationError } from '../../domain/errors.ts';
@@ -24,6 +28,7 @@ import {
   type TaskView,
 } from '../../domain/task.ts';
 import type { BeatResult, LivenessWriter } from '../../ports/liveness-writer.ts';
+import type { TaskChange } from '../../ports/task-changes.ts';
 import {
   type CreateOutcome,
   type ListTasksPage,
@@ -62,6 +67,8 @@ const keyOf = (tenant: string, taskId: string): string => JSON.stringify([tenant
 export class InMemoryTaskStore implements TaskStore, LivenessWriter {
   readonly #entries = new Map<string, StoredTask | StoredReplyEntry>();
   readonly #recentEvents: number;
+  readonly #changes: TaskChange[] = [];
+  #sequence = 0;
 
   constructor(options: InMemoryTaskStoreOptions = {}) {
     this.#recentEvents = Math.max(1, options.recentEvents ?? 8);
@@ -81,6 +88,7 @@ export class InMemoryTaskStore implements TaskStore, LivenessWriter {
     if (existing) return { record: this.#recordOf(existing), created: false };
     const task: StoredTask = { kind: 'task', head: stored(head), events: stored(events) };
     this.#entries.set(key, task);
+    this.#changed(undefined, task, task.events);
     return { record: this.#recordOf(task), created: true };
   }
 
@@ -95,12 +103,10 @@ export class InMemoryTaskStore implements TaskStore, LivenessWriter {
     if (current?.kind !== 'task') throw new StaleTaskError(undefined);
     if (current.head.version !== seen.head.version || !allowedFrom.includes(current.head.state))
       throw new StaleTaskError(this.#recordOf(current));
-    const task: StoredTask = {
-      kind: 'task',
-      head: stored(next),
-      events: [...current.events, ...stored(events)],
-    };
+    const appended = stored(events);
+    const task: StoredTask = { kind: 'task', head: stored(next), events: [...current.events, ...appended] };
     this.#entries.set(key, task);
+    this.#changed(current.head, task, appended);
     return this.#recordOf(task);
   }
 
@@ -161,6 +167,22 @@ export class InMemoryTaskStore implements TaskStore, LivenessWriter {
       )
       .slice(0, Math.max(0, limitPerShard))
       .map((t) => ({ tenant: t.head.tenant, taskId: t.head.taskId }));
+  }
+
+  /** The changes committed since the last take, oldest first (the stream the relay reads). */
+  takeChanges(): TaskChange[] {
+    return this.#changes.splice(0, this.#changes.length);
+  }
+
+  #changed(before: TaskHead | undefined, after: StoredTask, events: TaskEvent[]): void {
+    this.#changes.push(
+      stored({
+        sequence: String(++this.#sequence),
+        ...(before ? { before } : {}),
+        after: this.#recordOf(after),
+        events,
+      }),
+    );
   }
 
   // ---- records and events ----
