@@ -1,18 +1,27 @@
 /**
  * The in-memory TaskStore (shared/adapters/memory/task-store.ts): the TaskStore contract
- * (test/contract/task-store.ts, which DynamoTaskStore runs on DynamoDB Local too), then what is its own: the
- * record's window of recent events, and the older ones read back through the store.
+ * (test/contract/task-store.ts, which DynamoTaskStore runs on DynamoDB Local too) and the change-feed contract
+ * (test/contract/task-changes.ts, which the table's stream runs too), then what is its own: the record's
+ * window of recent events, and the older ones read back through the store.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InMemoryTaskStore } from '../../../../shared/adapters/memory/task-store.ts';
 import { TaskEngine } from '../../../../shared/app/tasks/task-engine.ts';
+import { taskChangesContract } from '../../../contract/task-changes.ts';
 import { taskStoreContract } from '../../../contract/task-store.ts';
 
 taskStoreContract('in memory', { make: () => new InMemoryTaskStore() });
 
 // the same contract with a record that carries only its latest event: every older one is read back
 taskStoreContract('in memory, one recent event', { make: () => new InMemoryTaskStore({ recentEvents: 1 }) });
+
+taskChangesContract('in memory', {
+  make: () => {
+    const store = new InMemoryTaskStore();
+    return { store, take: async () => store.takeChanges() };
+  },
+});
 
 describe('InMemoryTaskStore', () => {
   const message = (text: string) => ({
