@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { TaskEngine } from '../../shared/app/tasks/task-engine.ts';
-import type { Message } from '../../shared/domain/task.ts';
+import type { EventDraft, Message } from '../../shared/domain/task.ts';
 import type { LivenessWriter } from '../../shared/ports/liveness-writer.ts';
 import type { TaskChange } from '../../shared/ports/task-changes.ts';
 import { StaleTaskError, type TaskStore } from '../../shared/ports/task-store.ts';
@@ -38,11 +38,12 @@ export const taskChangesContract = (
       changes.filter((c) => c.after?.head.taskId === taskId);
 
     it('one change per create and commit, in order: the head before, the task after, the events appended', async () => {
+      const then: EventDraft[] = [{ type: 'confirm' }, { type: 'start' }];
       const { head } = await engine.create({
         tenant: 'acme',
         owner: 'bob',
         message: user('go'),
-        then: [{ type: 'confirm' }, { type: 'start' }],
+        then,
       });
       await engine.apply(head, { type: 'status_update', progress: 50 });
       await engine.apply(head, [
@@ -73,11 +74,12 @@ export const taskChangesContract = (
     });
 
     it('a liveness write, a reply and a commit that lost make no change', async () => {
+      const then: EventDraft[] = [{ type: 'confirm' }, { type: 'start' }];
       const { head, record } = await engine.create({
         tenant: 'acme',
         owner: 'bob',
         message: user('quiet'),
-        then: [{ type: 'confirm' }, { type: 'start' }],
+        then,
       });
       assert.deepEqual(await side.store.beat(record, new Date().toISOString()), { written: true });
       await side.store.putReply({

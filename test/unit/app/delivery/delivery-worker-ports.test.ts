@@ -19,7 +19,7 @@ import { InMemoryWebhookSender } from '../../../../shared/adapters/memory/webhoo
 import { DeliveryWorker } from '../../../../shared/app/delivery/delivery-worker.ts';
 import { TaskEngine } from '../../../../shared/app/tasks/task-engine.ts';
 import type { DeliveryPolicy } from '../../../../shared/domain/delivery.ts';
-import type { Message } from '../../../../shared/domain/task.ts';
+import type { EventDraft, Message } from '../../../../shared/domain/task.ts';
 import type { DeliveryAttempt } from '../../../../shared/ports/delivery-log.ts';
 import type { DeliveryMessage } from '../../../../shared/ports/delivery-queue.ts';
 import type { StoredPushConfig } from '../../../../shared/ports/push-config-store.ts';
@@ -82,11 +82,12 @@ const setup = (options: { signer?: (input: PushSignInput) => Promise<string> } =
 
   /** A running task with one push config, and the delivery of its status update (version 5). */
   const delivery = async (config: Partial<StoredPushConfig> = {}) => {
+    const then: EventDraft[] = [{ type: 'push_config', data: { set: 'hook' } }];
     const { head } = await engine.create({
       tenant,
       owner: 'bob',
       message: user('go'),
-      then: [{ type: 'push_config', data: { set: 'hook' } }],
+      then,
     });
     await configs.put(
       {

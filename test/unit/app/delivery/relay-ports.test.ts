@@ -19,7 +19,7 @@ import { DetailType, MAX_DELAY_SECONDS, relayChanges } from '../../../../shared/
 import { TaskExecutor } from '../../../../shared/app/tasks/executor.ts';
 import { TaskEngine } from '../../../../shared/app/tasks/task-engine.ts';
 import type { HeartbeatRules } from '../../../../shared/domain/heartbeat.ts';
-import type { Message } from '../../../../shared/domain/task.ts';
+import type { EventDraft, Message } from '../../../../shared/domain/task.ts';
 import type { DeliveryQueue } from '../../../../shared/ports/delivery-queue.ts';
 
 const tenant = 'acme';
@@ -142,11 +142,12 @@ describe('the relay on the in-memory ports', () => {
 
   it('without a delivery queue nothing is delivered, the rest is relayed as ever', async () => {
     const { engine, executor, relay } = setup({ deliveries: false });
+    const then: EventDraft[] = [{ type: 'push_config', data: { set: 'a' } }];
     const { head } = await engine.create({
       tenant,
       owner,
       message: user('go'),
-      then: [{ type: 'push_config', data: { set: 'a' } }],
+      then,
     });
     await engine.apply(head, { type: 'cancel' });
     const result = await relay();
@@ -156,11 +157,12 @@ describe('the relay on the in-memory ports', () => {
 
   it('a change that cannot be relayed fails the whole batch (to be retried), whichever port failed', async () => {
     const { engine, store, executor, lifecycle } = setup();
+    const then: EventDraft[] = [{ type: 'push_config', data: { set: 'a' } }];
     await engine.create({
       tenant,
       owner,
       message: user('go'),
-      then: [{ type: 'push_config', data: { set: 'a' } }],
+      then,
     });
     const { head } = await engine.create({ tenant, owner, message: user('second') });
     await engine.apply(head, [{ type: 'push_config', data: { set: 'a' } }, { type: 'cancel' }]);

@@ -21,7 +21,7 @@ import {
 } from '../../../../shared/agent/api.ts';
 import { TaskExecutor } from '../../../../shared/app/tasks/executor.ts';
 import { TaskEngine } from '../../../../shared/app/tasks/task-engine.ts';
-import type { Message } from '../../../../shared/domain/task.ts';
+import type { EventDraft, Message } from '../../../../shared/domain/task.ts';
 import type { TaskRecord, TaskRef } from '../../../../shared/ports/task-store.ts';
 
 const tenant = 'acme';
@@ -337,11 +337,12 @@ describe('inline runs', () => {
         return complete('too late');
       }),
     );
+    const then: EventDraft[] = [{ type: 'confirm' }, { type: 'start' }];
     const { record } = await engine.create({
       tenant,
       owner,
       message: user('slow'),
-      then: [{ type: 'confirm' }, { type: 'start' }],
+      then,
     });
     const input = await executor.inputOf(record);
     const clockNow = Date.parse('2026-05-01T12:00:00.000Z');

@@ -24,7 +24,7 @@ import {
   ValidationError,
 } from '../../../../shared/domain/errors.ts';
 import type { SynapseState } from '../../../../shared/domain/states.ts';
-import type { Message, TaskEvent, TaskHead } from '../../../../shared/domain/task.ts';
+import type { EventDraft, Message, TaskEvent, TaskHead } from '../../../../shared/domain/task.ts';
 import { StaleTaskError, type TaskRecord, type TaskRef } from '../../../../shared/ports/task-store.ts';
 
 const tenant = 'acme';
@@ -126,11 +126,12 @@ describe('creating a task', () => {
 
   it('applies the events it is given right after `created`, in the same write, with their lease', async () => {
     const { engine, store, clock } = setup({ leaseSeconds: 120 });
+    const then: EventDraft[] = [{ type: 'confirm' }, { type: 'start' }];
     const { head, record } = await engine.create({
       tenant,
       owner,
       message: user('run now'),
-      then: [{ type: 'confirm' }, { type: 'start' }],
+      then,
     });
     assert.deepEqual([head.state, head.version], ['executing', 3]);
     assert.equal(head.leaseUntil, new Date(clock.now().getTime() + 120_000).toISOString());
@@ -152,8 +153,9 @@ describe('creating a task', () => {
       engine.create({ tenant, owner, initialState: 'executing' as 'pending', message: user('x') }),
       ValidationError,
     );
+    const then: EventDraft[] = [{ type: 'complete' }];
     await assert.rejects(
-      engine.create({ tenant, owner, message: user('x'), then: [{ type: 'complete' }] }),
+      engine.create({ tenant, owner, message: user('x'), then }),
       InvalidTransitionError,
       'a pending task cannot complete',
     );
