@@ -1,9 +1,11 @@
 /**
- * API keys and tenants on the task table (shared/adapters/dynamodb/auth-store.ts) on DynamoDB Local:
- * put/get/list, revocation, a key id never overwritten, the `AUTH#` partition whose items the stream
- * relay passes over; and the Lambda authorizer (functions/authorizer.ts) reading that table: Allow on
- * the whole stage with the principal's context and its tenant's usage key, `Unauthorized` for
- * credentials that do not verify, Deny for an unregistered tenant, the credential never logged.
+ * API keys and tenants on the task table (shared/adapters/dynamodb/auth-store.ts) on DynamoDB Local: the
+ * ApiKeyStore and TenantRegistry contract (test/contract/auth-store.ts; the in-memory twin runs it in the
+ * unit suite), then what the table adds: a taken key id refused by its condition, listing across 1 MB
+ * pages, the `AUTH#` partition whose items the stream relay passes over; and the Lambda authorizer
+ * (functions/authorizer.ts) reading that table: Allow on the whole stage with the principal's context and
+ * its tenant's usage key, `Unauthorized` for credentials that do not verify, Deny for an unregistered
+ * tenant, the credential never logged.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -18,10 +20,10 @@ import { AUTH_PARTITION, DynamoAuthStore } from '../../../../shared/adapters/dyn
 import { relayWants, taskChangeOf } from '../../../../shared/adapters/dynamodb/stream.ts';
 import { TASK_TABLE } from '../../../../shared/adapters/dynamodb/table.ts';
 import { principalOf } from '../../../../shared/adapters/lambda/auth-context.ts';
-import { newApiKey, verifyApiKey } from '../../../../shared/app/auth/api-keys.ts';
-import { AuthError } from '../../../../shared/domain/principal.ts';
+import { newApiKey } from '../../../../shared/app/auth/api-keys.ts';
 import { logger } from '../../../../shared/observability/index.ts';
 import type { ApiKeyRecord } from '../../../../shared/ports/api-key-store.ts';
+import { authStoreContract } from '../../../contract/auth-store.ts';
 import { createTestTable, type TestTable } from '../../../support/dynamo.ts';
 
 let table: TestTable;
@@ -32,8 +34,6 @@ before(async () => {
   store = new DynamoAuthStore(table.client, table.tableName);
 });
 after(async () => table?.drop());
-
-const isUnauthenticated = (e: unknown) => e instanceof AuthError && e.code === 'unauthenticated';
 
 /** The raw items of the AUTH# partition, as DynamoDB keeps them. */
 /** Every item of the directory partition, all pages (earlier tests leave more than one page of keys). */
@@ -58,22 +58,9 @@ const rawAuthItems = async () => {
   return items;
 };
 
-describe('DynamoAuthStore', () => {
-  it('put and get a key; unknown ids are undefined', async () => {
-    const { record } = newApiKey(
-      { tenant: 'acme', principal: 'ci', rights: ['read', 'write'], description: 'pipeline' },
-      new Date('2025-01-01T00:00:00.000Z'),
-    );
-    await store.putKey(record);
-    assert.deepEqual(await store.getKey(record.keyId), record);
-    assert.equal(await store.getKey('abcdefghijklmnop'), undefined);
-    const { record: bare } = newApiKey({ tenant: 'acme', principal: 'bot', rights: ['read'] });
-    await store.putKey(bare);
-    const got = await store.getKey(bare.keyId);
-    assert.deepEqual(got, bare);
-    assert.ok(got && !('description' in got) && !('revokedAt' in got));
-  });
+authStoreContract('DynamoDB', { make: () => store });
 
+describe('DynamoAuthStore', () => {
   it('putKey refuses an existing key id and leaves the first record as it was', async () => {
     const { record } = newApiKey({ tenant: 'acme', principal: 'ci', rights: ['read'] });
     await store.putKey(record);
@@ -85,52 +72,6 @@ describe('DynamoAuthStore', () => {
     };
     await assert.rejects(store.putKey(usurper), { name: 'ConditionalCheckFailedException' });
     assert.deepEqual(await store.getKey(record.keyId), record);
-  });
-
-  it('revokeKey: true for a key (idempotent, the first time kept), false for no such key', async () => {
-    const { key, record } = newApiKey({ tenant: 'acme', principal: 'ci', rights: ['read'] });
-    await store.putKey(record);
-    assert.deepEqual((await verifyApiKey(store, key)).owner, 'ci');
-    assert.equal(await store.revokeKey(record.keyId, '2025-02-01T00:00:00.000Z'), true);
-    assert.equal(await store.revokeKey(record.keyId, '2025-03-01T00:00:00.000Z'), true);
-    assert.equal((await store.getKey(record.keyId))?.revokedAt, '2025-02-01T00:00:00.000Z');
-    await assert.rejects(verifyApiKey(store, key), isUnauthenticated);
-    assert.equal(await store.revokeKey('abcdefghijklmnop', '2025-02-01T00:00:00.000Z'), false);
-    assert.equal(await store.getKey('abcdefghijklmnop'), undefined, 'revoking creates nothing');
-  });
-
-  it('verifyApiKey on the table: the principal of a valid key, refusals for a wrong secret', async () => {
-    const { key, record } = newApiKey({ tenant: 'acme', principal: 'alice', rights: ['write'] });
-    await store.putKey(record);
-    assert.deepEqual(await verifyApiKey(store, key), {
-      tenant: 'acme',
-      owner: 'alice',
-      rights: ['write'],
-      scheme: 'api-key',
-    });
-    await assert.rejects(verifyApiKey(store, `syn_${record.keyId}_${'x'.repeat(43)}`), isUnauthenticated);
-  });
-
-  it('put, get and list tenants (names needing escapes included)', async () => {
-    await store.putTenant({ tenant: 'acme', usageKey: 'usage-acme', createdAt: '2025-01-01T00:00:00Z' });
-    await store.putTenant({
-      tenant: 'odd#name/1',
-      usageKey: 'usage-odd',
-      createdAt: '2025-01-02T00:00:00Z',
-      disabledAt: '2025-01-03T00:00:00Z',
-    });
-    assert.deepEqual(await store.getTenant('acme'), {
-      tenant: 'acme',
-      usageKey: 'usage-acme',
-      createdAt: '2025-01-01T00:00:00Z',
-    });
-    assert.equal((await store.getTenant('odd#name/1'))?.disabledAt, '2025-01-03T00:00:00Z');
-    assert.equal(await store.getTenant('nobody'), undefined);
-    const tenants = await store.listTenants();
-    assert.deepEqual(tenants.map((t) => t.tenant).sort(), ['acme', 'odd#name/1']);
-    // tenants are not keys and keys are not tenants
-    for (const k of await store.listKeys())
-      assert.ok(k.keyId !== 'undefined' && k.secretHash !== 'undefined');
   });
 
   it('listKeys: every key, or those of one tenant, across pages', async () => {

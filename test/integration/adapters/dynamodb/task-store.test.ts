@@ -1,7 +1,9 @@
 /**
- * The DynamoDB store and the engine on DynamoDB Local: what a task's items
- * look like, conditional writes under races, duplicates, large payloads,
- * spilled history, listing, and what each operation costs.
+ * The DynamoDB store and the engine on DynamoDB Local. The TaskStore port's contract runs here on
+ * DynamoTaskStore (test/contract/task-store.ts; the in-memory twin runs it in the unit suite); what follows
+ * it is what only DynamoDB has: what a task's items look like (one item, its tenant's partition, the
+ * sparse deadline index and TTL), bad input leaving the items exactly as they were, item sizes, large
+ * payloads in body items and spilled history, index shards, and what each operation costs.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -11,18 +13,16 @@ import { taskPk } from '../../../../shared/adapters/dynamodb/keys.ts';
 import { CONTEXT_SHARDS, OWNER_SHARDS } from '../../../../shared/adapters/dynamodb/table.ts';
 import { ITEM_TARGET_BYTES } from '../../../../shared/adapters/dynamodb/task-codec.ts';
 import { DynamoTaskStore, pageTokenBinding } from '../../../../shared/adapters/dynamodb/task-store.ts';
-import { RECENT_MESSAGE_KEYS, TaskEngine } from '../../../../shared/app/tasks/task-engine.ts';
+import { TaskEngine } from '../../../../shared/app/tasks/task-engine.ts';
 import {
-  InvalidTransitionError,
   PayloadTooLargeError,
-  TaskNotCancelableError,
   TaskNotFoundError,
   ValidationError,
 } from '../../../../shared/domain/errors.ts';
 import type { Message, TaskHead } from '../../../../shared/domain/task.ts';
-import type { ListTasksQuery, TaskRecord } from '../../../../shared/ports/task-store.ts';
+import type { TaskRecord } from '../../../../shared/ports/task-store.ts';
+import { taskStoreContract } from '../../../contract/task-store.ts';
 import { createTestTable, type TestTable } from '../../../support/dynamo.ts';
-import { raceOnce } from '../../../support/race.ts';
 import { recordRequestedKeys } from '../../../support/requested-keys.ts';
 
 let table: TestTable;
@@ -84,6 +84,8 @@ before(async () => {
 });
 after(async () => table.drop());
 
+taskStoreContract('DynamoDB', { make: () => store });
+
 describe('create, transitions and reads', () => {
   it('keeps a small task in one item, one conditional put per write, events in order', async () => {
     table.usage.reset();
@@ -140,33 +142,6 @@ describe('create, transitions and reads', () => {
     assert.equal(view.head.state, 'completed');
   });
 
-  it('hides a task from another tenant', async () => {
-    const { head } = await engine.create({ tenant, owner, message: userMessage('secret') });
-    assert.equal(await store.get({ tenant: 'other', taskId: head.taskId }), undefined);
-    await assert.rejects(
-      engine.apply({ tenant: 'other', taskId: head.taskId }, { type: 'cancel' }),
-      TaskNotFoundError,
-    );
-  });
-
-  it('reduces artifact chunks: append adds parts, a new chunk without append replaces', async () => {
-    const { head } = await executingTask();
-    const chunk = (artifactId: string, text: string, append?: boolean) => ({
-      type: 'artifact' as const,
-      artifact: { artifact: { artifactId, parts: [{ text }] }, ...(append !== undefined ? { append } : {}) },
-    });
-    await engine.apply(head, chunk('a', 'one'));
-    await engine.apply(head, chunk('b', 'other'));
-    await engine.apply(head, chunk('a', 'two', true));
-    await engine.apply(head, chunk('b', 'replaced'));
-    const view = await store.view((await store.get(head))!, { includeArtifacts: true, historyLength: 0 });
-    assert.deepEqual(view.artifacts, [
-      { artifactId: 'a', parts: [{ text: 'one' }, { text: 'two' }] },
-      { artifactId: 'b', parts: [{ text: 'replaced' }] },
-    ]);
-    assert.deepEqual(view.history, []);
-  });
-
   it('gives every task a deadline, keeps live tasks in the sparse deadline index, and finished ones under TTL', async () => {
     const { head } = await executingTask();
     const live = await taskItem(head.taskId);
@@ -177,75 +152,6 @@ describe('create, transitions and reads', () => {
     assert.equal(done?.dp, undefined, 'a finished task leaves the deadline index');
     const retention = 30 * 86_400;
     assert.ok(Number(done?.ttl) >= Math.floor(Date.parse(String(done?.dl)) / 1000) + retention - 1);
-  });
-});
-
-describe('values kept exactly as given', () => {
-  it('stores any JSON value in data parts and metadata: beyond DynamoDB numbers, empty and __proto__ keys, deep nesting', async () => {
-    let deep: unknown = { end: true };
-    for (let i = 0; i < 40; i++) deep = { level: deep }; // DynamoDB maps stop at 32 levels
-    const tricky = JSON.parse(
-      '{"huge":1e300,"tiny":1e-200,"unsafe":9007199254740993,"negZero":-0,"":"empty key","__proto__":{"p":1},"constructor":"c","text":"\\u0000\\ud83d\\ude00"}',
-    ) as Record<string, unknown>;
-    tricky.deep = deep;
-    const message: Message = {
-      messageId: crypto.randomUUID(),
-      role: 'user',
-      parts: [
-        { data: tricky, metadata: tricky },
-        { text: 'x'.repeat(400), metadata: tricky },
-      ],
-      metadata: tricky,
-    };
-    const { head } = await engine.create({ tenant, owner, message, metadata: { ...tricky, deep: 1 } });
-    const claimed = (await engine.apply(head, [{ type: 'confirm' }, { type: 'start' }])).record;
-    await engine.apply(
-      head,
-      {
-        type: 'artifact',
-        artifact: { artifact: { artifactId: 'a', parts: [{ data: tricky }], metadata: tricky } },
-      },
-      { seen: claimed },
-    );
-    const record = await store.get(head);
-    assert.ok(record);
-    const view = await store.view(record, { includeArtifacts: true });
-    const same = (a: unknown, b: unknown) => assert.equal(JSON.stringify(a), JSON.stringify(b));
-    same(view.history[0]?.parts, message.parts);
-    same(view.history[0]?.metadata, tricky);
-    same(view.artifacts[0]?.parts[0]?.data, tricky);
-    same(view.artifacts[0]?.metadata, tricky);
-    same(view.head.metadata, { ...tricky, deep: 1 });
-    assert.ok(
-      Object.hasOwn(view.history[0]!.metadata!, '__proto__'),
-      'the __proto__ key is a key, not a prototype',
-    );
-    assert.equal(Object.getPrototypeOf(view.history[0]!.metadata), Object.prototype);
-  });
-
-  it('refuses what JSON cannot carry, naming where, and writes nothing', async () => {
-    const before = (await store.list({ tenant, owner: 'json-refused', pageSize: 10 })).totalSize;
-    const attempt = (data: unknown) =>
-      engine.create({
-        tenant,
-        owner: 'json-refused',
-        message: { messageId: crypto.randomUUID(), role: 'user', parts: [{ data }] },
-      });
-    await assert.rejects(
-      attempt({ a: Number.POSITIVE_INFINITY }),
-      (e: unknown) => e instanceof ValidationError && /a: a number must be finite/.test(e.message),
-    );
-    let deep: unknown = 1;
-    for (let i = 0; i < 100; i++) deep = [deep];
-    await assert.rejects(
-      attempt(deep),
-      (e: unknown) => e instanceof ValidationError && /nested deeper than 64/.test(e.message),
-    );
-    await assert.rejects(
-      attempt({ when: new Date() }),
-      (e: unknown) => e instanceof ValidationError && /not a plain JSON object/.test(e.message),
-    );
-    assert.equal((await store.list({ tenant, owner: 'json-refused', pageSize: 10 })).totalSize, before);
   });
 });
 
@@ -356,46 +262,6 @@ describe('bad input changes nothing', () => {
     const item = await taskItem(head.taskId);
     assert.ok(item && itemSize(item) < 64 * 1024);
   });
-
-  it('refuses transitions the table does not allow, a sequence whole, and terminal tasks never change', async () => {
-    const { head } = await executingTask();
-    await assert.rejects(engine.apply(head, { type: 'confirm' }), InvalidTransitionError);
-    // the second event of the sequence is refused: nothing of it is written
-    await assert.rejects(
-      engine.apply(head, [{ type: 'status_update', progress: 5 }, { type: 'confirm' }]),
-      InvalidTransitionError,
-    );
-    assert.equal((await store.get(head))?.head.progress, undefined);
-    await engine.apply(head, { type: 'complete' });
-    await assert.rejects(engine.apply(head, { type: 'cancel' }), TaskNotCancelableError);
-    await assert.rejects(engine.apply(head, { type: 'status_update', progress: 1 }), InvalidTransitionError);
-    const stored = await store.get(head);
-    assert.equal(stored?.head.state, 'completed');
-    assert.equal(stored?.head.version, 4);
-    assert.equal((await allEvents(head)).length, 4);
-  });
-});
-
-describe('races', () => {
-  const TRIALS = 60;
-  const WRITERS = 20;
-
-  it(`${WRITERS} concurrent writers x ${TRIALS} trials: one terminal state wins, no event lost or duplicated`, async () => {
-    let gaveUp = 0;
-    for (let trial = 0; trial < TRIALS; trial++) {
-      const r = await raceOnce(engine, store, tenant, owner, WRITERS, trial);
-      assert.deepEqual(r.unexpected, [], `trial ${trial}: only refusals and conflicts`);
-      assert.equal(r.terminalWins, 1, `trial ${trial}: exactly one terminal write wins`);
-      assert.equal(r.terminalOverwritten, false, `trial ${trial}: the stored state is the winner's`);
-      assert.equal(r.missingVersions, 0, `trial ${trial}: versions are contiguous`);
-      assert.equal(r.lostEvents, 0, `trial ${trial}: every winning write is stored as written, once`);
-      assert.equal(r.strayEvents, 0, `trial ${trial}: only winning writes left events`);
-      assert.equal(r.changedAfterTerminal, false, `trial ${trial}: nothing changed after the terminal event`);
-      assert.equal(r.won + r.refused + r.gaveUp, WRITERS);
-      gaveUp += r.gaveUp;
-    }
-    assert.ok(gaveUp < TRIALS * WRITERS * 0.05, `gave up ${gaveUp} times`);
-  });
 });
 
 describe('duplicates', () => {
@@ -411,87 +277,6 @@ describe('duplicates', () => {
     assert.equal(usage.failedConditions, 1);
     assert.equal(usage.writeUnits, 1, 'a refused put of a small item: one write unit');
     assert.equal(usage.readUnits, 0, 'the existing task comes back with the refusal');
-  });
-
-  it('concurrent creates of one message make one task; another sender or other content is another task', async () => {
-    const message = userMessage('once', `m-${crypto.randomUUID()}`);
-    const sender = `dup-${crypto.randomUUID()}`;
-    const results = await Promise.all(
-      Array.from({ length: 10 }, () => engine.create({ tenant, owner: sender, message, dedupScope: sender })),
-    );
-    assert.equal(new Set(results.map((r) => r.head.taskId)).size, 1);
-    assert.equal(results.filter((r) => !r.duplicate).length, 1);
-    assert.equal((await store.list({ tenant, owner: sender, pageSize: 50 })).totalSize, 1);
-    const other = await engine.create({ tenant, owner: sender, message, dedupScope: 'someone-else' });
-    assert.equal(other.duplicate, false);
-    // changed on purpose (issue 7/8): the same id with other content is a new message, so a new task
-    const changed = await engine.create({
-      tenant,
-      owner: sender,
-      message: { ...message, parts: [{ text: 'other content' }] },
-      dedupScope: sender,
-    });
-    assert.equal(changed.duplicate, false);
-    assert.notEqual(changed.head.taskId, results[0]!.head.taskId);
-  });
-
-  it('message ids of any length and script make valid task ids', async () => {
-    const message = userMessage('long id', '消'.repeat(256));
-    const first = await engine.create({ tenant, owner, message, dedupScope: '送'.repeat(256) });
-    assert.match(first.head.taskId, /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    const again = await engine.create({ tenant, owner, message, dedupScope: '送'.repeat(256) });
-    assert.equal(again.duplicate, true);
-    assert.equal(again.head.taskId, first.head.taskId);
-  });
-
-  it('a retried continuation applies once, even after the task moved on', async () => {
-    const { head } = await engine.create({ tenant, owner, message: userMessage('slow') });
-    await engine.apply(head, { type: 'need_info', message: agentMessage('how long?') });
-    const answer = userMessage('5');
-    const first = await engine.apply(head, { type: 'info_provided', message: answer }, { dedupScope: owner });
-    await engine.apply(head, { type: 'resume' });
-    const again = await engine.apply(head, { type: 'info_provided', message: answer }, { dedupScope: owner });
-    assert.equal(first.duplicate, false);
-    assert.equal(again.duplicate, true);
-    assert.deepEqual(again.events, []);
-    assert.equal((await store.get(head))?.head.version, 4);
-  });
-
-  it('concurrent duplicate continuations: one applies, the others are answered as duplicates', async () => {
-    const { head } = await engine.create({ tenant, owner, message: userMessage('ask') });
-    await engine.apply(head, { type: 'need_info', message: agentMessage('question?') });
-    const answer = userMessage('42');
-    const results = await Promise.all(
-      Array.from({ length: 8 }, () =>
-        engine.apply(head, { type: 'info_provided', message: answer }, { dedupScope: owner }),
-      ),
-    );
-    assert.equal(results.filter((r) => !r.duplicate).length, 1);
-    assert.equal((await allEvents(head)).filter((e) => e.type === 'info_provided').length, 1);
-  });
-
-  it(`recognises a retry among the task's ${RECENT_MESSAGE_KEYS} latest requester messages`, async () => {
-    const { head } = await engine.create({ tenant, owner, message: userMessage('ask') });
-    const answers: Message[] = [];
-    for (let i = 0; i <= RECENT_MESSAGE_KEYS; i++) {
-      await engine.apply(
-        head,
-        i === 0
-          ? { type: 'need_info', message: agentMessage('q') }
-          : [{ type: 'resume' }, { type: 'need_info', message: agentMessage('q') }],
-      );
-      const answer = userMessage(`a${i}`);
-      answers.push(answer);
-      await engine.apply(head, { type: 'info_provided', message: answer }, { dedupScope: owner });
-    }
-    const keys = (await store.get(head))?.head.recentMessageKeys ?? [];
-    assert.equal(keys.length, RECENT_MESSAGE_KEYS, 'the window is bounded');
-    const latest = await engine.apply(
-      head,
-      { type: 'info_provided', message: answers.at(-1)! },
-      { dedupScope: owner },
-    );
-    assert.equal(latest.duplicate, true);
   });
 });
 
@@ -765,21 +550,6 @@ describe('listing', () => {
     assert.equal(total, 9);
   });
 
-  it('refuses a page token it did not issue', async () => {
-    const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
-    const forged = b64({ pk: 'T#x', ca: 'z', cp: 'other#bob#c' });
-    await assert.rejects(store.list({ tenant, owner, pageSize: 5, pageToken: forged }), ValidationError);
-    await assert.rejects(
-      store.list({ tenant, owner, contextId: 'c', pageSize: 5, pageToken: forged }),
-      ValidationError,
-    );
-    await assert.rejects(store.list({ tenant, owner, pageSize: 5, pageToken: '%%%' }), ValidationError);
-    // a position without the binding (the earlier format), or bound to something else
-    const at = `2026-01-01T00:00:00.000Z#${crypto.randomUUID()}`;
-    for (const token of [b64({ at, n: 1 }), b64({ at, n: 1, q: '000000000000' }), b64({ at, n: 1, q: 7 })])
-      await assert.rejects(store.list({ tenant, owner, pageSize: 5, pageToken: token }), ValidationError);
-  });
-
   it('a well-formed position before statusTimestampAfter is an empty page, not a DynamoDB error', async () => {
     const query = { tenant, owner, pageSize: 5, statusAfter: '2020-01-01T00:00:00.000Z' };
     // made up, but bound to this query as a token of this server would be
@@ -889,55 +659,5 @@ describe('tenant isolation in the key', () => {
     }
     // and B's task is as B left it
     assert.equal((await store.get({ tenant: B, taskId: theirs.taskId }))?.head.state, 'executing');
-  });
-
-  it('a page token is bound to the caller and the query it was issued for', async () => {
-    const alice = `alice-${crypto.randomUUID()}`;
-    const bob = `bob-${crypto.randomUUID()}`;
-    const contextId = crypto.randomUUID();
-    for (const [t, o] of [
-      [A, alice],
-      [A, bob],
-      [B, alice],
-    ] as const)
-      for (let i = 0; i < 3; i++)
-        await engine.create({ tenant: t, owner: o, contextId, message: userMessage(`${t} ${o} ${i}`) });
-    const refused = async (query: ListTasksQuery) =>
-      assert.rejects(
-        store.list(query),
-        (e: unknown) =>
-          e instanceof ValidationError &&
-          e.field === 'pageToken' &&
-          e.message === 'pageToken is not a token this server issued for this query',
-      );
-
-    for (const byContext of [false, true]) {
-      const issued = { tenant: A, owner: alice, pageSize: 1, ...(byContext ? { contextId } : {}) };
-      const pageToken = (await store.list(issued)).nextPageToken;
-      assert.ok(pageToken);
-      // the caller and query it was issued for go on (with another page size too)
-      assert.equal((await store.list({ ...issued, pageToken })).tasks.length, 1);
-      assert.equal((await store.list({ ...issued, pageSize: 5, pageToken })).tasks.length, 2);
-      // another owner of the same tenant, the same owner name in another tenant: refused
-      await refused({ ...issued, owner: bob, pageToken });
-      await refused({ ...issued, tenant: B, pageToken });
-      // the same caller with other filters: refused
-      await refused({ ...issued, states: ['pending'], pageToken });
-      await refused({ ...issued, statusAfter: '2020-01-01T00:00:00.000Z', pageToken });
-      if (byContext) {
-        const { contextId: _c, ...withoutContext } = issued;
-        await refused({ ...withoutContext, pageToken });
-        await refused({ ...issued, contextId: crypto.randomUUID(), pageToken });
-      } else await refused({ ...issued, contextId, pageToken });
-    }
-    // the binding is of the filters' meaning, not their order
-    const filtered = { tenant: A, owner: alice, pageSize: 1, states: ['pending', 'executing'] as const };
-    const pageToken = (await store.list({ ...filtered, states: [...filtered.states] })).nextPageToken;
-    assert.ok(pageToken);
-    assert.equal(
-      (await store.list({ ...filtered, states: ['executing', 'pending', 'pending'], pageToken })).tasks
-        .length,
-      1,
-    );
   });
 });
