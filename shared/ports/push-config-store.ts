@@ -31,7 +31,8 @@ export interface PushConfigStore {
    * Writes (or replaces) a config: it counts once the task's event lists it. `keepUntil` (ISO 8601): when
    * the store may forget it (the task delivers nothing after its deadline). With `ifAbsent` a config
    * already there is left as it is (nothing written) and the put resolves false: the config of a task
-   * being created, whose retry must not rewrite what the first delivery registered.
+   * being created, whose retry must not rewrite what the first delivery registered. A removed config's id
+   * may stay taken for a while (DynamoDB keeps its tombstone for a day): such a put resolves false too.
    */
   put(config: StoredPushConfig, keepUntil: string, options?: { ifAbsent?: boolean }): Promise<boolean>;
   /** The task's configs among `ids`, in the order of `ids`. */
