@@ -9,13 +9,11 @@
  *   if (!env.ok) return reply(env.id, jsonRpcError(codec, env.error));
  *   try {
  *     const req = parseRequest(codec, env.method, env.params);
- *     switch (req.operation) {
- *       case 'SendMessage': { const view = await engine…(req.command);
- *         return reply(env.id, undefined, codec.encodeSendResult(view, { includeArtifacts: true,
- *           historyLength: req.command.historyLength })); }
- *         // or, when the agent answered with a message and made no task: codec.encodeSendReply(message)
- *       …
- *     }
+ *     // one entry per operation, in a table typed `{ [Op in Operation]: … }`, so an operation
+ *     // without one is a type error (shared/app/a2a/jsonrpc.ts's RUNNERS)
+ *     return reply(env.id, undefined, await RUNNERS[req.operation](req.command, …));
+ *     // SendMessage's entry: codec.encodeSendResult(view, { includeArtifacts: true, historyLength }),
+ *     // or, when the agent answered with a message and made no task, codec.encodeSendReply(message)
  *   } catch (e) { return reply(env.id, jsonRpcError(codec, toProtocolError(e))); }
  *
  * where reply() builds `failure(id, error)` / `success(id, result)` and uses
