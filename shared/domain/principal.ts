@@ -8,8 +8,6 @@
 import type { Caller } from './caller.ts';
 import { AuthError } from './errors.ts';
 
-export { AuthError };
-
 /** `read`: get, list, subscribe, read push configs, the extended card; `write`: send, cancel, change push configs. */
 export type Right = 'read' | 'write';
 export const RIGHTS: readonly Right[] = ['read', 'write'];
@@ -22,8 +20,6 @@ export interface Principal extends Caller {
   /** When the credential stops being valid (epoch seconds): a cached verdict is not trusted past it. */
   expiresAt?: number;
 }
-
-export const isAuthError = (e: unknown): e is AuthError => e instanceof AuthError;
 
 /**
  * The caller of an operation needing `right`, for a request naming `tenant` (v1.0 `tenant`, the REST

@@ -34,8 +34,7 @@ import {
   restStatusOf,
   unsupportedMediaType,
 } from '../../protocol/a2a/rest.ts';
-import type { TaskService } from '../tasks/task-service.ts';
-import { A2AHandler, type A2AHandlerOptions } from './handler.ts';
+import type { A2AHandler } from './handler.ts';
 import { MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES } from './jsonrpc.ts';
 import { answerWithSse, keysOfStreamItem, type SseStream, type StreamRequest } from './sse-answer.ts';
 
@@ -554,10 +553,3 @@ export class RestBinding {
     return { path: clean.slice(rest), tenant };
   }
 }
-
-/** restOver's options: the binding's, and the handler's (the store streams read, the agent…). */
-export interface RestOverOptions extends RestBindingOptions, A2AHandlerOptions {}
-
-/** The HTTP+JSON binding over a handler of these tasks. */
-export const restOver = (tasks: TaskService, options: RestOverOptions = {}): RestBinding =>
-  new RestBinding(new A2AHandler(tasks, options), options);

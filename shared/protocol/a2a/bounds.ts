@@ -41,7 +41,7 @@ export const MAX_METADATA_VALUE_LENGTH = 256;
 /** A key in a field path is clipped to this many characters. */
 const MAX_KEY_LENGTH = 64;
 
-export { type BoundsViolation, clip } from '../../validation/bounds.ts';
+export { clip } from '../../validation/bounds.ts';
 
 /** A short, bounded rendering of an input value for an error message (never the value itself). */
 export function showValue(v: unknown): string {

@@ -73,8 +73,6 @@ export const ERROR_CODES = {
 /** The realm of the hub's `WWW-Authenticate` challenges. */
 export const AUTH_REALM = 'synapse';
 
-export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
-
 /** google.rpc.BadRequest.FieldViolation (JSON names). */
 export interface FieldViolation {
   /** Path of the offending field in the request params, e.g. `message.parts[0].text`. */
@@ -342,8 +340,6 @@ export class A2AProtocolError extends Error {
     });
   }
 }
-
-export const isA2AProtocolError = (e: unknown): e is A2AProtocolError => e instanceof A2AProtocolError;
 
 /** What a transition event means to an A2A client, for error messages. */
 const EVENT_PHRASES: Readonly<Record<string, string>> = {

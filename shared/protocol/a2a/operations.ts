@@ -39,9 +39,6 @@ export const isSupportedOperation = (op: string): op is Operation =>
 export const STREAMING_OPERATIONS = ['SendStreamingMessage', 'SubscribeToTask'] as const;
 export type StreamingOperation = (typeof STREAMING_OPERATIONS)[number];
 
-export const isStreamingOperation = (op: string): op is StreamingOperation =>
-  (STREAMING_OPERATIONS as readonly string[]).includes(op);
-
 export const LIST_PAGE_SIZE = { default: 50, min: 1, max: 100 } as const;
 
 // ---- commands -----------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import { relayWants, taskChangeOf } from '../../../../shared/adapters/dynamodb/s
 import { TASK_TABLE } from '../../../../shared/adapters/dynamodb/table.ts';
 import { principalOf } from '../../../../shared/adapters/lambda/auth-context.ts';
 import { newApiKey, verifyApiKey } from '../../../../shared/app/auth/api-keys.ts';
-import { AuthError } from '../../../../shared/domain/principal.ts';
+import { AuthError } from '../../../../shared/domain/errors.ts';
 import { logger } from '../../../../shared/observability/index.ts';
 import type { ApiKeyRecord } from '../../../../shared/ports/api-key-store.ts';
 import { createTestTable, type TestTable } from '../../../support/dynamo.ts';
