@@ -18,8 +18,6 @@ import { createHash } from 'node:crypto';
 import type { AgentDescription, AgentExtension, AgentSkill } from '../../agent/api.ts';
 import type { A2AVersion } from './codec.ts';
 
-export type { AgentExtension, AgentSkill };
-
 export interface AgentCardInput {
   /** The agent's own description (skills, modes, provider, extensions...). */
   agent: AgentDescription;
