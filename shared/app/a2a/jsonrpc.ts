@@ -25,7 +25,6 @@ import {
   type A2ACodec,
   A2AProtocolError,
   checkContentType,
-  clip,
   ERROR_CODES,
   errorCodecFor,
   errorHeaders,
@@ -41,6 +40,7 @@ import {
   toProtocolError,
 } from '../../protocol/a2a/index.ts';
 import type { CommandMap, Operation, StreamingOperation } from '../../protocol/a2a/operations.ts';
+import { clip } from '../../validation/text.ts';
 import type { TaskService } from '../tasks/task-service.ts';
 import { A2AHandler, type A2AHandlerOptions } from './handler.ts';
 import {

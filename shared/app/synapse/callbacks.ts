@@ -31,7 +31,7 @@
 import { textOf } from '../../agent/api.ts';
 import type { Artifact, EventType, Message, TaskEvent, TaskHead, TaskView } from '../../domain/task.ts';
 import type { SynapseMessageType, SynapsePayloadInput } from '../../protocol/synapse/index.ts';
-import { clip } from '../../validation/bounds.ts';
+import { clip } from '../../validation/text.ts';
 
 /** The config id of a task's Synapse requester among its push configs (reserved: A2A may not use it). */
 export const SYNAPSE_CALLBACK_CONFIG_ID = 'synapse';

@@ -32,6 +32,7 @@ import type { LivenessWriter } from '../../ports/liveness-writer.ts';
 import type { PushConfigStore } from '../../ports/push-config-store.ts';
 import type { TaskRecord } from '../../ports/task-store.ts';
 import type { PeerDirectory, SynapseMessage, SynapseMessageType } from '../../protocol/synapse/index.ts';
+import { clip } from '../../validation/text.ts';
 import { type InlinePushConfig, keepUntilOf, storedConfig } from '../push/push-configs.ts';
 import { REQUEST_DEADLINE_KEY, REQUEST_SKILL_KEY } from '../tasks/deadlines.ts';
 import { messageKey, type TaskEngine } from '../tasks/task-engine.ts';
@@ -87,16 +88,10 @@ export class ReportRefusedError extends Error {
 
 /**
  * A peer's text as this hub keeps it: at most MAX_PEER_TEXT_BYTES of UTF-8 (the schemas count 8,192
- * characters; a task's status message is bounded in bytes), cut on a character boundary.
+ * characters; a task's status message is bounded in bytes), a reason's message at most MAX_REASON_BYTES.
  */
 const MAX_PEER_TEXT_BYTES = 4_096;
-const clipBytes = (t: string, max = MAX_PEER_TEXT_BYTES): string => {
-  if (Buffer.byteLength(t, 'utf8') <= max) return t;
-  let out = Buffer.from(t, 'utf8').subarray(0, max).toString('utf8');
-  // a cut inside a character decodes as U+FFFD: drop it
-  if (out.endsWith('\uFFFD')) out = out.slice(0, -1);
-  return `${out}…`;
-};
+const MAX_REASON_BYTES = 2_048;
 
 /** The longest prefix of `items` whose JSON fits in `maxBytes` (what a task's event may hold). */
 const fitting = <T>(items: readonly T[], maxBytes = 3_000): T[] => {
@@ -116,7 +111,11 @@ const agentMessage = (
   extra: Part[] = [],
 ): Message | undefined =>
   body || extra.length
-    ? { messageId, role: 'agent', parts: [...(body ? [textPart(clipBytes(body))] : []), ...extra] }
+    ? {
+        messageId,
+        role: 'agent',
+        parts: [...(body ? [textPart(clip(body, { bytes: MAX_PEER_TEXT_BYTES }))] : []), ...extra],
+      }
     : undefined;
 
 /** States after an answer, before the peer reports it works on the task again. */
@@ -171,7 +170,7 @@ const REPORTS: { readonly [T in SynapseMessageType]: Report<T> | null } = {
       {
         type: 'reject',
         message: agentMessage(id, reason.message || reason.code)!,
-        reason: { code: reason.code, message: clipBytes(reason.message, 2_048) },
+        reason: { code: reason.code, message: clip(reason.message, { bytes: MAX_REASON_BYTES }) },
       },
     ];
   },
@@ -245,7 +244,7 @@ const REPORTS: { readonly [T in SynapseMessageType]: Report<T> | null } = {
       {
         type: 'fail',
         message: agentMessage(id, error.message || error.code)!,
-        reason: { code: error.code, message: clipBytes(error.message, 2_048) },
+        reason: { code: error.code, message: clip(error.message, { bytes: MAX_REASON_BYTES }) },
       },
     ];
   },

@@ -30,8 +30,8 @@ import {
   ValidationError,
 } from '../../domain/errors.ts';
 import { toA2AState } from '../../domain/states.ts';
+import { clip } from '../../validation/text.ts';
 import {
-  clip,
   MAX_DESCRIPTION_LENGTH,
   MAX_ERROR_MESSAGE_LENGTH,
   MAX_FIELD_PATH_LENGTH,

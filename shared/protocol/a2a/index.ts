@@ -20,7 +20,6 @@
  * `httpStatusOf(error.code)` as the HTTP status.
  */
 export { type AgentCardInput, buildAgentCard, cardETag } from './agent-card.ts';
-export { clip } from './bounds.ts';
 export type { A2ACodec, A2AVersion } from './codec.ts';
 export {
   A2A_ERROR_DOMAIN,

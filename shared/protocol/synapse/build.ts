@@ -3,7 +3,8 @@
  * inbound message, so this hub never sends what it would refuse), and the synchronous answers
  * `ack` and `nack`.
  */
-import { clip, MAX_TEXT_LENGTH } from './bounds.ts';
+import { clip } from '../../validation/text.ts';
+import { MAX_TEXT_LENGTH } from './bounds.ts';
 import { composeMessage, type MessageOptions } from './compose.ts';
 import type { SynapseMessage, SynapseSender } from './envelope.ts';
 import { SYNAPSE_ERRORS, type SynapseErrorCode, type SynapseProtocolError } from './errors.ts';

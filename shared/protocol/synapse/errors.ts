@@ -3,7 +3,8 @@
  * error the protocol layer returns. A `p2p:nack` carries one of these codes; the endpoint answers
  * with its status.
  */
-import { clip, MAX_DESCRIPTION_LENGTH, MAX_VIOLATIONS } from './bounds.ts';
+import { clip } from '../../validation/text.ts';
+import { MAX_DESCRIPTION_LENGTH, MAX_VIOLATIONS } from './bounds.ts';
 
 export interface SynapseErrorInfo {
   /** The HTTP status a synchronous answer carrying this code has. */
