@@ -7,11 +7,12 @@
  *
  * The streaming methods (SendStreamingMessage, SubscribeToTask; v0.3
  * message/stream, tasks/resubscribe) answer `text/event-stream`: each SSE
- * `data:` is a whole JSON-RPC response with the request's id (sharp edge 21)
+ * `data:` is a whole JSON-RPC response with the request's id (what JSON-RPC
+ * clients match events by)
  * whose result is the event in the requested version's shape, and its `id:`
  * the task version it comes from. An error before the first event is a plain
  * JSON-RPC error answer (not a stream); one after it is a last `data:` with the
- * JSON-RPC error, then the stream ends (digest §5.3).
+ * JSON-RPC error, then the stream ends (docs/streaming.md#resuming).
  */
 
 import type { Logger } from '@aws-lambda-powertools/logger';

@@ -1,5 +1,5 @@
 /**
- * The HTTP+JSON (REST) binding of A2A v1.0 (digest §1.4, §4.1): each route
+ * The HTTP+JSON (REST) binding of A2A v1.0 (docs/rest.md): each route
  * is a short closure over the transport-neutral A2AHandler; the binding owns
  * the routes, content types (415 for a body of another type), the request
  * size limit, query parameters, and the mapping of errors to HTTP statuses
@@ -106,9 +106,9 @@ const defined = (o: Record<string, unknown>) =>
 const snakeOf = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /**
- * The named query parameters, each under the spelling it was given: its camelCase name (digest §4.1)
- * or the proto's snake_case one (ProtoJSON accepts either; the TCK and Python clients send it), so the
- * codec reads both, as in a body, and refuses a parameter given both ways.
+ * The named query parameters, each under the spelling it was given: its camelCase name (as A2A's
+ * routes spell them) or the proto's snake_case one (ProtoJSON accepts either; the TCK and Python
+ * clients send it), so the codec reads both, as in a body, and refuses a parameter given both ways.
  */
 const queryFields = (
   query: RestRequest['query'],

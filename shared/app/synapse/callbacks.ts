@@ -146,7 +146,7 @@ const CALLBACKS: { readonly [E in EventType]: Tell | null } = {
       type: 'p2p:task_need_info',
       payload: {
         task_id,
-        // the payload names at least one field (docs/synapse-protocol.md): a plain question asks for the answer
+        // the payload names at least one field: a plain question asks for the answer
         missing_fields: missing.length ? missing : [{ field: 'answer', ...(text ? { reason: text } : {}) }],
         ...(text ? { question: text } : {}),
       },
@@ -270,7 +270,7 @@ const textOrUndefined = (message: Message | undefined): string | undefined => {
 
 type Ask = (event: TaskEvent, context: RequestContext) => Callback;
 
-/** human_approve, human_reject: the decision, and who made it (the answer's `decided_by`, else the task's owner). */
+/** human_approve, human_reject: the decision, and who made it (the answer's `decided_by`, else the owner). */
 const decided: Ask = (event, { head }) => {
   const task_id = head.taskId;
   const data = dataWith(event.message, 'decision') ?? {};

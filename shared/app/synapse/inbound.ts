@@ -381,7 +381,7 @@ export class SynapseEndpoint {
     const received = await requester.receive(record, message);
     const outcome = { state: received.record.head.state, duplicate: received.duplicate };
     if (message.type !== 'p2p:task_complete') return this.acked(message, meta, outcome);
-    // the seed answers a completion with a task-level acknowledgement
+    // a completion is answered with a task-level acknowledgement (docs/synapse-protocol.md#the-endpoint)
     return {
       statusCode: 200,
       body: createMessage(
@@ -487,7 +487,7 @@ class SynapseRefusal extends Error {
   }
 }
 
-/** The seed's code and a message for what the task service threw. */
+/** The Synapse error code (docs/synapse-protocol.md#error-codes) and a message for what was thrown. */
 const errorOf = (e: unknown): [SynapseErrorCode, string] => {
   if (e instanceof SynapseRefusal) return [e.code, e.message];
   if (e instanceof ReportRefusedError)

@@ -38,7 +38,7 @@ import { REQUEST_DEADLINE_KEY, REQUEST_SKILL_KEY } from '../tasks/deadlines.ts';
 import { messageKey, type TaskEngine } from '../tasks/task-engine.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from './callbacks.ts';
 
-/** The seed's TaskTimeout: a delegated task that has not finished by then fails. */
+/** The Synapse protocol's TaskTimeout: a delegated task that has not finished by then fails. */
 export const DEFAULT_DELEGATION_TIMEOUT_SECONDS = 300;
 
 /** The data part of a delegated task's first message that holds its request (type, payload). */
@@ -424,7 +424,7 @@ export class SynapseRequester {
     throw new Error('unreachable');
   }
 
-  /** The events a report makes on the requester's task (its message id de-duplicates it); none for no report. */
+  /** The events a report makes on the requester's task (its message id de-duplicates it), if a report. */
   private draftsOf(report: SynapseMessage): EventDraft[] | undefined {
     // the entry of the report's own type (the compiler cannot pair a union message with it)
     const drafts = REPORTS[report.type] as Report<SynapseMessageType> | null;

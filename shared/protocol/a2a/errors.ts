@@ -4,7 +4,7 @@
  * optional BadRequest field violations). Codecs decide how it looks on the
  * wire (v1.0: typed `data` array; v0.3: free-form `data` object).
  *
- * Codes (digest §7.2), plus implementation-defined ones:
+ * Codes (A2A §5.4), plus implementation-defined ones:
  *   -32010 TASK_GENERATION_MISMATCH  A2A dev-1.1 (a2aproject/A2A#1810): a
  *                    message's ifGenerationMatch is not the task's generation
  *                    (docs/generations.md); only used when generations are on.

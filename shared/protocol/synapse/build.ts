@@ -88,8 +88,8 @@ export interface Nack {
 }
 
 /**
- * The p2p:nack carrying `code` (one of the seed's), `message` and `details`, and its HTTP status
- * (SYNAPSE_ERRORS). Answers `inReplyTo` when given (its sender, task, correlation, message id).
+ * The p2p:nack carrying `code` (one of the protocol's error codes), `message` and `details`, and its HTTP
+ * status (SYNAPSE_ERRORS). Answers `inReplyTo` when given (its sender, task, correlation, message id).
  */
 export function nack(code: SynapseErrorCode, message: string, options: NackOptions): Nack {
   const { details, sender, inReplyTo, message_id, timestamp } = options;

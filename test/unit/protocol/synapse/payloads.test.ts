@@ -97,7 +97,7 @@ describe('the p2p:* message types', () => {
   });
 
   it('mark the nine payloads the seed gives', () => {
-    const fromSeed = SYNAPSE_MESSAGE_TYPES.filter((t) => MESSAGE_TYPES[t].payloadFromSeed);
+    const fromSeed = SYNAPSE_MESSAGE_TYPES.filter((t) => MESSAGE_TYPES[t].payloadGiven);
     assert.deepEqual(fromSeed.sort(), Object.keys(SEED_EXAMPLES).sort());
   });
 });
