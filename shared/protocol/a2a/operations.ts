@@ -145,7 +145,7 @@ export const PUSH_CONFIG_LIMITS = {
   credentialsLength: 4096,
 } as const;
 
-/** GetExtendedAgentCard's params may be omitted (it has no required field). */
+/** GetExtendedAgentCard's params may be omitted (JSON-RPC clients send none). */
 export interface GetExtendedAgentCardCommand {
   tenant?: string;
 }

@@ -126,7 +126,7 @@ export const listResultWith =
   <T>(encodeTask: (view: TaskView, opts: TaskEncodeOptions) => T) =>
   (result: ListTasksResult, opts: TaskEncodeOptions) => ({
     tasks: result.tasks.map((v) => encodeTask(v, opts)),
-    // all four always present, a last page's token empty: clients read them without checking
+    // all four always present, a last page's token empty (a default ProtoJSON serializer would drop them)
     nextPageToken: result.nextPageToken ?? '',
     pageSize: result.pageSize,
     totalSize: result.totalSize,
