@@ -126,7 +126,7 @@ export const listResultWith =
   <T>(encodeTask: (view: TaskView, opts: TaskEncodeOptions) => T) =>
   (result: ListTasksResult, opts: TaskEncodeOptions) => ({
     tasks: result.tasks.map((v) => encodeTask(v, opts)),
-    // all four always present, a last page's token empty (a default ProtoJSON serializer would drop them)
+    // all four always present, a last page's token empty: A2A requires them (ProtoJSON would drop defaults)
     nextPageToken: result.nextPageToken ?? '',
     pageSize: result.pageSize,
     totalSize: result.totalSize,
