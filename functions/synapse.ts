@@ -1,8 +1,9 @@
 /**
  * Synapse P2P endpoint: `POST /synapse/callback` hands the raw body and headers to the transport-neutral
- * SynapseEndpoint (shared/app/synapse/inbound.ts), which answers p2p:ack, p2p:nack (at the seed's HTTP
- * status), p2p:task_ack or p2p:capability_response; `/synapse/tasks…` is the requester's API (delegate
- * a task to a peer, read, answer, cancel it). The JSON Schemas are served by functions/agent-card.ts.
+ * SynapseEndpoint (shared/app/synapse/inbound.ts), which answers p2p:ack, p2p:nack (at its error code's
+ * HTTP status, docs/synapse-protocol.md#error-codes), p2p:task_ack or p2p:capability_response;
+ * `/synapse/tasks…` is the requester's API (delegate a task to a peer, read, answer, cancel it). The JSON
+ * Schemas are served by functions/agent-card.ts.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { principalOf } from '../shared/adapters/lambda/auth-context.ts';

@@ -12,7 +12,7 @@
  * - the move to the dead-letter queue after maxReceiveCount is the queue's
  *   RedrivePolicy at work (the emulator's), not ours.
  *
- * Receiving (see local-aws-facts.md §3): the emulator answers an under-filled
+ * Receiving: the emulator answers an under-filled
  * long poll only when WaitTimeSeconds runs out, so an idle poller waits for a
  * single message (woken within ~10 ms of a send), then tops the batch up with
  * short receives that return within ~40 ms.

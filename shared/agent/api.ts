@@ -51,7 +51,7 @@ export interface AgentDescription {
   deadlineSeconds?: number;
 }
 
-/** An A2A extension (digest §2.2 AgentExtension); `required: true` means clients must activate it. */
+/** An A2A extension (the card's AgentExtension); `required: true` means clients must activate it. */
 export interface AgentExtension {
   uri: string;
   description?: string;

@@ -5,6 +5,7 @@
  * keys, `__proto__` keys, nesting deeper than DynamoDB's 32 levels); what JSON
  * cannot carry is refused here, naming the place.
  */
+import { clip } from '../validation/text.ts';
 
 /** Deeper than any real payload; bounds the work and the stack of whoever walks a value later. */
 export const MAX_JSON_DEPTH = 64;
@@ -15,7 +16,7 @@ export const jsonViolation = (value: unknown, maxDepth = MAX_JSON_DEPTH): string
   const stack: Array<{ v: unknown; path: string; depth: number }> = [{ v: value, path: '', depth: 0 }];
   while (stack.length) {
     const { v, path, depth } = stack.pop()!;
-    const at = !path ? 'the value' : path.length > 120 ? `${path.slice(0, 119)}…` : path;
+    const at = !path ? 'the value' : clip(path, 120);
     if (v === null || typeof v === 'string' || typeof v === 'boolean') continue;
     if (typeof v === 'number') {
       if (!Number.isFinite(v)) return `${at}: a number must be finite`;

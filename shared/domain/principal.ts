@@ -5,10 +5,9 @@
  * the principal must hold the operation's right. The caller it yields scopes every key the stores use.
  */
 
+import { clip } from '../validation/text.ts';
 import type { Caller } from './caller.ts';
 import { AuthError } from './errors.ts';
-
-export { AuthError };
 
 /** `read`: get, list, subscribe, read push configs, the extended card; `write`: send, cancel, change push configs. */
 export type Right = 'read' | 'write';
@@ -22,8 +21,6 @@ export interface Principal extends Caller {
   /** When the credential stops being valid (epoch seconds): a cached verdict is not trusted past it. */
   expiresAt?: number;
 }
-
-export const isAuthError = (e: unknown): e is AuthError => e instanceof AuthError;
 
 /**
  * The caller of an operation needing `right`, for a request naming `tenant` (v1.0 `tenant`, the REST
@@ -46,11 +43,9 @@ export const checkTenant = (principal: Principal, tenant: string | undefined): v
   if (tenant !== undefined && tenant !== '' && tenant !== principal.tenant)
     throw new AuthError(
       'permission_denied',
-      `These credentials are not valid for tenant "${clipped(tenant)}"`,
+      `These credentials are not valid for tenant "${clip(tenant, 64)}"`,
     );
 };
-
-const clipped = (s: string) => (s.length > 64 ? `${s.slice(0, 63)}…` : s);
 
 /** Rights from a space- or comma-separated list; unknown names are ignored. */
 export const rightsOf = (list: string | readonly string[] | undefined): Right[] => {

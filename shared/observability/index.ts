@@ -27,7 +27,7 @@ import type { Context } from 'aws-lambda';
 import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE, MetricDimension, MetricName } from './names.ts';
 import { redactSecrets } from './redact.ts';
 
-export { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE, MetricDimension, MetricName } from './names.ts';
+export { METRICS_NAMESPACE, MetricName } from './names.ts';
 
 export interface Observability {
   logger: Logger;

@@ -8,7 +8,8 @@ export interface StoredPushConfig {
   token?: string;
   authentication?: { scheme: string; credentials?: string };
   /**
-   * The A2A version the config was registered over: deliveries use its shapes (digest §6.2); or
+   * The A2A version the config was registered over: deliveries use its shapes (a v0.3 receiver reads v0.3
+   * objects, docs/push-notifications.md); or
    * `synapse`: the task's Synapse requester, told with signed p2p callbacks (shared/app/synapse).
    */
   version: '1.0' | '0.3' | 'synapse';

@@ -10,21 +10,6 @@ export interface PushSignInput {
   audience: string;
 }
 
-/** The claims of a push token. */
-export interface PushTokenClaims {
-  /** The hub's public URL (PUBLIC_URL), when it has one. */
-  iss?: string;
-  /** The push URL the request is sent to. */
-  aud: string;
-  iat: number;
-  exp: number;
-  /** Unique per attempt (a retry gets a new one): receivers may reject a jti seen before. */
-  jti: string;
-  taskId: string;
-  /** SHA-256 of the exact request body bytes, base64url without padding (`bodySha256`). */
-  body_sha256: string;
-}
-
 export interface PushSigner {
   /** The compact JWT for one delivery attempt. */
   sign(input: PushSignInput): Promise<string>;

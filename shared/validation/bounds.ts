@@ -4,6 +4,7 @@
  * non-finite numbers, found without recursion whatever the input, one look at each value, stopping at
  * the first violation. Each protocol gives its own limits; the walk and the error shapes are shared.
  */
+import { clip } from './text.ts';
 
 export interface BoundsLimits {
   /** Values may nest this many levels below the root. */
@@ -19,9 +20,6 @@ export interface BoundsViolation {
   path: PropertyKey[];
   description: string;
 }
-
-/** `s`, or its first `max - 1` characters and an ellipsis. */
-export const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
 /** `a.b[0].c` from path segments, each key clipped to `maxKey`, the whole to `maxPath`; `root` when empty. */
 export function formatPath(

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { newApiKey, verifyApiKey } from '../../shared/app/auth/api-keys.ts';
-import { AuthError } from '../../shared/domain/principal.ts';
+import { AuthError } from '../../shared/domain/errors.ts';
 import type { ApiKeyRecord, ApiKeyStore } from '../../shared/ports/api-key-store.ts';
 import type { TenantRegistry } from '../../shared/ports/tenant-registry.ts';
 

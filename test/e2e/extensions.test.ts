@@ -1,5 +1,5 @@
 /**
- * Extension negotiation (digest §4.12) against a local hub whose agent
+ * Extension negotiation (A2A extensions, `A2A-Extensions`) against a local hub whose agent
  * declares two extensions, one required, over both bindings: the card
  * declares them, a request that leaves out the required one is refused with
  * ExtensionSupportRequiredError and runs nothing, activated ones are echoed.

@@ -1,6 +1,6 @@
 /**
  * Raw HTTP against the local hub's HTTP+JSON interface (/a2a/rest): every
- * route of the digest's table, with and without a tenant prefix, and every
+ * route of A2A's HTTP+JSON binding (docs/rest.md), with and without a tenant prefix, and every
  * error status (404, 405, 413, 415, 400s, the spec's errors), each checked to
  * change nothing (the task count around them). Extension negotiation is in
  * extensions.test.ts (a hub whose agent requires one).

@@ -1,7 +1,7 @@
 /**
  * The hub as a Synapse executor, end to end on the local runtime: a requester (this test, with a
  * callback receiver on 127.0.0.1) POSTs signed p2p messages to /synapse/callback, and the demo agent's
- * work comes back as signed callbacks through the delivery pipeline. The seed's four flows (normal,
+ * work comes back as signed callbacks through the delivery pipeline. The protocol's four flows (normal,
  * info needed, human decision, cancel), refused signatures and malformed messages that change
  * nothing, duplicates acknowledged again, a finished task's 409, capabilities, and the schemas route.
  */

@@ -2,7 +2,7 @@
  * Two hubs talk Synapse to each other on the local runtime, on two ports: hub A (this process) is the
  * requester, hub B (a child process: `npm start`'s entry) the executor with the demo agent. Tasks are
  * delegated through A's requester API (/synapse/tasks) and carried out by B; every message between
- * them is signed and goes through each hub's delivery pipeline. The seed's four flows, a report with a
+ * them is signed and goes through each hub's delivery pipeline. The protocol's four flows, a report with a
  * bad signature (refused, nothing changes), and an unreachable executor (retries, the DLQ, the task
  * failing at its timeout with a reason).
  */
@@ -108,7 +108,7 @@ before(async () => {
       }),
       PUSH_URL_ALLOWLIST: '127.0.0.1',
       DELIVERY_BASE_DELAY_SECONDS: '0.2',
-      // a message to a peer: tried once, retried twice (the seed's MaxRetries is 5)
+      // a message to a peer: tried once, retried twice (the protocol's MaxRetries is 5)
       SYNAPSE_MAX_RETRIES: '2',
       DELIVERY_JITTER: '0',
       DELIVERY_TIMEOUT_MS: '1000',

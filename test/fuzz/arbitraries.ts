@@ -2016,7 +2016,7 @@ const validEdgy: fc.Arbitrary<FuzzCase> = fc.oneof(
         expect: required,
       })),
   },
-  // unknown fields: "Unrecognized fields SHOULD be ignored" (digest §3.1)
+  // unknown fields: "Unrecognized fields SHOULD be ignored" (A2A's serialization rules: forward compatibility)
   {
     weight: 3,
     arbitrary: fc

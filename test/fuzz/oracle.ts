@@ -50,7 +50,7 @@ export interface Verdict {
 }
 
 /**
- * JSON-RPC and A2A codes (digest §7.2) plus the hub's documented ones: -32050 "modified concurrently,
+ * JSON-RPC and A2A codes (A2A §5.4) plus the hub's documented ones: -32050 "modified concurrently,
  * retry", and the transport-level 401, 403, 429 (docs/security.md#errors), answered with that HTTP status.
  */
 export const ALLOWED_CODES: ReadonlySet<number> = new Set([
@@ -89,7 +89,7 @@ const V03_STATES = new Set([
 
 export type WireVersion = 'v1' | 'v03' | 'other';
 
-/** The A2A version a header value asks for (digest §1.2), `other` for values a hub may refuse or read leniently. */
+/** The A2A version a header value asks for (`A2A-Version`), `other` for values a hub may refuse or read leniently. */
 export function versionOf(header: string | undefined): WireVersion {
   const v = (header ?? '').trim();
   if (v === '') return 'v03';

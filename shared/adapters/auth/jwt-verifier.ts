@@ -9,7 +9,8 @@
  * configured default when it names neither.
  */
 import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
-import { AuthError, type Principal, type Right } from '../../domain/principal.ts';
+import { AuthError } from '../../domain/errors.ts';
+import type { Principal, Right } from '../../domain/principal.ts';
 import type { TokenVerifier } from '../../ports/token-verifier.ts';
 
 export interface JwtVerifierConfig {

@@ -58,7 +58,6 @@ export const taskIdOfPk = (pk: string): string => taskRefOfPk(pk).taskId;
 
 /** Where spilled events go: messages (the history), artifact chunks, and every other event. */
 export type ChunkKind = 'M' | 'A' | 'S';
-export const CHUNK_KINDS: readonly ChunkKind[] = ['M', 'A', 'S'];
 export const chunkSk = (kind: ChunkKind, lastVersion: number): string => `${kind}#${pad(lastVersion)}`;
 /** Bodies are fetched by exact key (never ranged over), so their version needs no padding. */
 export const bodySk = (version: number, ref: string): string => `B#${version}#${ref}`;

@@ -23,7 +23,7 @@ import { SecretsManagerKeys, SecretsManagerVersions } from './secrets-manager.ts
 
 export { cachedKeys } from './cache.ts';
 export { LOCAL_KEYS_FILE, SIGNING_KEYS_ENV, SIGNING_SECRET_ENV } from './env.ts';
-export { JosePushSigner, type JosePushSignerOptions } from './jose-signer.ts';
+export { JosePushSigner } from './jose-signer.ts';
 export {
   generateSigningKey,
   InvalidKeySetError,

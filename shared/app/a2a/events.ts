@@ -23,8 +23,8 @@
  *
  * An event that leaves the task terminal or interrupted (INPUT_REQUIRED,
  * AUTH_REQUIRED) always changes the A2A state, so it is always a status update:
- * the stream's last one (`final`), after which the stream ends (digest §5.2,
- * sharp edge 8).
+ * the stream's last one (`final`), after which the stream ends: a stream
+ * never ends on a snapshot alone (docs/streaming.md#where-a-stream-ends).
  */
 import { isInterrupted, isTerminal, type SynapseState, toA2AState } from '../../domain/states.ts';
 import type { TaskEvent, TaskSummary, TaskView } from '../../domain/task.ts';
@@ -76,7 +76,7 @@ export const snapshotOf = (view: TaskView, show: TaskEncodeOptions): StreamEvent
 
 /**
  * The status of a snapshot as a status update: sent after a snapshot of a task that is already terminal
- * or interrupted, so the stream still ends on a status update (sharp edge 8).
+ * or interrupted, so the stream still ends on a status update (docs/streaming.md#where-a-stream-ends).
  */
 export const finalStatusOf = (view: TaskView): StreamEvent => ({
   kind: 'status-update',

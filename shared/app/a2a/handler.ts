@@ -283,10 +283,10 @@ export class A2AHandler {
   /**
    * SubscribeToTask: the Task snapshot, then every event after it until the task is terminal (an
    * interrupted task is followed on: its answer and what comes after; the budget still bounds the
-   * stream, at a resumable position). A terminal task is refused
-   * (UnsupportedOperationError, digest §4.8), an unknown one is TaskNotFoundError. With `afterVersion`
-   * (Last-Event-ID) the stream resumes after that event instead, without a snapshot; a terminal task
-   * whose events were all seen is refused the same way.
+   * stream, at a resumable position). A terminal task is refused (UnsupportedOperationError, as A2A's
+   * SubscribeToTask says), an unknown one is TaskNotFoundError. With `afterVersion` (Last-Event-ID) the
+   * stream resumes after that event instead, without a snapshot; a terminal task whose events were all
+   * seen is refused the same way.
    */
   subscribeToTask(principal: Principal, cmd: SubscribeToTaskCommand, context: SubscribeContext): TaskStream {
     const items = this.streamSubscribe(principal, cmd, context);
@@ -448,7 +448,7 @@ export class A2AHandler {
     const id = record.head.version;
     yield { type: 'event', id, event: snapshotOf(view, showWhole(historyLength)) };
     if ((options.endsAt ?? endsStream)(record.head.state)) {
-      // already where this stream ends: its status closes the stream (sharp edge 8)
+      // already where this stream ends: its status closes the stream (it never ends on a snapshot alone)
       yield { type: 'event', id, event: finalStatusOf(view) };
       return 'final';
     }
@@ -498,7 +498,7 @@ export class A2AHandler {
 
   /**
    * The extensions a request activates with its `A2A-Extensions` header (lower-cased headers), for the
-   * binding to echo; -32008 when it leaves out one the agent requires (digest §4.12).
+   * binding to echo; -32008 (ExtensionSupportRequiredError) when it leaves out one the agent requires.
    */
   activateExtensions(headers: Record<string, string | undefined>): string[] {
     const declared = this.options.agent?.extensions ?? [];
@@ -506,7 +506,7 @@ export class A2AHandler {
   }
 
   /**
-   * GetExtendedAgentCard (digest §4.10): the card with the agent's `extendedCard` additions. An agent
+   * GetExtendedAgentCard: the card with the agent's `extendedCard` additions. An agent
    * without one declares no extended card: UnsupportedOperationError. It needs an authenticated
    * principal with the read right (every route but the public card's is authenticated).
    */

@@ -7,11 +7,12 @@
  *
  * The streaming methods (SendStreamingMessage, SubscribeToTask; v0.3
  * message/stream, tasks/resubscribe) answer `text/event-stream`: each SSE
- * `data:` is a whole JSON-RPC response with the request's id (sharp edge 21)
+ * `data:` is a whole JSON-RPC response with the request's id (what JSON-RPC
+ * clients match events by)
  * whose result is the event in the requested version's shape, and its `id:`
  * the task version it comes from. An error before the first event is a plain
  * JSON-RPC error answer (not a stream); one after it is a last `data:` with the
- * JSON-RPC error, then the stream ends (digest §5.3).
+ * JSON-RPC error, then the stream ends (docs/streaming.md#resuming).
  */
 
 import type { Logger } from '@aws-lambda-powertools/logger';
@@ -19,12 +20,12 @@ import { AuthError } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { logger } from '../../observability/index.ts';
 import type { TaskStore } from '../../ports/task-store.ts';
+import type { WireObject } from '../../protocol/a2a/codec.ts';
 import { activatedExtensionsHeader } from '../../protocol/a2a/extensions.ts';
 import {
   type A2ACodec,
   A2AProtocolError,
   checkContentType,
-  clip,
   ERROR_CODES,
   errorCodecFor,
   errorHeaders,
@@ -39,6 +40,8 @@ import {
   success,
   toProtocolError,
 } from '../../protocol/a2a/index.ts';
+import type { CommandMap, Operation, StreamingOperation } from '../../protocol/a2a/operations.ts';
+import { clip } from '../../validation/text.ts';
 import type { TaskService } from '../tasks/task-service.ts';
 import { A2AHandler, type A2AHandlerOptions } from './handler.ts';
 import {
@@ -128,6 +131,93 @@ const LAST_RESORT: RpcResponse = {
       data: { reason: 'INTERNAL_ERROR' },
     }),
   ),
+};
+
+/** The JSON-RPC `result` of an operation answered at once: a wire object, or null (v0.3's delete). */
+type RpcResult = WireObject | null;
+
+/** The operations answered with one result (the others answer a stream). */
+type UnaryOperation = Exclude<Operation, StreamingOperation>;
+
+/** What an operation's result is made of: the request, its codec and caller, and the log keys it fills in. */
+interface RunContext {
+  handler: A2AHandler;
+  codec: A2ACodec;
+  request: RpcRequest;
+  caller: Principal;
+  meta: NonNullable<RpcResponse['meta']>;
+  extensions: readonly string[];
+}
+
+/** Notes the task (and context) a result is about, for the logs. */
+const noteTask = (
+  meta: NonNullable<RpcResponse['meta']>,
+  view: { head: { taskId: string; contextId: string } },
+) => {
+  meta.taskId = view.head.taskId;
+  meta.contextId = view.head.contextId;
+};
+
+/** How each operation answered at once is run: an operation without an entry is a type error here. */
+const RUNNERS: {
+  readonly [Op in UnaryOperation]: (command: CommandMap[Op], context: RunContext) => Promise<RpcResult>;
+} = {
+  SendMessage: async (command, { handler, codec, request, caller, meta, extensions }) => {
+    const sent = await handler.sendMessage(caller, command, {
+      blockingBudgetMs: request.blockingBudgetMs,
+      version: codec.version,
+      extensions,
+    });
+    if (sent.kind === 'message') {
+      // answered with a message: no task
+      if (sent.message.contextId) meta.contextId = sent.message.contextId;
+      return codec.encodeSendReply(sent.message);
+    }
+    noteTask(meta, sent.view);
+    return codec.encodeSendResult(sent.view, sent.show);
+  },
+  GetTask: async (command, { handler, codec, request, caller, meta, extensions }) => {
+    // a long poll (currentGeneration) waits at most as long as a blocking send
+    const got = await handler.getTask(caller, command, {
+      waitBudgetMs: request.blockingBudgetMs,
+      extensions,
+    });
+    noteTask(meta, got.view);
+    return codec.encodeGetResult(got.view, got.show);
+  },
+  ListTasks: async (command, { handler, codec, caller, extensions }) => {
+    const listed = await handler.listTasks(caller, command, { extensions });
+    return codec.encodeListResult(listed.page, listed.show);
+  },
+  CancelTask: async (command, { handler, codec, caller, meta, extensions }) => {
+    const canceled = await handler.cancelTask(caller, command, { extensions });
+    noteTask(meta, canceled.view);
+    return codec.encodeCancelResult(canceled.view, canceled.show);
+  },
+  CreateTaskPushNotificationConfig: async (command, { handler, codec, caller, meta }) => {
+    meta.taskId = command.taskId;
+    return codec.encodePushConfig(await handler.createPushConfig(caller, command, codec.version));
+  },
+  GetTaskPushNotificationConfig: async (command, { handler, codec, caller, meta }) => {
+    meta.taskId = command.taskId;
+    return codec.encodePushConfig(await handler.getPushConfig(caller, command));
+  },
+  ListTaskPushNotificationConfigs: async (command, { handler, codec, caller, meta }) => {
+    meta.taskId = command.taskId;
+    return codec.encodePushConfigList(await handler.listPushConfigs(caller, command), '');
+  },
+  DeleteTaskPushNotificationConfig: async (command, { handler, codec, caller, meta }) => {
+    meta.taskId = command.taskId;
+    await handler.deletePushConfig(caller, command);
+    // google.protobuf.Empty (a2a-js answers null; v0.3 defined a null result)
+    return codec.version === '1.0' ? {} : null;
+  },
+  GetExtendedAgentCard: async (command, { handler, codec, request, caller }) =>
+    handler.getExtendedAgentCard(caller, {
+      publicUrl: request.publicUrl ?? '',
+      version: codec.version,
+      ...(command.tenant ? { tenant: command.tenant } : {}),
+    }),
 };
 
 export class JsonRpcBinding {
@@ -272,77 +362,23 @@ export class JsonRpcBinding {
     return { statusCode: 200, headers: answer.headers, body: '', stream: answer.stream, meta };
   }
 
-  private async run(
+  /** An operation answered with one result: its entry in RUNNERS. */
+  private run<Op extends UnaryOperation>(
     codec: A2ACodec,
-    parsed: ReturnType<typeof parseRequest>,
+    parsed: { operation: Op; command: CommandMap[Op] },
     request: RpcRequest,
     caller: Principal,
     meta: NonNullable<RpcResponse['meta']>,
     extensions: readonly string[],
-  ): Promise<unknown> {
-    const note = (view: { head: { taskId: string; contextId: string } }) => {
-      meta.taskId = view.head.taskId;
-      meta.contextId = view.head.contextId;
-    };
-    switch (parsed.operation) {
-      case 'SendMessage': {
-        const sent = await this.handler.sendMessage(caller, parsed.command, {
-          blockingBudgetMs: request.blockingBudgetMs,
-          version: codec.version,
-          extensions,
-        });
-        if (sent.kind === 'message') {
-          // answered with a message: no task
-          if (sent.message.contextId) meta.contextId = sent.message.contextId;
-          return codec.encodeSendReply(sent.message);
-        }
-        note(sent.view);
-        return codec.encodeSendResult(sent.view, sent.show);
-      }
-      case 'GetTask': {
-        // a long poll (currentGeneration) waits at most as long as a blocking send
-        const got = await this.handler.getTask(caller, parsed.command, {
-          waitBudgetMs: request.blockingBudgetMs,
-          extensions,
-        });
-        note(got.view);
-        return codec.encodeGetResult(got.view, got.show);
-      }
-      case 'ListTasks': {
-        const listed = await this.handler.listTasks(caller, parsed.command, { extensions });
-        return codec.encodeListResult(listed.page, listed.show);
-      }
-      case 'CancelTask': {
-        const canceled = await this.handler.cancelTask(caller, parsed.command, { extensions });
-        note(canceled.view);
-        return codec.encodeCancelResult(canceled.view, canceled.show);
-      }
-      case 'CreateTaskPushNotificationConfig':
-        meta.taskId = parsed.command.taskId;
-        return codec.encodePushConfig(
-          await this.handler.createPushConfig(caller, parsed.command, codec.version),
-        );
-      case 'GetTaskPushNotificationConfig':
-        meta.taskId = parsed.command.taskId;
-        return codec.encodePushConfig(await this.handler.getPushConfig(caller, parsed.command));
-      case 'ListTaskPushNotificationConfigs':
-        meta.taskId = parsed.command.taskId;
-        return codec.encodePushConfigList(await this.handler.listPushConfigs(caller, parsed.command), '');
-      case 'DeleteTaskPushNotificationConfig':
-        meta.taskId = parsed.command.taskId;
-        await this.handler.deletePushConfig(caller, parsed.command);
-        // google.protobuf.Empty (a2a-js answers null; v0.3 defined a null result)
-        return codec.version === '1.0' ? {} : null;
-      case 'GetExtendedAgentCard':
-        return this.handler.getExtendedAgentCard(caller, {
-          publicUrl: request.publicUrl ?? '',
-          version: codec.version,
-          ...(parsed.command.tenant ? { tenant: parsed.command.tenant } : {}),
-        });
-      case 'SendStreamingMessage':
-      case 'SubscribeToTask':
-        throw A2AProtocolError.internalError(`${parsed.operation} is answered as a stream`);
-    }
+  ): Promise<RpcResult> {
+    return RUNNERS[parsed.operation](parsed.command, {
+      handler: this.handler,
+      codec,
+      request,
+      caller,
+      meta,
+      extensions,
+    });
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * The HTTP+JSON (REST) binding of A2A v1.0 (digest §1.4, §4.1): each route
+ * The HTTP+JSON (REST) binding of A2A v1.0 (docs/rest.md): each route
  * is a short closure over the transport-neutral A2AHandler; the binding owns
  * the routes, content types (415 for a body of another type), the request
  * size limit, query parameters, and the mapping of errors to HTTP statuses
@@ -15,6 +15,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { AuthError } from '../../domain/errors.ts';
 import { checkTenant, type Principal } from '../../domain/principal.ts';
 import { logger } from '../../observability/index.ts';
+import type { WireObject } from '../../protocol/a2a/codec.ts';
 import { activatedExtensionsHeader } from '../../protocol/a2a/extensions.ts';
 import {
   A2AProtocolError,
@@ -25,6 +26,7 @@ import {
   toProtocolError,
   v1Codec,
 } from '../../protocol/a2a/index.ts';
+import type { Operation, StreamingOperation } from '../../protocol/a2a/operations.ts';
 import {
   isRestMediaType,
   responseMediaType,
@@ -32,8 +34,7 @@ import {
   restStatusOf,
   unsupportedMediaType,
 } from '../../protocol/a2a/rest.ts';
-import type { TaskService } from '../tasks/task-service.ts';
-import { A2AHandler, type A2AHandlerOptions } from './handler.ts';
+import type { A2AHandler } from './handler.ts';
 import { MAX_REQUEST_BYTES, MAX_RESPONSE_BYTES } from './jsonrpc.ts';
 import { answerWithSse, keysOfStreamItem, type SseStream, type StreamRequest } from './sse-answer.ts';
 
@@ -80,17 +81,6 @@ interface Matched {
   extensions: readonly string[];
 }
 
-type Route = {
-  methods: readonly string[];
-  /** Matched against the path without its tenant prefix; named groups are path parameters. */
-  pattern: RegExp;
-  name: string;
-} & (
-  | { run(m: Matched): Promise<unknown> }
-  /** A streaming route: the operation to answer with server-sent events. */
-  | { stream(m: Matched): StreamRequest }
-);
-
 const ROOTS = /^\/(?:message:(?:send|stream)|tasks(?:\/|$)|extendedAgentCard$)/;
 
 /** The headers of a JSON answer: its negotiated type, which depends on these request headers. */
@@ -116,9 +106,9 @@ const defined = (o: Record<string, unknown>) =>
 const snakeOf = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /**
- * The named query parameters, each under the spelling it was given: its camelCase name (digest §4.1)
- * or the proto's snake_case one (ProtoJSON accepts either; the TCK and Python clients send it), so the
- * codec reads both, as in a body, and refuses a parameter given both ways.
+ * The named query parameters, each under the spelling it was given: its camelCase name (as A2A's
+ * routes spell them) or the proto's snake_case one (ProtoJSON accepts either; the TCK and Python
+ * clients send it), so the codec reads both, as in a body, and refuses a parameter given both ways.
  */
 const queryFields = (
   query: RestRequest['query'],
@@ -140,6 +130,214 @@ const requirePush = (h: A2AHandler): void => {
     throw A2AProtocolError.pushNotificationNotSupported('poll GET /tasks/{id} instead');
 };
 
+/** A request body's members, when it is a JSON object (path parameters are added to them). */
+const bodyMembers = (m: Matched): object => {
+  const body = m.json();
+  return body && typeof body === 'object' && !Array.isArray(body) ? body : {};
+};
+
+/**
+ * The paths, in match order: the first whose pattern matches a path (without its tenant prefix) is its
+ * route, named so in the logs; named groups are path parameters. `:verb` paths come before
+ * `/tasks/{id}`, so an id never swallows its verb.
+ */
+const PATHS = [
+  { name: 'SendMessage', pattern: /^\/message:send$/ },
+  { name: 'SendStreamingMessage', pattern: /^\/message:stream$/ },
+  { name: 'CancelTask', pattern: /^\/tasks\/(?<id>[^/]+?):cancel$/ },
+  { name: 'SubscribeToTask', pattern: /^\/tasks\/(?<id>[^/]+?):subscribe$/ },
+  { name: 'TaskPushNotificationConfigs', pattern: /^\/tasks\/(?<id>[^/]+)\/pushNotificationConfigs$/ },
+  {
+    name: 'TaskPushNotificationConfig',
+    pattern: /^\/tasks\/(?<id>[^/]+)\/pushNotificationConfigs\/(?<configId>[^/]+)$/,
+  },
+  { name: 'GetTask', pattern: /^\/tasks\/(?<id>[^/]+)$/ },
+  { name: 'ListTasks', pattern: /^\/tasks$/ },
+  { name: 'GetExtendedAgentCard', pattern: /^\/extendedAgentCard$/ },
+] as const;
+
+type HttpMethod = 'GET' | 'POST' | 'DELETE';
+
+/** The order methods are listed in (`Allow`, the 405's message). */
+const METHOD_ORDER: readonly HttpMethod[] = ['GET', 'POST', 'DELETE'];
+
+/**
+ * Where an operation is served (a path of PATHS, the methods it takes there) and how: a streaming
+ * operation's request, answered with server-sent events, or any other's one result.
+ */
+type OperationRoute<Op extends Operation> = {
+  path: (typeof PATHS)[number]['name'];
+  methods: readonly HttpMethod[];
+} & (Op extends StreamingOperation
+  ? { stream(h: A2AHandler, m: Matched): Extract<StreamRequest, { operation: Op }> }
+  : { run(h: A2AHandler, m: Matched): Promise<WireObject> });
+
+/** Each operation's route: an operation without one is a type error here. */
+const OPERATIONS: { readonly [Op in Operation]: OperationRoute<Op> } = {
+  SendMessage: {
+    path: 'SendMessage',
+    methods: ['POST'],
+    run: async (h, m) => {
+      const command = v1Codec.parseSendMessage(m.json(), {
+        pushNotifications: h.pushNotifications,
+        generations: h.generations,
+      });
+      const sent = await h.sendMessage(m.principal, command, {
+        blockingBudgetMs: m.request.blockingBudgetMs,
+        version: '1.0',
+        extensions: m.extensions,
+      });
+      if (sent.kind === 'message') return v1Codec.encodeSendReply(sent.message);
+      m.meta.taskId = sent.view.head.taskId;
+      return v1Codec.encodeSendResult(sent.view, sent.show);
+    },
+  },
+  SendStreamingMessage: {
+    path: 'SendStreamingMessage',
+    methods: ['POST'],
+    stream: (h, m) => ({
+      operation: 'SendStreamingMessage',
+      command: v1Codec.parseSendMessage(m.json(), {
+        pushNotifications: h.pushNotifications,
+        generations: h.generations,
+      }),
+    }),
+  },
+  CancelTask: {
+    path: 'CancelTask',
+    methods: ['POST'],
+    run: async (h, m) => {
+      const canceled = await h.cancelTask(
+        m.principal,
+        v1Codec.parseCancelTask({ ...bodyMembers(m), id: m.params.id }),
+        { extensions: m.extensions },
+      );
+      m.meta.taskId = canceled.view.head.taskId;
+      return v1Codec.encodeCancelResult(canceled.view, canceled.show);
+    },
+  },
+  SubscribeToTask: {
+    path: 'SubscribeToTask',
+    methods: ['GET', 'POST'],
+    stream: (_, m) => ({
+      operation: 'SubscribeToTask',
+      command: v1Codec.parseSubscribeToTask({ ...bodyMembers(m), id: m.params.id }),
+    }),
+  },
+  CreateTaskPushNotificationConfig: {
+    path: 'TaskPushNotificationConfigs',
+    methods: ['POST'],
+    run: async (h, m) => {
+      m.meta.taskId = m.params.id;
+      requirePush(h);
+      const cmd = v1Codec.parseCreatePushConfig({ ...bodyMembers(m), taskId: m.params.id });
+      return v1Codec.encodePushConfig(await h.createPushConfig(m.principal, cmd, '1.0'));
+    },
+  },
+  ListTaskPushNotificationConfigs: {
+    path: 'TaskPushNotificationConfigs',
+    methods: ['GET'],
+    run: async (h, m) => {
+      m.meta.taskId = m.params.id;
+      requirePush(h);
+      const cmd = v1Codec.parseListPushConfigs({
+        ...queryFields(m.request.query, ['pageSize', 'pageToken']),
+        taskId: m.params.id,
+      });
+      return v1Codec.encodePushConfigList(await h.listPushConfigs(m.principal, cmd), '');
+    },
+  },
+  GetTaskPushNotificationConfig: {
+    path: 'TaskPushNotificationConfig',
+    methods: ['GET'],
+    run: async (h, m) => {
+      m.meta.taskId = m.params.id;
+      requirePush(h);
+      const cmd = v1Codec.parsePushConfigRef({ taskId: m.params.id, id: m.params.configId }, 'get');
+      return v1Codec.encodePushConfig(await h.getPushConfig(m.principal, cmd));
+    },
+  },
+  DeleteTaskPushNotificationConfig: {
+    path: 'TaskPushNotificationConfig',
+    methods: ['DELETE'],
+    run: async (h, m) => {
+      m.meta.taskId = m.params.id;
+      requirePush(h);
+      const cmd = v1Codec.parsePushConfigRef({ taskId: m.params.id, id: m.params.configId }, 'delete');
+      await h.deletePushConfig(m.principal, cmd);
+      return {};
+    },
+  },
+  GetTask: {
+    path: 'GetTask',
+    methods: ['GET'],
+    run: async (h, m) => {
+      const got = await h.getTask(
+        m.principal,
+        v1Codec.parseGetTask(
+          { ...queryFields(m.request.query, ['historyLength', 'currentGeneration']), id: m.params.id },
+          { generations: h.generations },
+        ),
+        { waitBudgetMs: m.request.blockingBudgetMs, extensions: m.extensions },
+      );
+      m.meta.taskId = got.view.head.taskId;
+      return v1Codec.encodeGetResult(got.view, got.show);
+    },
+  },
+  ListTasks: {
+    path: 'ListTasks',
+    methods: ['GET'],
+    run: async (h, m) => {
+      const listed = await h.listTasks(
+        m.principal,
+        v1Codec.parseListTasks(
+          queryFields(
+            m.request.query,
+            [
+              'contextId',
+              'status',
+              'pageSize',
+              'pageToken',
+              'historyLength',
+              'statusTimestampAfter',
+              'includeArtifacts',
+            ],
+            (name, v) => (name === 'includeArtifacts' ? queryBoolean(v) : v),
+          ),
+        ),
+        { extensions: m.extensions },
+      );
+      return v1Codec.encodeListResult(listed.page, listed.show);
+    },
+  },
+  GetExtendedAgentCard: {
+    path: 'GetExtendedAgentCard',
+    methods: ['GET'],
+    run: async (h, m) => {
+      v1Codec.parseGetExtendedAgentCard({});
+      return h.getExtendedAgentCard(m.principal, {
+        publicUrl: m.request.publicUrl ?? '',
+        version: '1.0',
+      });
+    },
+  },
+};
+
+/** A path's route: the operations served there, and the methods they take. */
+interface Route {
+  name: string;
+  pattern: RegExp;
+  operations: readonly OperationRoute<Operation>[];
+  methods: readonly HttpMethod[];
+}
+
+/** The routes, in PATHS' order. */
+const ROUTES: readonly Route[] = PATHS.map(({ name, pattern }) => {
+  const operations = Object.values<OperationRoute<Operation>>(OPERATIONS).filter((o) => o.path === name);
+  const methods = METHOD_ORDER.filter((method) => operations.some((o) => o.methods.includes(method)));
+  return { name, pattern, operations, methods };
+});
+
 export interface RestBindingOptions {
   /** Where internal errors are logged, with their cause; default the functions' logger. */
   logger?: Pick<Logger, 'error'>;
@@ -147,173 +345,12 @@ export interface RestBindingOptions {
 
 export class RestBinding {
   private readonly log: Pick<Logger, 'error'>;
-  private readonly routes: readonly Route[];
 
   constructor(
     private readonly handler: A2AHandler,
     options: RestBindingOptions = {},
   ) {
     this.log = options.logger ?? logger;
-    const h = this.handler;
-    // `:verb` routes come before `/tasks/{id}`, so an id never swallows its verb (sharp edge 7)
-    this.routes = [
-      {
-        name: 'SendMessage',
-        methods: ['POST'],
-        pattern: /^\/message:send$/,
-        run: async (m) => {
-          const command = v1Codec.parseSendMessage(m.json(), {
-            pushNotifications: h.pushNotifications,
-            generations: h.generations,
-          });
-          const sent = await h.sendMessage(m.principal, command, {
-            blockingBudgetMs: m.request.blockingBudgetMs,
-            version: '1.0',
-            extensions: m.extensions,
-          });
-          if (sent.kind === 'message') return v1Codec.encodeSendReply(sent.message);
-          m.meta.taskId = sent.view.head.taskId;
-          return v1Codec.encodeSendResult(sent.view, sent.show);
-        },
-      },
-      {
-        name: 'SendStreamingMessage',
-        methods: ['POST'],
-        pattern: /^\/message:stream$/,
-        stream: (m) => ({
-          operation: 'SendStreamingMessage',
-          command: v1Codec.parseSendMessage(m.json(), {
-            pushNotifications: h.pushNotifications,
-            generations: h.generations,
-          }),
-        }),
-      },
-      {
-        name: 'CancelTask',
-        methods: ['POST'],
-        pattern: /^\/tasks\/(?<id>[^/]+?):cancel$/,
-        run: async (m) => {
-          const body = m.json();
-          const extra = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
-          const canceled = await h.cancelTask(
-            m.principal,
-            v1Codec.parseCancelTask({ ...extra, id: m.params.id }),
-            { extensions: m.extensions },
-          );
-          m.meta.taskId = canceled.view.head.taskId;
-          return v1Codec.encodeCancelResult(canceled.view, canceled.show);
-        },
-      },
-      {
-        name: 'SubscribeToTask',
-        methods: ['GET', 'POST'],
-        pattern: /^\/tasks\/(?<id>[^/]+?):subscribe$/,
-        stream: (m) => {
-          const body = m.json();
-          const extra = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
-          return {
-            operation: 'SubscribeToTask',
-            command: v1Codec.parseSubscribeToTask({ ...extra, id: m.params.id }),
-          };
-        },
-      },
-      {
-        name: 'TaskPushNotificationConfigs',
-        methods: ['GET', 'POST'],
-        pattern: /^\/tasks\/(?<id>[^/]+)\/pushNotificationConfigs$/,
-        run: async (m) => {
-          m.meta.taskId = m.params.id;
-          requirePush(h);
-          if (m.request.method.toUpperCase() === 'POST') {
-            const body = m.json();
-            const extra = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
-            const cmd = v1Codec.parseCreatePushConfig({ ...extra, taskId: m.params.id });
-            return v1Codec.encodePushConfig(await h.createPushConfig(m.principal, cmd, '1.0'));
-          }
-          const q = m.request.query;
-          const cmd = v1Codec.parseListPushConfigs({
-            ...queryFields(q, ['pageSize', 'pageToken']),
-            taskId: m.params.id,
-          });
-          return v1Codec.encodePushConfigList(await h.listPushConfigs(m.principal, cmd), '');
-        },
-      },
-      {
-        name: 'TaskPushNotificationConfig',
-        methods: ['GET', 'DELETE'],
-        pattern: /^\/tasks\/(?<id>[^/]+)\/pushNotificationConfigs\/(?<configId>[^/]+)$/,
-        run: async (m) => {
-          m.meta.taskId = m.params.id;
-          requirePush(h);
-          const del = m.request.method.toUpperCase() === 'DELETE';
-          const cmd = v1Codec.parsePushConfigRef(
-            { taskId: m.params.id, id: m.params.configId },
-            del ? 'delete' : 'get',
-          );
-          if (!del) return v1Codec.encodePushConfig(await h.getPushConfig(m.principal, cmd));
-          await h.deletePushConfig(m.principal, cmd);
-          return {};
-        },
-      },
-      {
-        name: 'GetTask',
-        methods: ['GET'],
-        pattern: /^\/tasks\/(?<id>[^/]+)$/,
-        run: async (m) => {
-          const q = m.request.query;
-          const got = await h.getTask(
-            m.principal,
-            v1Codec.parseGetTask(
-              { ...queryFields(q, ['historyLength', 'currentGeneration']), id: m.params.id },
-              { generations: h.generations },
-            ),
-            { waitBudgetMs: m.request.blockingBudgetMs, extensions: m.extensions },
-          );
-          m.meta.taskId = got.view.head.taskId;
-          return v1Codec.encodeGetResult(got.view, got.show);
-        },
-      },
-      {
-        name: 'ListTasks',
-        methods: ['GET'],
-        pattern: /^\/tasks$/,
-        run: async (m) => {
-          const q = m.request.query;
-          const listed = await h.listTasks(
-            m.principal,
-            v1Codec.parseListTasks(
-              queryFields(
-                q,
-                [
-                  'contextId',
-                  'status',
-                  'pageSize',
-                  'pageToken',
-                  'historyLength',
-                  'statusTimestampAfter',
-                  'includeArtifacts',
-                ],
-                (name, v) => (name === 'includeArtifacts' ? queryBoolean(v) : v),
-              ),
-            ),
-            { extensions: m.extensions },
-          );
-          return v1Codec.encodeListResult(listed.page, listed.show);
-        },
-      },
-      {
-        name: 'GetExtendedAgentCard',
-        methods: ['GET'],
-        pattern: /^\/extendedAgentCard$/,
-        run: async (m) => {
-          v1Codec.parseGetExtendedAgentCard({});
-          return h.getExtendedAgentCard(m.principal, {
-            publicUrl: m.request.publicUrl ?? '',
-            version: '1.0',
-          });
-        },
-      },
-    ];
   }
 
   /** Never throws: whatever fails is answered (and a fault of ours logged). */
@@ -361,14 +398,16 @@ export class RestBinding {
     const { principal } = request;
     if (principal instanceof AuthError) throw principal;
     const { path, tenant } = this.routePath(request.path);
-    const route = this.routes.find((r) => r.pattern.test(path));
+    const route = ROUTES.find((r) => r.pattern.test(path));
     if (!route)
       throw A2AProtocolError.methodNotFound(
         `${request.method} ${path.slice(0, 200)}`,
         'no such HTTP+JSON route',
       );
     meta.route = route.name;
-    if (!route.methods.includes(request.method.toUpperCase())) {
+    const method = request.method.toUpperCase();
+    const operation = route.operations.find((o) => (o.methods as readonly string[]).includes(method));
+    if (!operation) {
       const error = A2AProtocolError.methodNotFound(
         `${request.method} ${path.slice(0, 200)}`,
         `${route.name} takes ${route.methods.join(' or ')}`,
@@ -434,11 +473,11 @@ export class RestBinding {
       return { ...parsed, tenant };
     };
     const matched: Matched = { request, principal, params, json, meta, extensions };
-    if ('stream' in route) {
-      const streamed = await this.streamed(route.stream(matched), matched, responseType);
+    if ('stream' in operation) {
+      const streamed = await this.streamed(operation.stream(this.handler, matched), matched, responseType);
       return { ...streamed, headers: { ...streamed.headers, ...echoed } };
     }
-    const result = await route.run(matched);
+    const result = await operation.run(this.handler, matched);
     const answered = ok(result, meta, responseType);
     const response = { ...answered, headers: { ...answered.headers, ...echoed } };
     const carried = Buffer.byteLength(JSON.stringify(response.body), 'utf8');
@@ -514,10 +553,3 @@ export class RestBinding {
     return { path: clean.slice(rest), tenant };
   }
 }
-
-/** restOver's options: the binding's, and the handler's (the store streams read, the agent…). */
-export interface RestOverOptions extends RestBindingOptions, A2AHandlerOptions {}
-
-/** The HTTP+JSON binding over a handler of these tasks. */
-export const restOver = (tasks: TaskService, options: RestOverOptions = {}): RestBinding =>
-  new RestBinding(new A2AHandler(tasks, options), options);

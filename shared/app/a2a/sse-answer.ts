@@ -14,12 +14,14 @@
 import type { Principal } from '../../domain/principal.ts';
 import type { A2AVersion } from '../../protocol/a2a/codec.ts';
 import { A2AProtocolError, ERROR_CODES, toProtocolError } from '../../protocol/a2a/index.ts';
-import type {
-  SendMessageCommand,
-  StreamEvent,
-  SubscribeToTaskCommand,
+import {
+  type CommandMap,
+  type ParsedRequest,
+  STREAMING_OPERATIONS,
+  type StreamEvent,
+  type StreamingOperation,
 } from '../../protocol/a2a/operations.ts';
-import type { A2AHandler, TaskStream } from './handler.ts';
+import type { A2AHandler, StreamContext, TaskStream } from './handler.ts';
 import { lastEventIdOf, MAX_SSE_DATA_BYTES, SSE_HEADERS, sseComment, sseEvent } from './sse.ts';
 import type { StreamItem } from './stream.ts';
 
@@ -45,13 +47,11 @@ export interface SseEncoding {
   internal(error: A2AProtocolError): void;
 }
 
-/** The two streaming operations, whichever binding parsed them. */
-export type StreamRequest =
-  | { operation: 'SendStreamingMessage'; command: SendMessageCommand }
-  | { operation: 'SubscribeToTask'; command: SubscribeToTaskCommand };
+/** A request of a streaming operation, whichever binding parsed it. */
+export type StreamRequest = Extract<ParsedRequest, { operation: StreamingOperation }>;
 
-export const isStreamRequest = (parsed: { operation: string }): parsed is StreamRequest =>
-  parsed.operation === 'SendStreamingMessage' || parsed.operation === 'SubscribeToTask';
+export const isStreamRequest = (parsed: ParsedRequest): parsed is StreamRequest =>
+  (STREAMING_OPERATIONS as readonly string[]).includes(parsed.operation);
 
 export interface StreamOptions {
   principal: Principal;
@@ -74,6 +74,35 @@ export type SseAnswer =
       settled: Promise<void>;
     };
 
+/** Where a stream of one operation starts. */
+type StreamOpener<Op extends StreamingOperation> = (
+  handler: A2AHandler,
+  command: CommandMap[Op],
+  options: StreamOptions,
+  context: StreamContext,
+) => TaskStream;
+
+/** Each streaming operation's stream: an operation without one is a type error here. */
+const OPENERS: { readonly [Op in StreamingOperation]: StreamOpener<Op> } = {
+  SendStreamingMessage: (handler, command, options, context) =>
+    handler.sendStreamingMessage(options.principal, command, context),
+  SubscribeToTask: (handler, command, options, context) => {
+    const after = lastEventIdOf(options.lastEventId);
+    if (after === 'invalid') {
+      throw A2AProtocolError.invalidParams([
+        {
+          field: 'Last-Event-ID',
+          description: 'must be the id of an event of this stream: a task version, a non-negative integer',
+        },
+      ]);
+    }
+    return handler.subscribeToTask(options.principal, command, {
+      ...context,
+      ...(after !== undefined ? { afterVersion: after } : {}),
+    });
+  },
+};
+
 /** Where a task stream starts: the handler's operation, with the resume position. */
 function openTaskStream(
   handler: A2AHandler,
@@ -81,28 +110,14 @@ function openTaskStream(
   options: StreamOptions,
   signal: AbortSignal,
 ): TaskStream {
-  const context = {
+  const context: StreamContext = {
     budgetMs: Math.max(0, options.budgetMs ?? DEFAULT_STREAM_BUDGET_MS),
     signal,
     ...(options.version ? { version: options.version } : {}),
     ...(options.extensions ? { extensions: options.extensions } : {}),
   };
-  if (request.operation === 'SendStreamingMessage') {
-    return handler.sendStreamingMessage(options.principal, request.command, context);
-  }
-  const after = lastEventIdOf(options.lastEventId);
-  if (after === 'invalid') {
-    throw A2AProtocolError.invalidParams([
-      {
-        field: 'Last-Event-ID',
-        description: 'must be the id of an event of this stream: a task version, a non-negative integer',
-      },
-    ]);
-  }
-  return handler.subscribeToTask(options.principal, request.command, {
-    ...context,
-    ...(after !== undefined ? { afterVersion: after } : {}),
-  });
+  const open = OPENERS[request.operation] as StreamOpener<StreamingOperation>;
+  return open(handler, request.command, options, context);
 }
 
 /** Opens the stream and reads its first item: a stream to answer with, or the request's error. */

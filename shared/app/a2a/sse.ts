@@ -1,5 +1,5 @@
 /**
- * Server-sent events framing (digest §5.1), for every binding: one `data:`
+ * Server-sent events framing (docs/streaming.md#the-wire), for every binding: one `data:`
  * line of compact JSON per event, an `id:` line with the task version the
  * event comes from (what a client sends back as `Last-Event-ID`), `event:
  * error` before an error that ends a stream (the a2a-js REST client needs it;
@@ -16,8 +16,8 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * The largest `data:` a stream sends: below the 4 MiB at which the a2a-js client aborts a stream
- * (sharp edge 24). Only a Task snapshot can get near it (a long history of large messages).
+ * The largest `data:` a stream sends: below the 4 MiB at which the a2a-js client aborts a stream.
+ * Only a Task snapshot can get near it (a long history of large messages).
  */
 export const MAX_SSE_DATA_BYTES = 4 * 1024 * 1024 - 64 * 1024;
 

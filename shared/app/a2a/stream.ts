@@ -11,7 +11,8 @@
  *
  * - after the status update that leaves the task where the stream ends
  *   (`endsAt`): terminal or interrupted for SendStreamingMessage (INPUT_REQUIRED,
- *   AUTH_REQUIRED: the sender must act; digest §5.2), terminal only for
+ *   AUTH_REQUIRED: the sender must act, and its answer is a new send with a
+ *   stream of its own), terminal only for
  *   SubscribeToTask (a subscriber watches the task until it is done, through
  *   its questions and their answers);
  * - when its time budget runs out: at a resumable position, since every event

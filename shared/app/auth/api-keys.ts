@@ -6,7 +6,8 @@
  */
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { AuthError, type Principal } from '../../domain/principal.ts';
+import { AuthError } from '../../domain/errors.ts';
+import type { Principal } from '../../domain/principal.ts';
 import type { ApiKeyRecord, ApiKeyStore } from '../../ports/api-key-store.ts';
 
 export const API_KEY_PREFIX = 'syn_';

@@ -6,7 +6,8 @@
  * Gateway and the local gateway both call before any authenticated route.
  */
 
-import { AuthError, type Principal } from '../../domain/principal.ts';
+import { AuthError } from '../../domain/errors.ts';
+import type { Principal } from '../../domain/principal.ts';
 import type { ApiKeyStore } from '../../ports/api-key-store.ts';
 import type { TenantRegistry } from '../../ports/tenant-registry.ts';
 import type { TokenVerifier } from '../../ports/token-verifier.ts';

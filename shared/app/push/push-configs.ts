@@ -182,7 +182,7 @@ export class PushConfigService {
   }
 }
 
-/** A config that is not (or no longer) registered: A2A answers TaskNotFoundError (digest §4.9). */
+/** A config that is not (or no longer) registered: A2A answers TaskNotFoundError, as for an unknown task. */
 export class PushConfigNotFoundError extends TaskNotFoundError {
   constructor(
     taskId: string,

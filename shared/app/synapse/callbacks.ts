@@ -29,9 +29,9 @@
  * | timeout (the task reached its deadline here) | p2p:task_cancel (reason `execution_timeout`) |
  */
 import { textOf } from '../../agent/api.ts';
-import type { Artifact, Message, TaskEvent, TaskHead, TaskView } from '../../domain/task.ts';
+import type { Artifact, EventType, Message, TaskEvent, TaskHead, TaskView } from '../../domain/task.ts';
 import type { SynapseMessageType, SynapsePayloadInput } from '../../protocol/synapse/index.ts';
-import { clip } from '../../validation/bounds.ts';
+import { clip } from '../../validation/text.ts';
 
 /** The config id of a task's Synapse requester among its push configs (reserved: A2A may not use it). */
 export const SYNAPSE_CALLBACK_CONFIG_ID = 'synapse';
@@ -40,34 +40,6 @@ export const SYNAPSE_CALLBACK_CONFIG_ID = 'synapse';
 const MAX_TEXT = 8_192;
 
 type Role = TaskHead['role'];
-
-const REQUESTER_MESSAGE_TYPE: Partial<Record<TaskEvent['type'], SynapseMessageType>> = {
-  submit: 'p2p:task_request',
-  info_provided: 'p2p:task_info_provided',
-  human_approve: 'p2p:human_decision',
-  human_reject: 'p2p:human_decision',
-  cancel: 'p2p:task_cancel',
-  // this hub gave up waiting: the peer stops too
-  timeout: 'p2p:task_cancel',
-};
-
-const CALLBACK_TYPE: Partial<Record<TaskEvent['type'], SynapseMessageType>> = {
-  confirm: 'p2p:task_confirm',
-  reject: 'p2p:task_reject',
-  need_info: 'p2p:task_need_info',
-  status_update: 'p2p:task_status_update',
-  need_human: 'p2p:task_need_human',
-  complete: 'p2p:task_complete',
-  fail: 'p2p:task_failed',
-  timeout: 'p2p:task_failed',
-  heartbeat_lost: 'p2p:task_failed',
-};
-
-const typesOf = (role: Role) => (role === 'requester' ? REQUESTER_MESSAGE_TYPE : CALLBACK_TYPE);
-
-/** Whether the peer is told of this event of a task in `role`. */
-export const isCallbackEvent = (role: Role, event: Pick<TaskEvent, 'type'>): boolean =>
-  typesOf(role)[event.type] !== undefined;
 
 export interface Callback<T extends SynapseMessageType = SynapseMessageType> {
   type: T;
@@ -92,6 +64,152 @@ const outputOf = (artifacts: readonly Artifact[]): unknown =>
 
 const MISSING_FIELD_LIMIT = 100;
 
+/** What the callback of one event of a task this hub executes is made of. */
+interface Executed {
+  event: TaskEvent;
+  /** The requester's id of the task. */
+  task_id: string;
+  /** The event's agent message as text (clipped), if any. */
+  text: string | undefined;
+  /** The task with its artifacts (a completion's result). */
+  view: Pick<TaskView, 'artifacts'> | undefined;
+}
+
+type Tell = (executed: Executed) => Callback;
+
+/** fail, timeout, heartbeat_lost: the task failed here (a timeout or a lost heartbeat may be retried). */
+const failed: Tell = ({ event, task_id, text }) => ({
+  type: 'p2p:task_failed',
+  payload: {
+    task_id,
+    error: {
+      code:
+        event.type === 'timeout'
+          ? 'execution_timeout'
+          : event.type === 'heartbeat_lost'
+            ? 'heartbeat_lost'
+            : (event.reason?.code ?? 'execution_failed'),
+      message: clipText(event.reason?.message || text || `The task ended with ${event.type}`),
+      recoverable: event.type === 'heartbeat_lost' || event.type === 'timeout',
+    },
+  },
+});
+
+/**
+ * The callback of each event of a task this hub executes (role `executor`), or null when the requester
+ * is not told of it (the table at the top). An event type without an entry is a type error here.
+ */
+const CALLBACKS: { readonly [E in EventType]: Tell | null } = {
+  created: null,
+  submit: null,
+  confirm: ({ task_id }) => ({ type: 'p2p:task_confirm', payload: { task_id, confirmed: true } }),
+  reject: ({ event, task_id, text }) => {
+    // the agent's validation may name alternatives in its details (`alternatives`, camelCase or snake_case)
+    const alt = plainObject(event.reason?.details?.alternatives);
+    const suggested = alt?.suggestedAgentId ?? alt?.suggested_agent_id;
+    const retryAfter = alt?.retryAfter ?? alt?.retry_after;
+    const partial = alt?.partialSupport ?? alt?.partial_support;
+    const alternatives = {
+      ...(typeof suggested === 'string' ? { suggested_agent_id: suggested } : {}),
+      ...(typeof retryAfter === 'number' && Number.isInteger(retryAfter) && retryAfter >= 0
+        ? { retry_after: retryAfter }
+        : {}),
+      ...(typeof partial === 'boolean' ? { partial_support: partial } : {}),
+    };
+    return {
+      type: 'p2p:task_reject',
+      payload: {
+        task_id,
+        reason: {
+          code: event.reason?.code ?? 'capability_lacking',
+          message: clipText(event.reason?.message || text || 'The task was rejected'),
+        },
+        ...(Object.keys(alternatives).length ? { alternatives } : {}),
+      },
+    };
+  },
+  start: null,
+  resume: null,
+  need_info: ({ event, task_id, text }) => {
+    const fields = Array.isArray(event.data?.missingFields) ? event.data.missingFields : [];
+    const missing = fields
+      .filter((f): f is { field: string; reason?: unknown; suggestedValue?: unknown } => {
+        return typeof f === 'object' && f !== null && typeof (f as { field?: unknown }).field === 'string';
+      })
+      .slice(0, MISSING_FIELD_LIMIT)
+      .map((f) => ({
+        field: f.field,
+        ...(typeof f.reason === 'string' ? { reason: clipText(f.reason) } : {}),
+        ...(f.suggestedValue !== undefined ? { suggested_value: f.suggestedValue } : {}),
+      }));
+    return {
+      type: 'p2p:task_need_info',
+      payload: {
+        task_id,
+        // the payload names at least one field: a plain question asks for the answer
+        missing_fields: missing.length ? missing : [{ field: 'answer', ...(text ? { reason: text } : {}) }],
+        ...(text ? { question: text } : {}),
+      },
+    };
+  },
+  info_provided: null,
+  need_human: ({ event, task_id, text }) => {
+    const options = Array.isArray(event.data?.options) ? event.data.options : [];
+    return {
+      type: 'p2p:task_need_human',
+      payload: {
+        task_id,
+        reason: { code: 'human_decision_required', message: text ?? 'A human must decide' },
+        ...(options.length
+          ? {
+              options: options.slice(0, MISSING_FIELD_LIMIT).map((o, i) => {
+                const opt = (typeof o === 'object' && o !== null ? o : { value: o }) as Record<
+                  string,
+                  unknown
+                >;
+                return {
+                  field: typeof opt.field === 'string' ? opt.field : `option_${i + 1}`,
+                  value: opt.value,
+                  ...(typeof opt.prosCons === 'string' ? { pros_cons: clipText(opt.prosCons) } : {}),
+                  ...(typeof opt.confidence === 'number' ? { confidence: opt.confidence } : {}),
+                };
+              }),
+            }
+          : {}),
+      },
+    };
+  },
+  human_deciding: null,
+  human_approve: null,
+  human_reject: null,
+  status_update: ({ event, task_id, text }) => ({
+    type: 'p2p:task_status_update',
+    payload: {
+      task_id,
+      status: event.to,
+      ...(event.progress !== undefined ? { progress: event.progress } : {}),
+      ...(text ? { message: text } : {}),
+    },
+  }),
+  // artifacts travel in the completion
+  artifact: null,
+  complete: ({ task_id, text, view }) => ({
+    type: 'p2p:task_complete',
+    payload: {
+      task_id,
+      result: { output_type: 'artifacts', output: outputOf(view?.artifacts ?? []) },
+      ...(text ? { summary: text } : {}),
+    },
+  }),
+  fail: failed,
+  // a cancel is answered synchronously (p2p:task_ack)
+  cancel: null,
+  timeout: failed,
+  heartbeat_lost: failed,
+  release: null,
+  push_config: null,
+};
+
 /**
  * The callback of `event` to the requester whose task id is `remoteTaskId`, or undefined when the
  * event is not told. `view` (the task with its artifacts) is read for a completion only.
@@ -101,124 +219,8 @@ export function callbackOf(
   remoteTaskId: string,
   view?: Pick<TaskView, 'artifacts'>,
 ): Callback | undefined {
-  const type = CALLBACK_TYPE[event.type];
-  if (!type) return undefined;
-  const task_id = remoteTaskId;
-  const text = agentText(event.message);
-  switch (event.type) {
-    case 'confirm':
-      return { type: 'p2p:task_confirm', payload: { task_id, confirmed: true } };
-    case 'reject': {
-      // the agent's validation may name alternatives in its details (`alternatives`, camelCase or the seed's)
-      const alt = plainObject(event.reason?.details?.alternatives);
-      const suggested = alt?.suggestedAgentId ?? alt?.suggested_agent_id;
-      const retryAfter = alt?.retryAfter ?? alt?.retry_after;
-      const partial = alt?.partialSupport ?? alt?.partial_support;
-      const alternatives = {
-        ...(typeof suggested === 'string' ? { suggested_agent_id: suggested } : {}),
-        ...(typeof retryAfter === 'number' && Number.isInteger(retryAfter) && retryAfter >= 0
-          ? { retry_after: retryAfter }
-          : {}),
-        ...(typeof partial === 'boolean' ? { partial_support: partial } : {}),
-      };
-      return {
-        type: 'p2p:task_reject',
-        payload: {
-          task_id,
-          reason: {
-            code: event.reason?.code ?? 'capability_lacking',
-            message: clipText(event.reason?.message || text || 'The task was rejected'),
-          },
-          ...(Object.keys(alternatives).length ? { alternatives } : {}),
-        },
-      };
-    }
-    case 'need_info': {
-      const fields = Array.isArray(event.data?.missingFields) ? event.data.missingFields : [];
-      const missing = fields
-        .filter((f): f is { field: string; reason?: unknown; suggestedValue?: unknown } => {
-          return typeof f === 'object' && f !== null && typeof (f as { field?: unknown }).field === 'string';
-        })
-        .slice(0, MISSING_FIELD_LIMIT)
-        .map((f) => ({
-          field: f.field,
-          ...(typeof f.reason === 'string' ? { reason: clipText(f.reason) } : {}),
-          ...(f.suggestedValue !== undefined ? { suggested_value: f.suggestedValue } : {}),
-        }));
-      return {
-        type: 'p2p:task_need_info',
-        payload: {
-          task_id,
-          // the seed's payload names at least one field: a plain question asks for the answer
-          missing_fields: missing.length ? missing : [{ field: 'answer', ...(text ? { reason: text } : {}) }],
-          ...(text ? { question: text } : {}),
-        },
-      };
-    }
-    case 'status_update':
-      return {
-        type: 'p2p:task_status_update',
-        payload: {
-          task_id,
-          status: event.to,
-          ...(event.progress !== undefined ? { progress: event.progress } : {}),
-          ...(text ? { message: text } : {}),
-        },
-      };
-    case 'need_human': {
-      const options = Array.isArray(event.data?.options) ? event.data.options : [];
-      return {
-        type: 'p2p:task_need_human',
-        payload: {
-          task_id,
-          reason: { code: 'human_decision_required', message: text ?? 'A human must decide' },
-          ...(options.length
-            ? {
-                options: options.slice(0, MISSING_FIELD_LIMIT).map((o, i) => {
-                  const opt = (typeof o === 'object' && o !== null ? o : { value: o }) as Record<
-                    string,
-                    unknown
-                  >;
-                  return {
-                    field: typeof opt.field === 'string' ? opt.field : `option_${i + 1}`,
-                    value: opt.value,
-                    ...(typeof opt.prosCons === 'string' ? { pros_cons: clipText(opt.prosCons) } : {}),
-                    ...(typeof opt.confidence === 'number' ? { confidence: opt.confidence } : {}),
-                  };
-                }),
-              }
-            : {}),
-        },
-      };
-    }
-    case 'complete':
-      return {
-        type: 'p2p:task_complete',
-        payload: {
-          task_id,
-          result: { output_type: 'artifacts', output: outputOf(view?.artifacts ?? []) },
-          ...(text ? { summary: text } : {}),
-        },
-      };
-    default:
-      // fail, timeout, heartbeat_lost
-      return {
-        type: 'p2p:task_failed',
-        payload: {
-          task_id,
-          error: {
-            code:
-              event.type === 'timeout'
-                ? 'execution_timeout'
-                : event.type === 'heartbeat_lost'
-                  ? 'heartbeat_lost'
-                  : (event.reason?.code ?? 'execution_failed'),
-            message: clipText(event.reason?.message || text || `The task ended with ${event.type}`),
-            recoverable: event.type === 'heartbeat_lost' || event.type === 'timeout',
-          },
-        },
-      };
-  }
+  const tell = CALLBACKS[event.type];
+  return tell ? tell({ event, task_id: remoteTaskId, text: agentText(event.message), view }) : undefined;
 }
 
 /** A task id as it may stand in a message id (only [A-Za-z0-9_:-]). */
@@ -266,98 +268,125 @@ const textOrUndefined = (message: Message | undefined): string | undefined => {
   return text ? clipText(text) : undefined;
 };
 
+type Ask = (event: TaskEvent, context: RequestContext) => Callback;
+
+/** human_approve, human_reject: the decision, and who made it (the answer's `decided_by`, else the owner). */
+const decided: Ask = (event, { head }) => {
+  const task_id = head.taskId;
+  const data = dataWith(event.message, 'decision') ?? {};
+  const by = plainObject(data.decided_by) ?? plainObject(event.message?.metadata?.['synapse.decidedBy']);
+  const notes =
+    typeof event.data?.notes === 'string'
+      ? event.data.notes
+      : typeof data.notes === 'string'
+        ? data.notes
+        : undefined;
+  return {
+    type: 'p2p:human_decision',
+    payload: {
+      task_id,
+      decision_id:
+        typeof data.decision_id === 'string' && data.decision_id
+          ? data.decision_id
+          : `${task_id}:${event.version}`,
+      decided_by: {
+        user_id: typeof by?.user_id === 'string' && by.user_id ? by.user_id : head.owner,
+        ...(typeof by?.user_name === 'string' ? { user_name: by.user_name } : {}),
+        ...(typeof by?.role === 'string' ? { role: by.role } : {}),
+      },
+      decision: { action: event.type === 'human_approve' ? 'approve' : 'reject' },
+      ...(notes ? { notes: clipText(notes) } : {}),
+      timestamp: event.at,
+    },
+  };
+};
+
+/**
+ * The message this hub sends the executor for each event of a task it delegated (role `requester`), or
+ * null when the executor is not told of it (the table at the top). An event type without an entry is a
+ * type error here.
+ */
+const REQUESTER_MESSAGES: { readonly [E in EventType]: Ask | null } = {
+  created: null,
+  submit: (_, context) => {
+    const { head, request } = context;
+    const meta = head.metadata ?? {};
+    // the request part delegate() appended (the last one of its key: a client's own parts come before it),
+    // and the task type the deployment routed it as (the message's skill), never a client's data
+    const spec = plainObject(lastDataWith(request, 'synapse.request')?.['synapse.request']);
+    const skill = request?.metadata?.['synapse.skill'];
+    const type = typeof skill === 'string' ? skill : typeof spec?.type === 'string' ? spec.type : 'default';
+    const text = textOrUndefined(request);
+    const payload = plainObject(spec?.payload) ?? (text ? { text } : {});
+    return {
+      type: 'p2p:task_request',
+      payload: {
+        task: {
+          id: head.taskId,
+          type,
+          ...(typeof meta['synapse.priority'] === 'string' ? { priority: meta['synapse.priority'] } : {}),
+          deadline: head.deadlineAt,
+          payload,
+        },
+        context: { session_id: head.contextId },
+      },
+    };
+  },
+  confirm: null,
+  reject: null,
+  start: null,
+  resume: null,
+  need_info: null,
+  info_provided: (event, { head }) => {
+    const text = textOrUndefined(event.message);
+    const provided = plainObject(dataWith(event.message, 'provided_fields')?.provided_fields);
+    return {
+      type: 'p2p:task_info_provided',
+      payload: {
+        task_id: head.taskId,
+        provided_fields: provided ?? { answer: text ?? '' },
+        ...(text ? { message: text } : {}),
+      },
+    };
+  },
+  need_human: null,
+  human_deciding: null,
+  human_approve: decided,
+  human_reject: decided,
+  status_update: null,
+  artifact: null,
+  complete: null,
+  fail: null,
+  cancel: (event, { head }) => ({
+    type: 'p2p:task_cancel',
+    payload: {
+      task_id: head.taskId,
+      ...(event.reason
+        ? { reason: { code: event.reason.code, message: clipText(event.reason.message) } }
+        : {}),
+    },
+  }),
+  // this hub gave up waiting: the peer stops too
+  timeout: (_, { head }) => ({
+    type: 'p2p:task_cancel',
+    payload: {
+      task_id: head.taskId,
+      reason: {
+        code: 'execution_timeout',
+        message: 'The requester stopped waiting: the task reached its deadline',
+      },
+    },
+  }),
+  heartbeat_lost: null,
+  release: null,
+  push_config: null,
+};
+
 /** The message this hub, as requester, sends the executor for `event`, or undefined when none. */
 export function requesterMessageOf(event: TaskEvent, context: RequestContext): Callback | undefined {
-  const { head } = context;
-  const task_id = head.taskId;
-  switch (event.type) {
-    case 'submit': {
-      const request = context.request;
-      const meta = head.metadata ?? {};
-      // the request part delegate() appended (the last one of its key: a client's own parts come before it),
-      // and the task type the deployment routed it as (the message's skill), never a client's data
-      const spec = plainObject(lastDataWith(request, 'synapse.request')?.['synapse.request']);
-      const skill = request?.metadata?.['synapse.skill'];
-      const type = typeof skill === 'string' ? skill : typeof spec?.type === 'string' ? spec.type : 'default';
-      const text = textOrUndefined(request);
-      const payload = plainObject(spec?.payload) ?? (text ? { text } : {});
-      return {
-        type: 'p2p:task_request',
-        payload: {
-          task: {
-            id: task_id,
-            type,
-            ...(typeof meta['synapse.priority'] === 'string' ? { priority: meta['synapse.priority'] } : {}),
-            deadline: head.deadlineAt,
-            payload,
-          },
-          context: { session_id: head.contextId },
-        },
-      };
-    }
-    case 'info_provided': {
-      const text = textOrUndefined(event.message);
-      const provided = plainObject(dataWith(event.message, 'provided_fields')?.provided_fields);
-      return {
-        type: 'p2p:task_info_provided',
-        payload: {
-          task_id,
-          provided_fields: provided ?? { answer: text ?? '' },
-          ...(text ? { message: text } : {}),
-        },
-      };
-    }
-    case 'human_approve':
-    case 'human_reject': {
-      const data = dataWith(event.message, 'decision') ?? {};
-      const by = plainObject(data.decided_by) ?? plainObject(event.message?.metadata?.['synapse.decidedBy']);
-      const notes =
-        typeof event.data?.notes === 'string'
-          ? event.data.notes
-          : typeof data.notes === 'string'
-            ? data.notes
-            : undefined;
-      return {
-        type: 'p2p:human_decision',
-        payload: {
-          task_id,
-          decision_id:
-            typeof data.decision_id === 'string' && data.decision_id
-              ? data.decision_id
-              : `${task_id}:${event.version}`,
-          decided_by: {
-            user_id: typeof by?.user_id === 'string' && by.user_id ? by.user_id : head.owner,
-            ...(typeof by?.user_name === 'string' ? { user_name: by.user_name } : {}),
-            ...(typeof by?.role === 'string' ? { role: by.role } : {}),
-          },
-          decision: { action: event.type === 'human_approve' ? 'approve' : 'reject' },
-          ...(notes ? { notes: clipText(notes) } : {}),
-          timestamp: event.at,
-        },
-      };
-    }
-    case 'timeout':
-      return {
-        type: 'p2p:task_cancel',
-        payload: {
-          task_id,
-          reason: {
-            code: 'execution_timeout',
-            message: 'The requester stopped waiting: the task reached its deadline',
-          },
-        },
-      };
-    case 'cancel':
-      return {
-        type: 'p2p:task_cancel',
-        payload: {
-          task_id,
-          ...(event.reason
-            ? { reason: { code: event.reason.code, message: clipText(event.reason.message) } }
-            : {}),
-        },
-      };
-    default:
-      return undefined;
-  }
+  return REQUESTER_MESSAGES[event.type]?.(event, context);
 }
+
+/** Whether the peer is told of this event of a task in `role`. */
+export const isCallbackEvent = (role: Role, event: Pick<TaskEvent, 'type'>): boolean =>
+  (role === 'requester' ? REQUESTER_MESSAGES : CALLBACKS)[event.type] != null;

@@ -45,6 +45,7 @@ import {
   replyOptions,
   type SynapseErrorCode,
   type SynapseMessage,
+  type SynapseMessageType,
   type SynapsePeer,
   type SynapseSender,
   verifySynapseRequest,
@@ -120,6 +121,21 @@ const providedText = (fields: Record<string, unknown>, message: string | undefin
   Object.values(fields)
     .map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
     .join('\n');
+
+/** Who sent a verified message: the peer, as the caller its tasks are owned by, and the log keys. */
+interface Sender {
+  peer: SynapsePeer;
+  caller: Caller;
+  meta: SynapseAnswer['meta'];
+}
+
+/** How a message of one type is answered. */
+type Handler<T extends SynapseMessageType> = (
+  message: SynapseMessage<T>,
+  on: Sender,
+) => Promise<SynapseAnswer>;
+
+type Handlers = { readonly [T in SynapseMessageType]: Handler<T> };
 
 export class SynapseEndpoint {
   private readonly now: () => number;
@@ -230,104 +246,134 @@ export class SynapseEndpoint {
     };
   }
 
-  private async dispatch(
+  /**
+   * What each message type is answered with: an executor's reports go to the requester role, a
+   * message that only answers one is acknowledged. A type without an entry is a type error here.
+   */
+  private readonly handlers: Handlers = {
+    'p2p:task_request': (message, on) => this.request(message, on),
+    'p2p:task_info_provided': (message, on) => this.infoProvided(message, on),
+    'p2p:human_decision': (message, on) => this.humanDecision(message, on),
+    'p2p:task_cancel': (message, on) => this.cancel(message, on),
+    'p2p:capability_query': async (message, on) => ({
+      statusCode: 200,
+      body: this.capabilities(message),
+      meta: on.meta,
+    }),
+    'p2p:heartbeat': (message, on) => this.heartbeat(message, on),
+    'p2p:task_confirm': (message, on) => this.report(message, on),
+    'p2p:task_reject': (message, on) => this.report(message, on),
+    'p2p:task_need_info': (message, on) => this.report(message, on),
+    'p2p:task_status_update': (message, on) => this.report(message, on),
+    'p2p:task_need_human': (message, on) => this.report(message, on),
+    'p2p:task_complete': (message, on) => this.report(message, on),
+    'p2p:task_failed': (message, on) => this.report(message, on),
+    'p2p:ack': async (message, on) => this.acked(message, on.meta),
+    'p2p:nack': async (message, on) => this.acked(message, on.meta),
+    'p2p:task_ack': async (message, on) => this.acked(message, on.meta),
+    'p2p:capability_response': async (message, on) => this.acked(message, on.meta),
+  };
+
+  private dispatch(
     message: SynapseMessage,
     peer: SynapsePeer,
     meta: SynapseAnswer['meta'],
   ): Promise<SynapseAnswer> {
     const caller: Caller = { tenant: peer.tenant, owner: peerOwner(peer.peerId) };
-    const hubTaskId = (remote: string) => synapseTaskId(peer.tenant, peer.peerId, remote);
-    switch (message.type) {
-      case 'p2p:task_request':
-        return this.request(message, peer, caller, meta);
-      case 'p2p:task_info_provided': {
-        const p = message.payload;
-        const text = providedText(p.provided_fields, p.message);
-        const answer: Message = {
-          messageId: message.message_id,
-          role: 'user',
-          parts: [...(text ? [textPart(text)] : []), dataPart({ provided_fields: p.provided_fields })],
-          metadata: { 'synapse.messageType': message.type },
-        };
-        const done = await this.tasks.continueTask(caller, hubTaskId(p.task_id), answer, undefined, {
-          answers: 'information',
-        });
-        return this.acked(message, meta, { state: done.head.state, duplicate: done.duplicate });
-      }
-      case 'p2p:human_decision': {
-        const p = message.payload;
-        const decision: Message = {
-          messageId: message.message_id,
-          role: 'user',
-          parts: [
-            ...(p.notes ? [textPart(`${p.decision.action} ${p.notes}`)] : []),
-            dataPart({
-              decision: p.decision.action,
-              ...(p.notes ? { notes: p.notes } : {}),
-              decision_id: p.decision_id,
-              decided_by: p.decided_by,
-              ...(p.decision.approved_fields ? { approved_fields: p.decision.approved_fields } : {}),
-              ...(p.decision.rejection_reason ? { rejection_reason: p.decision.rejection_reason } : {}),
-            }),
-          ],
-          // kept for audit: the history shows who decided, and when
-          metadata: {
-            'synapse.messageType': message.type,
-            'synapse.decidedBy': p.decided_by,
-            'synapse.decisionId': p.decision_id,
-            ...(p.timestamp ? { 'synapse.decidedAt': p.timestamp } : {}),
-          },
-        };
-        const done = await this.tasks.continueTask(caller, hubTaskId(p.task_id), decision, undefined, {
-          answers: 'decision',
-        });
-        return this.acked(message, meta, { state: done.head.state, duplicate: done.duplicate });
-      }
-      case 'p2p:task_cancel': {
-        const view = await this.tasks.cancel(caller, hubTaskId(message.payload.task_id), {
-          includeArtifacts: false,
-          historyLength: 0,
-        });
-        return {
-          statusCode: 200,
-          body: createMessage(
-            'p2p:task_ack',
-            { task_id: message.payload.task_id, acked_type: 'p2p:task_cancel', status: view.head.state },
-            replyOptions(message, this.options.self),
-          ),
-          meta,
-        };
-      }
-      case 'p2p:capability_query':
-        return { statusCode: 200, body: this.capabilities(message), meta };
-      case 'p2p:heartbeat': {
-        // about a task this hub delegated to the peer (its watch counts it), or one the peer delegated here
-        const delegated = await this.options.requester?.taskOf(
-          peer.tenant,
-          peer.peerId,
-          message.payload.task_id,
-        );
-        const record = delegated
-          ? await this.options.requester!.heartbeat(delegated, message)
-          : await this.tasks.owned(caller, hubTaskId(message.payload.task_id));
-        return this.acked(message, meta, { state: record.head.state });
-      }
-      case 'p2p:ack':
-      case 'p2p:nack':
-      case 'p2p:task_ack':
-      case 'p2p:capability_response':
-        return this.acked(message, meta);
-      default:
-        return this.report(message, peer, meta);
-    }
+    // the entry of the message's own type (the compiler cannot pair a union message with it)
+    const handle = this.handlers[message.type] as Handler<SynapseMessageType>;
+    return handle(message, { peer, caller, meta });
+  }
+
+  /** The hub's id of the task the peer calls `remote`. */
+  private hubTaskId(peer: SynapsePeer, remote: string): string {
+    return synapseTaskId(peer.tenant, peer.peerId, remote);
+  }
+
+  private async infoProvided(
+    message: SynapseMessage<'p2p:task_info_provided'>,
+    { peer, caller, meta }: Sender,
+  ): Promise<SynapseAnswer> {
+    const p = message.payload;
+    const text = providedText(p.provided_fields, p.message);
+    const answer: Message = {
+      messageId: message.message_id,
+      role: 'user',
+      parts: [...(text ? [textPart(text)] : []), dataPart({ provided_fields: p.provided_fields })],
+      metadata: { 'synapse.messageType': message.type },
+    };
+    const done = await this.tasks.continueTask(caller, this.hubTaskId(peer, p.task_id), answer, undefined, {
+      answers: 'information',
+    });
+    return this.acked(message, meta, { state: done.head.state, duplicate: done.duplicate });
+  }
+
+  private async humanDecision(
+    message: SynapseMessage<'p2p:human_decision'>,
+    { peer, caller, meta }: Sender,
+  ): Promise<SynapseAnswer> {
+    const p = message.payload;
+    const decision: Message = {
+      messageId: message.message_id,
+      role: 'user',
+      parts: [
+        ...(p.notes ? [textPart(`${p.decision.action} ${p.notes}`)] : []),
+        dataPart({
+          decision: p.decision.action,
+          ...(p.notes ? { notes: p.notes } : {}),
+          decision_id: p.decision_id,
+          decided_by: p.decided_by,
+          ...(p.decision.approved_fields ? { approved_fields: p.decision.approved_fields } : {}),
+          ...(p.decision.rejection_reason ? { rejection_reason: p.decision.rejection_reason } : {}),
+        }),
+      ],
+      // kept for audit: the history shows who decided, and when
+      metadata: {
+        'synapse.messageType': message.type,
+        'synapse.decidedBy': p.decided_by,
+        'synapse.decisionId': p.decision_id,
+        ...(p.timestamp ? { 'synapse.decidedAt': p.timestamp } : {}),
+      },
+    };
+    const done = await this.tasks.continueTask(caller, this.hubTaskId(peer, p.task_id), decision, undefined, {
+      answers: 'decision',
+    });
+    return this.acked(message, meta, { state: done.head.state, duplicate: done.duplicate });
+  }
+
+  private async cancel(
+    message: SynapseMessage<'p2p:task_cancel'>,
+    { peer, caller, meta }: Sender,
+  ): Promise<SynapseAnswer> {
+    const view = await this.tasks.cancel(caller, this.hubTaskId(peer, message.payload.task_id), {
+      includeArtifacts: false,
+      historyLength: 0,
+    });
+    return {
+      statusCode: 200,
+      body: createMessage(
+        'p2p:task_ack',
+        { task_id: message.payload.task_id, acked_type: 'p2p:task_cancel', status: view.head.state },
+        replyOptions(message, this.options.self),
+      ),
+      meta,
+    };
+  }
+
+  /** About a task this hub delegated to the peer (its watch counts it), or one the peer delegated here. */
+  private async heartbeat(
+    message: SynapseMessage<'p2p:heartbeat'>,
+    { peer, caller, meta }: Sender,
+  ): Promise<SynapseAnswer> {
+    const delegated = await this.options.requester?.taskOf(peer.tenant, peer.peerId, message.payload.task_id);
+    const record = delegated
+      ? await this.options.requester!.heartbeat(delegated, message)
+      : await this.tasks.owned(caller, this.hubTaskId(peer, message.payload.task_id));
+    return this.acked(message, meta, { state: record.head.state });
   }
 
   /** An executor's report about a task this hub delegated to it (./requester.ts). */
-  private async report(
-    message: SynapseMessage,
-    peer: SynapsePeer,
-    meta: SynapseAnswer['meta'],
-  ): Promise<SynapseAnswer> {
+  private async report(message: SynapseMessage, { peer, meta }: Sender): Promise<SynapseAnswer> {
     const requester = this.options.requester;
     const taskId = message.task_id ?? '';
     const record = requester && (await requester.taskOf(peer.tenant, peer.peerId, taskId));
@@ -335,7 +381,7 @@ export class SynapseEndpoint {
     const received = await requester.receive(record, message);
     const outcome = { state: received.record.head.state, duplicate: received.duplicate };
     if (message.type !== 'p2p:task_complete') return this.acked(message, meta, outcome);
-    // the seed answers a completion with a task-level acknowledgement
+    // a completion is answered with a task-level acknowledgement (docs/synapse-protocol.md#the-endpoint)
     return {
       statusCode: 200,
       body: createMessage(
@@ -349,9 +395,7 @@ export class SynapseEndpoint {
 
   private async request(
     message: SynapseMessage<'p2p:task_request'>,
-    peer: SynapsePeer,
-    caller: Caller,
-    meta: SynapseAnswer['meta'],
+    { peer, caller, meta }: Sender,
   ): Promise<SynapseAnswer> {
     const { task, context } = message.payload;
     if (!this.options.callbacksEnabled)
@@ -443,7 +487,7 @@ class SynapseRefusal extends Error {
   }
 }
 
-/** The seed's code and a message for what the task service threw. */
+/** The Synapse error code (docs/synapse-protocol.md#error-codes) and a message for what was thrown. */
 const errorOf = (e: unknown): [SynapseErrorCode, string] => {
   if (e instanceof SynapseRefusal) return [e.code, e.message];
   if (e instanceof ReportRefusedError)

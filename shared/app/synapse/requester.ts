@@ -31,13 +31,14 @@ import { nextState, type TransitionEvent } from '../../domain/transitions.ts';
 import type { LivenessWriter } from '../../ports/liveness-writer.ts';
 import type { PushConfigStore } from '../../ports/push-config-store.ts';
 import type { TaskRecord } from '../../ports/task-store.ts';
-import type { PeerDirectory, SynapseMessage } from '../../protocol/synapse/index.ts';
+import type { PeerDirectory, SynapseMessage, SynapseMessageType } from '../../protocol/synapse/index.ts';
+import { clip } from '../../validation/text.ts';
 import { type InlinePushConfig, keepUntilOf, storedConfig } from '../push/push-configs.ts';
 import { REQUEST_DEADLINE_KEY, REQUEST_SKILL_KEY } from '../tasks/deadlines.ts';
 import { messageKey, type TaskEngine } from '../tasks/task-engine.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from './callbacks.ts';
 
-/** The seed's TaskTimeout: a delegated task that has not finished by then fails. */
+/** The Synapse protocol's TaskTimeout: a delegated task that has not finished by then fails. */
 export const DEFAULT_DELEGATION_TIMEOUT_SECONDS = 300;
 
 /** The data part of a delegated task's first message that holds its request (type, payload). */
@@ -87,16 +88,10 @@ export class ReportRefusedError extends Error {
 
 /**
  * A peer's text as this hub keeps it: at most MAX_PEER_TEXT_BYTES of UTF-8 (the schemas count 8,192
- * characters; a task's status message is bounded in bytes), cut on a character boundary.
+ * characters; a task's status message is bounded in bytes), a reason's message at most MAX_REASON_BYTES.
  */
 const MAX_PEER_TEXT_BYTES = 4_096;
-const clipBytes = (t: string, max = MAX_PEER_TEXT_BYTES): string => {
-  if (Buffer.byteLength(t, 'utf8') <= max) return t;
-  let out = Buffer.from(t, 'utf8').subarray(0, max).toString('utf8');
-  // a cut inside a character decodes as U+FFFD: drop it
-  if (out.endsWith('\uFFFD')) out = out.slice(0, -1);
-  return `${out}…`;
-};
+const MAX_REASON_BYTES = 2_048;
 
 /** The longest prefix of `items` whose JSON fits in `maxBytes` (what a task's event may hold). */
 const fitting = <T>(items: readonly T[], maxBytes = 3_000): T[] => {
@@ -116,7 +111,11 @@ const agentMessage = (
   extra: Part[] = [],
 ): Message | undefined =>
   body || extra.length
-    ? { messageId, role: 'agent', parts: [...(body ? [textPart(clipBytes(body))] : []), ...extra] }
+    ? {
+        messageId,
+        role: 'agent',
+        parts: [...(body ? [textPart(clip(body, { bytes: MAX_PEER_TEXT_BYTES }))] : []), ...extra],
+      }
     : undefined;
 
 /** States after an answer, before the peer reports it works on the task again. */
@@ -153,6 +152,112 @@ const artifactsOf = (output: unknown, prefix: string): Artifact[] => {
     }));
   }
   return [{ artifactId: `${prefix}-1`, name: 'result', parts: [dataPart(output)] }];
+};
+
+/** The events a report of one type makes on the requester's task; `id` is the report's message id. */
+type Report<T extends SynapseMessageType> = (report: SynapseMessage<T>, id: string) => EventDraft[];
+
+/**
+ * What each message type is to a requester's task: the events an executor's report makes, or null for
+ * a type that is no report (a requester's own messages, acknowledgements, capabilities, heartbeats,
+ * which the endpoint answers itself). A type without an entry is a type error here.
+ */
+const REPORTS: { readonly [T in SynapseMessageType]: Report<T> | null } = {
+  'p2p:task_confirm': () => [{ type: 'confirm' }],
+  'p2p:task_reject': (report, id) => {
+    const { reason } = report.payload;
+    return [
+      {
+        type: 'reject',
+        message: agentMessage(id, reason.message || reason.code)!,
+        reason: { code: reason.code, message: clip(reason.message, { bytes: MAX_REASON_BYTES }) },
+      },
+    ];
+  },
+  'p2p:task_need_info': (report, id) => {
+    const p = report.payload;
+    const fields = p.missing_fields.map((f) => f.field).join(', ');
+    return [
+      {
+        type: 'need_info',
+        // the question, and the fields asked for (what an A2A client sees as the status message)
+        message: agentMessage(id, p.question ?? `The executor needs: ${fields}`, [
+          dataPart({ missing_fields: fitting(p.missing_fields) }),
+        ])!,
+        data: {
+          missingFields: fitting(p.missing_fields).map((f) => ({
+            field: f.field,
+            ...(f.reason ? { reason: f.reason } : {}),
+            ...(f.suggested_value !== undefined ? { suggestedValue: f.suggested_value } : {}),
+          })),
+        },
+      },
+    ];
+  },
+  'p2p:task_status_update': (report, id) => {
+    const p = report.payload;
+    const message = agentMessage(id, p.message);
+    return [
+      {
+        type: 'status_update',
+        ...(p.progress !== undefined ? { progress: p.progress } : {}),
+        ...(message ? { message } : {}),
+      },
+    ];
+  },
+  'p2p:task_need_human': (report, id) => {
+    const p = report.payload;
+    return [
+      {
+        type: 'need_human',
+        // the question, and the options to decide between (A2A clients see them in the status message)
+        message: agentMessage(
+          id,
+          p.reason.message || 'A human must decide',
+          p.options?.length ? [dataPart({ options: fitting(p.options) })] : [],
+        )!,
+        data: {
+          options: fitting(p.options ?? []).map((o) => ({
+            field: o.field,
+            value: o.value,
+            ...(o.pros_cons ? { prosCons: o.pros_cons } : {}),
+            ...(o.confidence !== undefined ? { confidence: o.confidence } : {}),
+          })),
+        },
+      },
+    ];
+  },
+  'p2p:task_complete': (report, id) => {
+    const p = report.payload;
+    const message = agentMessage(id, p.summary);
+    return [
+      ...artifactsOf(p.result.output, `${id}-artifact`).map((artifact) => ({
+        type: 'artifact' as const,
+        artifact: { artifact },
+      })),
+      { type: 'complete', ...(message ? { message } : {}) },
+    ];
+  },
+  'p2p:task_failed': (report, id) => {
+    const { error } = report.payload;
+    return [
+      {
+        type: 'fail',
+        message: agentMessage(id, error.message || error.code)!,
+        reason: { code: error.code, message: clip(error.message, { bytes: MAX_REASON_BYTES }) },
+      },
+    ];
+  },
+  'p2p:task_request': null,
+  'p2p:task_info_provided': null,
+  'p2p:task_cancel': null,
+  'p2p:human_decision': null,
+  'p2p:task_ack': null,
+  'p2p:ack': null,
+  'p2p:nack': null,
+  'p2p:heartbeat': null,
+  'p2p:capability_query': null,
+  'p2p:capability_response': null,
 };
 
 export class SynapseRequester {
@@ -319,98 +424,10 @@ export class SynapseRequester {
     throw new Error('unreachable');
   }
 
-  /** The events a report makes on the requester's task (its message id de-duplicates it). */
+  /** The events a report makes on the requester's task (its message id de-duplicates it), if a report. */
   private draftsOf(report: SynapseMessage): EventDraft[] | undefined {
-    const id = report.message_id;
-    switch (report.type) {
-      case 'p2p:task_confirm':
-        return [{ type: 'confirm' }];
-      case 'p2p:task_reject': {
-        const { reason } = report.payload;
-        return [
-          {
-            type: 'reject',
-            message: agentMessage(id, reason.message || reason.code)!,
-            reason: { code: reason.code, message: clipBytes(reason.message, 2_048) },
-          },
-        ];
-      }
-      case 'p2p:task_need_info': {
-        const p = report.payload;
-        const fields = p.missing_fields.map((f) => f.field).join(', ');
-        return [
-          {
-            type: 'need_info',
-            // the question, and the fields asked for (what an A2A client sees as the status message)
-            message: agentMessage(id, p.question ?? `The executor needs: ${fields}`, [
-              dataPart({ missing_fields: fitting(p.missing_fields) }),
-            ])!,
-            data: {
-              missingFields: fitting(p.missing_fields).map((f) => ({
-                field: f.field,
-                ...(f.reason ? { reason: f.reason } : {}),
-                ...(f.suggested_value !== undefined ? { suggestedValue: f.suggested_value } : {}),
-              })),
-            },
-          },
-        ];
-      }
-      case 'p2p:task_status_update': {
-        const p = report.payload;
-        const message = agentMessage(id, p.message);
-        return [
-          {
-            type: 'status_update',
-            ...(p.progress !== undefined ? { progress: p.progress } : {}),
-            ...(message ? { message } : {}),
-          },
-        ];
-      }
-      case 'p2p:task_need_human': {
-        const p = report.payload;
-        return [
-          {
-            type: 'need_human',
-            // the question, and the options to decide between (A2A clients see them in the status message)
-            message: agentMessage(
-              id,
-              p.reason.message || 'A human must decide',
-              p.options?.length ? [dataPart({ options: fitting(p.options) })] : [],
-            )!,
-            data: {
-              options: fitting(p.options ?? []).map((o) => ({
-                field: o.field,
-                value: o.value,
-                ...(o.pros_cons ? { prosCons: o.pros_cons } : {}),
-                ...(o.confidence !== undefined ? { confidence: o.confidence } : {}),
-              })),
-            },
-          },
-        ];
-      }
-      case 'p2p:task_complete': {
-        const p = report.payload;
-        const message = agentMessage(id, p.summary);
-        return [
-          ...artifactsOf(p.result.output, `${id}-artifact`).map((artifact) => ({
-            type: 'artifact' as const,
-            artifact: { artifact },
-          })),
-          { type: 'complete', ...(message ? { message } : {}) },
-        ];
-      }
-      case 'p2p:task_failed': {
-        const { error } = report.payload;
-        return [
-          {
-            type: 'fail',
-            message: agentMessage(id, error.message || error.code)!,
-            reason: { code: error.code, message: clipBytes(error.message, 2_048) },
-          },
-        ];
-      }
-      default:
-        return undefined;
-    }
+    // the entry of the report's own type (the compiler cannot pair a union message with it)
+    const drafts = REPORTS[report.type] as Report<SynapseMessageType> | null;
+    return drafts?.(report, report.message_id);
   }
 }

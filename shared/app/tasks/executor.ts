@@ -29,6 +29,7 @@ import { type Clock, type IdGenerator, systemClock } from '../../ports/clock.ts'
 import type { ExecutorRun } from '../../ports/executor-queue.ts';
 import type { LivenessWriter } from '../../ports/liveness-writer.ts';
 import type { TaskRecord, TaskRef } from '../../ports/task-store.ts';
+import { clip } from '../../validation/text.ts';
 import { MAX_EVENTS_PER_WRITE, randomIds, type TaskEngine } from './task-engine.ts';
 
 export type RunResult =
@@ -60,20 +61,12 @@ export const AGENT_HISTORY_LENGTH = 200;
 export const MAX_STATUS_TEXT = 2000;
 /** Status messages stay within their 8 KiB limit as JSON (control characters escape to 6 bytes each). */
 const MAX_STATUS_JSON_BYTES = 6 * 1024;
-const clip = (input: unknown): string => {
-  let text = typeof input === 'string' ? input : String(input ?? '');
-  if (text.length <= MAX_STATUS_TEXT && Buffer.byteLength(JSON.stringify(text)) <= MAX_STATUS_JSON_BYTES)
-    return text;
-  let keep = Math.min(text.length, MAX_STATUS_TEXT - 1);
-  while (keep > 0 && Buffer.byteLength(JSON.stringify(text.slice(0, keep))) > MAX_STATUS_JSON_BYTES - 8) {
-    keep = Math.floor(keep * 0.9);
-  }
-  // never cut a surrogate pair in half: a lone surrogate is not valid Unicode for strict JSON parsers
-  const last = text.charCodeAt(keep - 1);
-  if (last >= 0xd800 && last <= 0xdbff) keep--;
-  text = `${text.slice(0, keep)}…`;
-  return text;
-};
+/** An agent's text as a status message keeps it (it may hand any value: it is shown as a string). */
+const statusText = (input: unknown): string =>
+  clip(typeof input === 'string' ? input : String(input ?? ''), {
+    chars: MAX_STATUS_TEXT,
+    jsonBytes: MAX_STATUS_JSON_BYTES,
+  });
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -159,7 +152,7 @@ export class TaskExecutor {
             message: this.agentMessage(v.message),
             reason: {
               code: v.code ?? 'capability_lacking',
-              message: clip(v.message),
+              message: statusText(v.message),
               ...(v.details ? { details: v.details } : {}),
             },
           },
@@ -431,7 +424,7 @@ export class TaskExecutor {
             message: this.agentMessage(outcome.message),
             reason: {
               code: outcome.code ?? 'execution_failed',
-              message: clip(outcome.message),
+              message: statusText(outcome.message),
               ...(outcome.recoverable !== undefined ? { details: { recoverable: outcome.recoverable } } : {}),
             },
           },
@@ -457,7 +450,7 @@ export class TaskExecutor {
           {
             type: 'reject',
             message: this.agentMessage(outcome.message),
-            reason: { code: outcome.code ?? 'rejected', message: clip(outcome.message) },
+            reason: { code: outcome.code ?? 'rejected', message: statusText(outcome.message) },
           },
         ];
       default:
@@ -531,7 +524,7 @@ export class TaskExecutor {
     return {
       messageId: this.ids.messageId(),
       role: 'agent',
-      parts: [{ text: clip(text), mediaType: 'text/plain' }],
+      parts: [{ text: statusText(text), mediaType: 'text/plain' }],
     };
   }
 
@@ -540,7 +533,7 @@ export class TaskExecutor {
     if (input === undefined) return undefined;
     if (typeof input === 'string') return this.agentMessage(input);
     const parts = [
-      ...(input.text !== undefined ? [{ text: clip(input.text), mediaType: 'text/plain' }] : []),
+      ...(input.text !== undefined ? [{ text: statusText(input.text), mediaType: 'text/plain' }] : []),
       ...(input.parts ?? []),
     ];
     if (parts.length === 0) return undefined;

@@ -1,8 +1,8 @@
 /**
- * Use cases a requester drives (the A2A server and, later, Synapse inbound):
- * submit a task, continue it with a message, cancel it, read and list tasks,
- * and wait for a task to settle. Every read and write is scoped to the
- * caller (tenant + owner); another caller's task is "not found".
+ * Use cases a requester drives (the A2A handler, Synapse inbound in ../synapse/inbound.ts, the Synapse
+ * requester's API in ../synapse/tasks-api.ts): submit a task, continue it with a message, cancel it,
+ * read and list tasks, and wait for a task to settle. Every read and write is scoped to the caller
+ * (tenant + owner); another caller's task is "not found".
  *
  * Nothing here hands work to the executor: the table's stream is the outbox,
  * and the relay enqueues a run for every committed change that leaves a task

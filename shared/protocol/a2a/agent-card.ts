@@ -1,5 +1,5 @@
 /**
- * The agent card (digest §2), in two shapes:
+ * The agent card (A2A's AgentCard), in two shapes:
  * - '1.0' (the default): the pure v1.0 AgentCard. Endpoints are only in
  *   `supportedInterfaces`: the JSON-RPC interface for A2A 1.0, the HTTP+JSON one
  *   (1.0 only), and the JSON-RPC one again for A2A 0.3 (the hub speaks both). No v0.3 top-level fields (`url`,
@@ -18,8 +18,6 @@ import { createHash } from 'node:crypto';
 import type { AgentDescription, AgentExtension, AgentSkill } from '../../agent/api.ts';
 import type { A2AVersion } from './codec.ts';
 
-export type { AgentExtension, AgentSkill };
-
 export interface AgentCardInput {
   /** The agent's own description (skills, modes, provider, extensions...). */
   agent: AgentDescription;
@@ -35,7 +33,10 @@ export interface AgentCardInput {
   /** Only what actually works may be true. */
   capabilities: { streaming: boolean; pushNotifications: boolean };
   version: A2AVersion;
-  /** How to authenticate (digest §2.4): the schemes by name, and the OR-list of AND-sets of their names. */
+  /**
+   * How to authenticate (the card's security schemes and requirements): the schemes by name, and the
+   * OR-list of AND-sets of their names.
+   */
   security?: CardSecurity;
 }
 

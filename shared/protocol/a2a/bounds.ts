@@ -23,10 +23,10 @@
  */
 import {
   type BoundsViolation,
-  clip,
   findBoundsViolation as findViolation,
   formatPath as sharedFormatPath,
 } from '../../validation/bounds.ts';
+import { clip } from '../../validation/text.ts';
 
 export const MAX_PARAMS_DEPTH = 64;
 export const MAX_ARRAY_ITEMS = 10_000;
@@ -40,8 +40,6 @@ export const MAX_DESCRIPTION_LENGTH = 512;
 export const MAX_METADATA_VALUE_LENGTH = 256;
 /** A key in a field path is clipped to this many characters. */
 const MAX_KEY_LENGTH = 64;
-
-export { type BoundsViolation, clip } from '../../validation/bounds.ts';
 
 /** A short, bounded rendering of an input value for an error message (never the value itself). */
 export function showValue(v: unknown): string {

@@ -57,7 +57,7 @@ export interface A2ACodec {
   /** v1.0 `{task}` wrapper; v0.3 bare Task. */
   encodeSendResult(view: TaskView, opts: TaskEncodeOptions): WireObject;
   /**
-   * SendMessage answered with a message and no task (digest §4.3): v1.0 `{message}` wrapper,
+   * SendMessage answered with a message and no task (A2A lets an agent reply so): v1.0 `{message}` wrapper,
    * v0.3 bare Message (`kind: "message"`). `message` is the agent's reply as the task service
    * made it: role 'agent', contextId set, no taskId.
    */

@@ -4,7 +4,7 @@
  * optional BadRequest field violations). Codecs decide how it looks on the
  * wire (v1.0: typed `data` array; v0.3: free-form `data` object).
  *
- * Codes (digest §7.2), plus implementation-defined ones:
+ * Codes (A2A §5.4), plus implementation-defined ones:
  *   -32010 TASK_GENERATION_MISMATCH  A2A dev-1.1 (a2aproject/A2A#1810): a
  *                    message's ifGenerationMatch is not the task's generation
  *                    (docs/generations.md); only used when generations are on.
@@ -30,8 +30,8 @@ import {
   ValidationError,
 } from '../../domain/errors.ts';
 import { toA2AState } from '../../domain/states.ts';
+import { clip } from '../../validation/text.ts';
 import {
-  clip,
   MAX_DESCRIPTION_LENGTH,
   MAX_ERROR_MESSAGE_LENGTH,
   MAX_FIELD_PATH_LENGTH,
@@ -72,8 +72,6 @@ export const ERROR_CODES = {
 
 /** The realm of the hub's `WWW-Authenticate` challenges. */
 export const AUTH_REALM = 'synapse';
-
-export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 
 /** google.rpc.BadRequest.FieldViolation (JSON names). */
 export interface FieldViolation {
@@ -342,8 +340,6 @@ export class A2AProtocolError extends Error {
     });
   }
 }
-
-export const isA2AProtocolError = (e: unknown): e is A2AProtocolError => e instanceof A2AProtocolError;
 
 /** What a transition event means to an A2A client, for error messages. */
 const EVENT_PHRASES: Readonly<Record<string, string>> = {

@@ -1,5 +1,5 @@
 /**
- * Extension negotiation (digest §4.12): a client activates extensions per
+ * Extension negotiation (A2A extensions; docs/generations.md uses it): a client activates extensions per
  * request by listing their URIs in `A2A-Extensions` (v0.3: `X-A2A-Extensions`);
  * the server activates those it declares, echoes them in the same response
  * header, ignores the others (an unknown URI, or another version of a

@@ -6,6 +6,7 @@
 import type { A2ACodec, A2AVersion } from './codec.ts';
 import { A2AProtocolError } from './errors.ts';
 import {
+  type CommandMap,
   isSupportedOperation,
   type Operation,
   type ParsedRequest,
@@ -131,6 +132,23 @@ export function resolveOperation(codec: A2ACodec, method: string, options: Parse
   throw A2AProtocolError.methodNotFound(method);
 }
 
+/** How each operation's params become its command: an operation without a parser is a type error here. */
+const PARSERS: {
+  readonly [Op in Operation]: (codec: A2ACodec, params: unknown, options?: ParseOptions) => CommandMap[Op];
+} = {
+  SendMessage: (codec, params, options) => codec.parseSendMessage(params, options),
+  SendStreamingMessage: (codec, params, options) => codec.parseSendMessage(params, options),
+  SubscribeToTask: (codec, params) => codec.parseSubscribeToTask(params),
+  GetTask: (codec, params, options) => codec.parseGetTask(params, options),
+  ListTasks: (codec, params) => codec.parseListTasks(params),
+  CancelTask: (codec, params) => codec.parseCancelTask(params),
+  GetExtendedAgentCard: (codec, params) => codec.parseGetExtendedAgentCard(params),
+  CreateTaskPushNotificationConfig: (codec, params) => codec.parseCreatePushConfig(params),
+  GetTaskPushNotificationConfig: (codec, params) => codec.parsePushConfigRef(params, 'get'),
+  ListTaskPushNotificationConfigs: (codec, params) => codec.parseListPushConfigs(params),
+  DeleteTaskPushNotificationConfig: (codec, params) => codec.parsePushConfigRef(params, 'delete'),
+};
+
 /** Resolve the method and parse its params into the operation's command. */
 export function parseRequest(
   codec: A2ACodec,
@@ -139,28 +157,7 @@ export function parseRequest(
   options?: ParseOptions,
 ): ParsedRequest {
   const operation = resolveOperation(codec, method, options);
-  switch (operation) {
-    case 'SendMessage':
-      return { operation, command: codec.parseSendMessage(params, options) };
-    case 'SendStreamingMessage':
-      return { operation, command: codec.parseSendMessage(params, options) };
-    case 'SubscribeToTask':
-      return { operation, command: codec.parseSubscribeToTask(params) };
-    case 'GetTask':
-      return { operation, command: codec.parseGetTask(params, options) };
-    case 'ListTasks':
-      return { operation, command: codec.parseListTasks(params) };
-    case 'CancelTask':
-      return { operation, command: codec.parseCancelTask(params) };
-    case 'GetExtendedAgentCard':
-      return { operation, command: codec.parseGetExtendedAgentCard(params) };
-    case 'CreateTaskPushNotificationConfig':
-      return { operation, command: codec.parseCreatePushConfig(params) };
-    case 'GetTaskPushNotificationConfig':
-      return { operation, command: codec.parsePushConfigRef(params, 'get') };
-    case 'ListTaskPushNotificationConfigs':
-      return { operation, command: codec.parseListPushConfigs(params) };
-    case 'DeleteTaskPushNotificationConfig':
-      return { operation, command: codec.parsePushConfigRef(params, 'delete') };
-  }
+  // the operation with its own parser's command: a member of ParsedRequest (a union the compiler
+  // cannot correlate with PARSERS' entry for it)
+  return { operation, command: PARSERS[operation](codec, params, options) } as ParsedRequest;
 }

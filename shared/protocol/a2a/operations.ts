@@ -39,9 +39,6 @@ export const isSupportedOperation = (op: string): op is Operation =>
 export const STREAMING_OPERATIONS = ['SendStreamingMessage', 'SubscribeToTask'] as const;
 export type StreamingOperation = (typeof STREAMING_OPERATIONS)[number];
 
-export const isStreamingOperation = (op: string): op is StreamingOperation =>
-  (STREAMING_OPERATIONS as readonly string[]).includes(op);
-
 export const LIST_PAGE_SIZE = { default: 50, min: 1, max: 100 } as const;
 
 // ---- commands -----------------------------------------------------------------------------------
@@ -58,7 +55,7 @@ export interface SendMessageCommand {
   /** `params.tenant` (v1.0 only); undefined when absent or empty. */
   tenant?: string;
   message: Message;
-  /** From `message.taskId` (digest §3.9): continue this task. */
+  /** From `message.taskId`: continue this task (A2A's multi-turn: the message names its task). */
   taskId?: string;
   /** From `message.contextId`; a taskId/contextId mismatch is the engine's to reject. */
   contextId?: string;
@@ -131,7 +128,7 @@ export interface ListPushConfigsCommand {
 
 /**
  * A stored push config as reads show it: what it was registered with but its secrets. The token and the
- * credentials are never returned (digest sharp edge 13); the scheme is, so a client sees what is sent.
+ * credentials are never returned (a read must not leak them); the scheme is, so a client sees what is sent.
  */
 export interface PushConfigView {
   taskId: string;
@@ -148,14 +145,14 @@ export const PUSH_CONFIG_LIMITS = {
   credentialsLength: 4096,
 } as const;
 
-/** GetExtendedAgentCard's params may be omitted (sharp edge 22). */
+/** GetExtendedAgentCard's params may be omitted (JSON-RPC clients send none). */
 export interface GetExtendedAgentCardCommand {
   tenant?: string;
 }
 
 export interface CommandMap {
   SendMessage: SendMessageCommand;
-  /** The same request as SendMessage; `returnImmediately` is irrelevant for a stream (digest §4.3). */
+  /** The same request as SendMessage; `returnImmediately` is irrelevant for a stream (it answers at once). */
   SendStreamingMessage: SendMessageCommand;
   GetTask: GetTaskCommand;
   ListTasks: ListTasksCommand;

@@ -27,7 +27,7 @@ export interface ListTasksResult {
   totalSize: number;
 }
 
-/** A task's status as a stream event carries it (TaskStatus, digest §3.2). */
+/** A task's status as a stream event carries it (A2A's TaskStatus). */
 export interface StreamStatus {
   state: A2AState;
   /** The agent's status message, when the event carries one. */
@@ -36,9 +36,9 @@ export interface StreamStatus {
 }
 
 /**
- * One event of a stream (digest §3.7), before shape translation: the Task snapshot that opens a task's
- * stream, the Message of a message-only reply, a status update or an artifact update. v1.0 wraps each in
- * a StreamResponse; v0.3 sends them bare, with `kind`, and `final` on status updates.
+ * One event of a stream, before shape translation: the Task snapshot that opens a task's stream, the
+ * Message of a message-only reply, a status update or an artifact update. v1.0 wraps each in a
+ * StreamResponse; v0.3 sends them bare, with `kind`, and `final` on status updates.
  */
 export type StreamEvent =
   | { kind: 'task'; view: TaskView; show: TaskEncodeOptions }
@@ -126,7 +126,7 @@ export const listResultWith =
   <T>(encodeTask: (view: TaskView, opts: TaskEncodeOptions) => T) =>
   (result: ListTasksResult, opts: TaskEncodeOptions) => ({
     tasks: result.tasks.map((v) => encodeTask(v, opts)),
-    // all four always present (digest §4.6, sharp edge 11)
+    // all four always present, a last page's token empty: A2A requires them (ProtoJSON would drop defaults)
     nextPageToken: result.nextPageToken ?? '',
     pageSize: result.pageSize,
     totalSize: result.totalSize,

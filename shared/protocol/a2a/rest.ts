@@ -1,7 +1,7 @@
 /**
  * The HTTP+JSON (REST) binding's wire rules that are not shapes: the HTTP
- * status and `google.rpc.Status` of each protocol error (digest §7.2, the
- * A2A 1.0.1 mapping), and the error body (§7.3). Bodies are the v1.0 ProtoJSON
+ * status and `google.rpc.Status` of each protocol error (A2A 1.0.1 §5.4),
+ * and the error body (docs/rest.md#errors). Bodies are the v1.0 ProtoJSON
  * objects, translated by the v1.0 codec.
  */
 import { A2AProtocolError, ERROR_CODES } from './errors.ts';

@@ -87,7 +87,7 @@ export interface V03TaskStatusUpdateEvent {
   taskId: string;
   contextId: string;
   status: V03Task['status'];
-  /** True on the last event of the stream (v0.3 consumers rely on it, sharp edge 9). */
+  /** True on the last event of the stream (v0.3 consumers stop reading on it). */
   final: boolean;
   metadata?: Record<string, unknown>;
   generation?: number;

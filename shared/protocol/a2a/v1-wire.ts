@@ -1,5 +1,5 @@
 /**
- * A2A v1.0 wire shapes (ProtoJSON, digest §3) and their encoding from the neutral views: the half of
+ * A2A v1.0 wire shapes (ProtoJSON of a2a.proto) and their encoding from the neutral views: the half of
  * the v1.0 codec that builds no schema, so what only writes v1.0 (the delivery worker) loads none of
  * the parsing. shared/protocol/a2a/v1.ts is the whole codec.
  */
@@ -99,7 +99,7 @@ export interface V1TaskArtifactUpdateEvent {
   generation?: string;
 }
 
-/** One stream event (oneof `payload`): exactly one member is set (digest §3.7). */
+/** One stream event (StreamResponse, oneof `payload`): exactly one member is set. */
 export type V1StreamResponse =
   | { task: V1Task }
   | { message: V1Message }
@@ -170,7 +170,7 @@ export function encodeStreamEvent(event: StreamEvent): V1StreamResponse {
     case 'message':
       return { message: encodeMessage(event.message) };
     case 'status-update':
-      // no `final` in v1.0: the end of a stream is the close of the connection (digest §1.5, sharp edge 9)
+      // no `final` in v1.0 (v0.3 has one): the end of a stream is the close of the connection
       return {
         statusUpdate: {
           taskId: event.taskId,

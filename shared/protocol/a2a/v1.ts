@@ -1,5 +1,5 @@
 /**
- * A2A v1.0 JSON-RPC codec (ProtoJSON shapes, digest §3): translates wire
+ * A2A v1.0 JSON-RPC codec (ProtoJSON shapes of a2a.proto): translates wire
  * params to the neutral commands and neutral results to wire objects.
  * Parsing follows ProtoJSON leniency where it is harmless (snake_case
  * aliases, integer enums, int32 as strings, null = unset) and ignores
@@ -108,7 +108,7 @@ const roleSchema = z.pipe(
   }),
 );
 
-/** ProtoJSON TaskState enum numbers (digest §3.3). */
+/** ProtoJSON TaskState enum numbers (a2a.proto's TaskState). */
 const STATE_NUMBERS: Readonly<Record<number, A2AState>> = {
   1: 'TASK_STATE_SUBMITTED',
   2: 'TASK_STATE_WORKING',
@@ -478,7 +478,7 @@ export const v1Codec = {
     return encodeTask(view, opts);
   },
 
-  /** All four fields always present (digest §4.6 / sharp edge 11). */
+  /** All four fields always present (listResultWith). */
   encodeListResult: listResultWith(encodeTask) satisfies (
     r: ListTasksResult,
     o: TaskEncodeOptions,

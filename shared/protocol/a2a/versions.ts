@@ -1,5 +1,5 @@
 /**
- * Version negotiation (digest §1.2): which codec a request's `A2A-Version`
+ * Version negotiation (the `A2A-Version` header): which codec a request's `A2A-Version`
  * asks for, and which agent card shape to serve.
  */
 import type { A2ACodec, A2AVersion } from './codec.ts';
@@ -14,7 +14,8 @@ export const A2A_VERSION_HEADER = 'A2A-Version';
 
 /**
  * The wire version a request asks for. Only Major.Minor counts (a patch part is
- * ignored, "1" means 1.0); an absent or empty header means 0.3 (digest §1.2).
+ * ignored, "1" means 1.0); an absent or empty header means 0.3 (a client
+ * that predates the header speaks 0.3).
  * Returns undefined for versions this server does not speak.
  */
 export function negotiateVersion(header: string | undefined | null): A2AVersion | undefined {

@@ -44,7 +44,7 @@ export const MAX_FIELD_PATH_LENGTH = 256;
 export const MAX_DESCRIPTION_LENGTH = 512;
 const MAX_KEY_LENGTH = 64;
 
-export { type BoundsViolation, clip } from '../../validation/bounds.ts';
+export type { BoundsViolation } from '../../validation/bounds.ts';
 
 /** `payload.missing_fields[0].field` from path segments, each key clipped, the whole clipped too. */
 export const formatPath = (path: readonly PropertyKey[]): string =>

@@ -3,7 +3,8 @@
  * inbound message, so this hub never sends what it would refuse), and the synchronous answers
  * `ack` and `nack`.
  */
-import { clip, MAX_TEXT_LENGTH } from './bounds.ts';
+import { clip } from '../../validation/text.ts';
+import { MAX_TEXT_LENGTH } from './bounds.ts';
 import { composeMessage, type MessageOptions } from './compose.ts';
 import type { SynapseMessage, SynapseSender } from './envelope.ts';
 import { SYNAPSE_ERRORS, type SynapseErrorCode, type SynapseProtocolError } from './errors.ts';
@@ -87,8 +88,8 @@ export interface Nack {
 }
 
 /**
- * The p2p:nack carrying `code` (one of the seed's), `message` and `details`, and its HTTP status
- * (SYNAPSE_ERRORS). Answers `inReplyTo` when given (its sender, task, correlation, message id).
+ * The p2p:nack carrying `code` (one of the protocol's error codes), `message` and `details`, and its HTTP
+ * status (SYNAPSE_ERRORS). Answers `inReplyTo` when given (its sender, task, correlation, message id).
  */
 export function nack(code: SynapseErrorCode, message: string, options: NackOptions): Nack {
   const { details, sender, inReplyTo, message_id, timestamp } = options;

@@ -1,6 +1,6 @@
 /**
- * The Synapse message envelope (docs/synapse-protocol.md#the-envelope). Seed 000 names it
- * `UnifiedSynapseMessage` but defines it elsewhere (a document we do not have), so this project
+ * The Synapse message envelope (docs/synapse-protocol.md#the-envelope). The protocol names it
+ * `UnifiedSynapseMessage` but does not define it where this project can read it, so this project
  * defines it:
  *
  * ```json
@@ -18,8 +18,8 @@
  * }
  * ```
  *
- * snake_case throughout, like the seed's payloads (`task_id`, `correlation_id`, `reply_to` are
- * already payload fields there): one spelling per wire format, and a field means the same at
+ * snake_case throughout, like the protocol's payloads (`task_id`, `correlation_id`, `reply_to` are
+ * already payload fields): one spelling per wire format, and a field means the same at
  * both levels.
  */
 import * as z from '../../validation/zod.ts';

@@ -1,18 +1,19 @@
 /**
- * The Synapse P2P error codes (seed 000 §7) with their HTTP statuses, as data, and the typed
- * error the protocol layer returns. A `p2p:nack` carries one of these codes; the endpoint answers
- * with its status.
+ * The Synapse P2P error codes (docs/synapse-protocol.md#error-codes) with their HTTP statuses, as data,
+ * and the typed error the protocol layer returns. A `p2p:nack` carries one of these codes; the endpoint
+ * answers with its status.
  */
-import { clip, MAX_DESCRIPTION_LENGTH, MAX_VIOLATIONS } from './bounds.ts';
+import { clip } from '../../validation/text.ts';
+import { MAX_DESCRIPTION_LENGTH, MAX_VIOLATIONS } from './bounds.ts';
 
 export interface SynapseErrorInfo {
   /** The HTTP status a synchronous answer carrying this code has. */
   status: number;
-  /** What the code means (seed 000 §7, in English). */
+  /** What the code means, in English. */
   description: string;
 }
 
-/** Seed 000 §7, in the seed's order. */
+/** The protocol's error table, in its order. */
 export const SYNAPSE_ERRORS = {
   message_format_invalid: {
     status: 400,

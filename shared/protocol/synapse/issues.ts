@@ -3,8 +3,10 @@
  * the input: at most MAX_VIOLATIONS, each clipped, and an input value is shown only when asked,
  * clipped (never for configuration, which holds secrets).
  */
+
+import { clip } from '../../validation/text.ts';
 import type * as z from '../../validation/zod.ts';
-import { clip, formatPath, MAX_DESCRIPTION_LENGTH, MAX_VIOLATIONS, MESSAGE_ID_PATTERN } from './bounds.ts';
+import { formatPath, MAX_DESCRIPTION_LENGTH, MAX_VIOLATIONS, MESSAGE_ID_PATTERN } from './bounds.ts';
 import type { FieldViolation } from './errors.ts';
 import { NO_CONTROL } from './scalars.ts';
 

@@ -66,14 +66,17 @@ export const isSynapseMessageType = (t: unknown): t is SynapseMessageType =>
 export type Direction = 'requester_to_executor' | 'executor_to_requester' | 'both';
 
 export interface MessageTypeInfo {
-  /** Seed 000 §2.1. */
+  /** Who sends it to whom, as the protocol says (docs/synapse-protocol.md#messages). */
   direction: Direction;
   /** The envelope must carry `task_id` (and it must equal the payload's). */
   taskScoped: boolean;
   /** Where the payload names its task: `task.id` for a request, `task_id` otherwise. */
   payloadTaskId: readonly ['task', 'id'] | readonly ['task_id'] | undefined;
-  /** Whether seed 000 §6 gives the payload (otherwise it is this project's design). */
-  payloadFromSeed: boolean;
+  /**
+   * Whether the protocol gives the payload, field for field (*given* in docs/synapse-protocol.md#messages);
+   * otherwise it is this project's design.
+   */
+  payloadGiven: boolean;
   description: string;
 }
 
@@ -84,132 +87,131 @@ export const MESSAGE_TYPES: Readonly<Record<SynapseMessageType, MessageTypeInfo>
     direction: 'requester_to_executor',
     taskScoped: true,
     payloadTaskId: ['task', 'id'],
-    payloadFromSeed: true,
+    payloadGiven: true,
     description: 'submit a task',
   },
   'p2p:task_confirm': {
     direction: 'executor_to_requester',
     taskScoped: true,
     payloadTaskId: TASK_ID,
-    payloadFromSeed: true,
+    payloadGiven: true,
     description: 'the task is accepted',
   },
   'p2p:task_reject': {
     direction: 'executor_to_requester',
     taskScoped: true,
     payloadTaskId: TASK_ID,
-    payloadFromSeed: true,
+    payloadGiven: true,
     description: 'the task is refused (terminal), with alternatives',
   },
   'p2p:task_need_info': {
     direction: 'executor_to_requester',
     taskScoped: true,
     payloadTaskId: TASK_ID,
-    payloadFromSeed: true,
+    payloadGiven: true,
     description: 'fields are missing',
   },
   'p2p:task_info_provided': {
     direction: 'requester_to_executor',
     taskScoped: true,
     payloadTaskId: TASK_ID,
-    payloadFromSeed: false,
+    payloadGiven: false,
     description: 'the missing fields',
   },
   'p2p:task_status_update': {
     direction: 'executor_to_requester',
     taskScoped: true,
     payloadTaskId: TASK_ID,
-    payloadFromSeed: true,
+    payloadGiven: true,
     description: 'progress (0–100) and a message',
   },
   'p2p:task_complete': {
     direction: 'executor_to_requester',
     taskScoped: true,
     payloadTaskId: TASK_ID,
-    payloadFromSeed: true,
+    payloadGiven: true,
     description: 'the result (terminal)',
   },
   'p2p:task_failed': {
     direction: 'executor_to_requester',
     taskScoped: true,
     payloadTaskId: TASK_ID,
-    payloadFromSeed: true,
+    payloadGiven: true,
     description: 'the error (terminal)',
   },
   'p2p:task_cancel': {
     direction: 'requester_to_executor',
     taskScoped: true,
     payloadTaskId: TASK_ID,
-    payloadFromSeed: false,
+    payloadGiven: false,
     description: 'cancel the task',
   },
   'p2p:task_ack': {
     direction: 'both',
     taskScoped: true,
     payloadTaskId: TASK_ID,
-    payloadFromSeed: false,
+    payloadGiven: false,
     description: 'task-level acknowledgement (of a completion, of a cancel, …)',
   },
   'p2p:ack': {
     direction: 'both',
     taskScoped: false,
     payloadTaskId: undefined,
-    payloadFromSeed: false,
+    payloadGiven: false,
     description: 'generic acknowledgement (the synchronous answer to a message)',
   },
   'p2p:nack': {
     direction: 'both',
     taskScoped: false,
     payloadTaskId: undefined,
-    payloadFromSeed: false,
+    payloadGiven: false,
     description: 'generic negative acknowledgement carrying an error code',
   },
   'p2p:heartbeat': {
     direction: 'both',
     taskScoped: true,
     payloadTaskId: TASK_ID,
-    payloadFromSeed: false,
+    payloadGiven: false,
     description: 'keep-alive of a task',
   },
   'p2p:capability_query': {
     direction: 'both',
     taskScoped: false,
     payloadTaskId: undefined,
-    payloadFromSeed: false,
+    payloadGiven: false,
     description: "ask for the peer's capabilities",
   },
   'p2p:capability_response': {
     direction: 'both',
     taskScoped: false,
     payloadTaskId: undefined,
-    payloadFromSeed: false,
+    payloadGiven: false,
     description: 'the capabilities (task types)',
   },
   'p2p:task_need_human': {
     direction: 'executor_to_requester',
     taskScoped: true,
     payloadTaskId: TASK_ID,
-    payloadFromSeed: true,
+    payloadGiven: true,
     description: 'a human must decide',
   },
   'p2p:human_decision': {
     direction: 'requester_to_executor',
     taskScoped: true,
     payloadTaskId: TASK_ID,
-    payloadFromSeed: true,
+    payloadGiven: true,
     description: "the human's decision",
   },
 };
 
-// ---- payloads (seed 000 §6) ------------------------------------------------------------------
+// ---- payloads (docs/synapse-protocol.md#messages) ---------------------------------------------
 
-/** §6.1 */
 const TaskRequestPayloadSchema = () =>
   object({
     task: object({
       id: idSchema,
       type: codeSchema,
-      /** Free string; the seed's example is `normal`. */
+      /** Free string; the protocol's example is `normal`. */
       priority: opt(codeSchema),
       deadline: opt(timestampSchema),
       payload: opt(freeObject),
@@ -224,7 +226,7 @@ const TaskRequestPayloadSchema = () =>
     ),
   });
 
-/** §6.2. `confirmed` is always true: a refusal is a p2p:task_reject. */
+/** `confirmed` is always true: a refusal is a p2p:task_reject. */
 const TaskConfirmPayloadSchema = () =>
   object({
     task_id: idSchema,
@@ -241,7 +243,6 @@ const TaskConfirmPayloadSchema = () =>
     ),
   });
 
-/** §6.3 */
 const TaskRejectPayloadSchema = () =>
   object({
     task_id: idSchema,
@@ -256,7 +257,6 @@ const TaskRejectPayloadSchema = () =>
     ),
   });
 
-/** §6.7 */
 const TaskNeedInfoPayloadSchema = () =>
   object({
     task_id: idSchema,
@@ -283,18 +283,16 @@ const TaskInfoProvidedPayloadSchema = () =>
     message: opt(textSchema),
   });
 
-/** §6.4 */
 const TaskStatusUpdatePayloadSchema = () =>
   object({
     task_id: idSchema,
-    /** One of the 14 states (seed 000 §3.1). */
+    /** One of the 14 states (docs/state-machine.md). */
     status: stateSchema,
     progress: opt(percentSchema),
     message: opt(textSchema),
     intermediate_result: freeValue(),
   });
 
-/** §6.5 */
 const TaskCompletePayloadSchema = () =>
   object({
     task_id: idSchema,
@@ -306,7 +304,6 @@ const TaskCompletePayloadSchema = () =>
     summary: opt(textSchema),
   });
 
-/** §6.6 */
 const TaskFailedPayloadSchema = () =>
   object({
     task_id: idSchema,
@@ -347,7 +344,7 @@ const AckPayloadSchema = () =>
   });
 
 /**
- * This project's: the generic refusal. `code` is one of the seed's codes when this hub sends it
+ * This project's: the generic refusal. `code` is one of the protocol's error codes when this hub sends it
  * (./errors.ts); any code is read, so a peer's own codes get through.
  */
 const NackPayloadSchema = () =>
@@ -374,7 +371,7 @@ const CapabilityQueryPayloadSchema = () =>
     task_types: opt(list(codeSchema)),
   });
 
-/** This project's: what the seed's GetCapabilities returns (task types), and a description of each. */
+/** This project's: what the protocol's GetCapabilities returns (task types), and a description of each. */
 const CapabilityResponsePayloadSchema = () =>
   object({
     task_types: list(codeSchema),
@@ -391,7 +388,6 @@ const CapabilityResponsePayloadSchema = () =>
     description: opt(textSchema),
   });
 
-/** §6.8 */
 const TaskNeedHumanPayloadSchema = () =>
   object({
     task_id: idSchema,
@@ -417,7 +413,7 @@ const TaskNeedHumanPayloadSchema = () =>
     deadline: opt(timestampSchema),
   });
 
-/** §6.9. `action` is approve or reject: the two outcomes the state machine knows. */
+/** `action` is approve or reject: the two outcomes the state machine knows. */
 const HumanDecisionPayloadSchema = () =>
   object({
     task_id: idSchema,

@@ -98,7 +98,7 @@ export const object = <S extends z.core.$ZodLooseShape>(shape: S) =>
 export const list = <T extends z.ZodMiniType>(item: T, { min = 0, max = MAX_LIST_ITEMS } = {}) =>
   z.array(item).check(z.minLength(min), z.maxLength(max));
 
-/** `{code, message, details}`: the seed's `reason` of a rejection (also a cancel's, a need_human's). */
+/** `{code, message, details}`: the protocol's `reason` of a rejection (also a cancel's, a need_human's). */
 export const reasonSchema = object({
   code: codeSchema,
   message: textSchema,

@@ -1,5 +1,5 @@
 /**
- * Signed Synapse messages (docs/synapse-protocol.md#signatures). Seed 000 §8.2 asks for HMAC-SHA256
+ * Signed Synapse messages (docs/synapse-protocol.md#signatures). The protocol asks for HMAC-SHA256
  * in the header `X-Synapse-Signature` and says no more; this is the rest:
  *
  *     signing string  = `${timestamp}.${message_id}.` followed by the raw body bytes

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { type AuthCliDeps, runAuthCommand, type UsageGateway } from '../../../scripts/auth.ts';
 import { keyIdOf, verifyApiKey } from '../../../shared/app/auth/api-keys.ts';
-import { AuthError } from '../../../shared/domain/principal.ts';
+import { AuthError } from '../../../shared/domain/errors.ts';
 import type { ApiKeyRecord, ApiKeyStore } from '../../../shared/ports/api-key-store.ts';
 import type { TenantRecord, TenantRegistry } from '../../../shared/ports/tenant-registry.ts';
 

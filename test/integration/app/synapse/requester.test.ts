@@ -78,7 +78,7 @@ describe('the requester role', () => {
     assert.equal(head.protocol, 'synapse');
     assert.equal(head.metadata?.[PEER_KEY], peer.peerId);
     assert.deepEqual(head.pushConfigIds, [SYNAPSE_CALLBACK_CONFIG_ID]);
-    // the seed's TaskTimeout: 5 minutes unless asked otherwise
+    // the protocol's TaskTimeout: 5 minutes unless asked otherwise
     assert.equal(
       Date.parse(head.deadlineAt) - Date.parse(head.createdAt),
       DEFAULT_DELEGATION_TIMEOUT_SECONDS * 1000,

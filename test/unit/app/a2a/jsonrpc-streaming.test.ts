@@ -295,7 +295,7 @@ describe('SendStreamingMessage over JSON-RPC', () => {
     assert.deepEqual(
       got.map((f) => Object.keys(dataOf(f).result as object)[0]),
       ['task', 'statusUpdate'],
-      'the stream still ends on a status update (sharp edge 8)',
+      'the stream still ends on a status update, never on a snapshot alone',
     );
     assert.deepEqual(
       got.map((f) => f.id),

@@ -197,7 +197,7 @@ describe('HTTP+JSON binding: routes', () => {
     assert.equal(calls.length, 4);
   });
 
-  it('builds GetTask and ListTasks from query parameters as the digest spells them', async () => {
+  it('builds GetTask and ListTasks from query parameters as the A2A HTTP+JSON binding spells them', async () => {
     const { binding, calls } = recording();
     await binding.handle(request('GET', '/tasks/t1', { query: { historyLength: '3' } }));
     await binding.handle(

@@ -26,13 +26,8 @@ import {
 import { keyIdOf, looksLikeApiKey, newApiKey, verifyApiKey } from '../../../../shared/app/auth/api-keys.ts';
 import { Authenticator, bearerOf } from '../../../../shared/app/auth/authenticator.ts';
 import { jwtConfigFrom } from '../../../../shared/composition-roots/authorizer.ts';
-import {
-  AuthError,
-  authorize,
-  checkTenant,
-  type Principal,
-  rightsOf,
-} from '../../../../shared/domain/principal.ts';
+import { AuthError } from '../../../../shared/domain/errors.ts';
+import { authorize, checkTenant, type Principal, rightsOf } from '../../../../shared/domain/principal.ts';
 import { createObservability } from '../../../../shared/observability/index.ts';
 import { REDACTED, redactSecrets } from '../../../../shared/observability/redact.ts';
 import type { ApiKeyRecord, ApiKeyStore } from '../../../../shared/ports/api-key-store.ts';

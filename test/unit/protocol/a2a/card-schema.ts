@@ -1,6 +1,6 @@
 /**
- * Strict schemas of the A2A agent card, written from the protocol digest
- * (/work/shared/a2a-protocol.md §2.2, §2.4) and not from our code: every object
+ * Strict schemas of the A2A agent card, written from the protocol (a2a.proto's AgentCard and its
+ * security schemes) and not from our code: every object
  * is strict (an unknown field anywhere fails), every REQUIRED field is required.
  * `V03AgentCardSchema` checks the v0.3 card's own fields (it stays open: our v0.3
  * card also carries `supportedInterfaces` for v1.0 clients).
@@ -22,7 +22,7 @@ const oneOf = (members: Record<string, z.ZodMiniType>) =>
       ),
     );
 
-/** Only Major.Minor on the wire (digest §1.2). */
+/** Only Major.Minor on the wire (as `A2A-Version` carries it). */
 const protocolVersion = str.check(z.regex(/^\d+\.\d+$/));
 
 export const AgentInterfaceSchema = z.strictObject({
@@ -118,7 +118,7 @@ export const V1AgentCardSchema = z.strictObject({
   iconUrl: opt(str),
 });
 
-/** The v0.3 card's own required fields (digest §1.5: url, preferredTransport, card-level protocolVersion). */
+/** The v0.3 card's own required fields (url, preferredTransport, card-level protocolVersion: v1.0 dropped them). */
 export const V03AgentCardSchema = z.object({
   protocolVersion: z.literal('0.3.0'),
   name: str,

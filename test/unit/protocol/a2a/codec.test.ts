@@ -170,7 +170,7 @@ describe('resolveOperation', () => {
     assert.deepEqual(parseRequest(v1Codec, 'GetExtendedAgentCard', { tenant: 'acme' }).command, {
       tenant: 'acme',
     });
-    // unknown fields are ignored (digest: SHOULD), anything but an object is refused
+    // unknown fields are ignored (A2A: SHOULD, for forward compatibility), anything but an object is refused
     assert.deepEqual(parseRequest(v1Codec, 'GetExtendedAgentCard', { nope: 1 }).command, {});
     for (const params of [[1], 'x', 3]) {
       expectProtocolError(() => parseRequest(v1Codec, 'GetExtendedAgentCard', params), -32602);

@@ -341,7 +341,7 @@ describe('toProtocolError', () => {
 });
 
 /**
- * A2A 1.0.1 §5.4 (digest §7.2), written out here apart from shared/protocol/a2a/rest.ts: each error's
+ * A2A 1.0.1 §5.4, written out here apart from shared/protocol/a2a/rest.ts: each error's
  * HTTP+JSON status and google.rpc.Status code name. 1.0.1 moved TaskNotCancelable 409→400,
  * ContentTypeNotSupported 415→400 and InvalidAgentResponse 502→500, and several gRPC UNIMPLEMENTED to
  * FAILED_PRECONDITION. The hub's own: auth and limits at the transport, the dev-1.1 generation mismatch

@@ -1,6 +1,6 @@
 /**
- * The error codes as data (the seed's table), and building messages: createMessage (checked like an
- * inbound message), ack, nack (the seed's code at its HTTP status), the nack of a parse refusal.
+ * The error codes as data (the protocol's table), and building messages: createMessage (checked like an
+ * inbound message), ack, nack (the protocol's code at its HTTP status), the nack of a parse refusal.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -16,12 +16,12 @@ import {
   SYNAPSE_ERRORS,
   SynapseProtocolError,
 } from '../../../../shared/protocol/synapse/index.ts';
-import { envelopeOf, SEED_EXAMPLES, SENDER } from './examples.ts';
+import { envelopeOf, GIVEN_EXAMPLES, SENDER } from './examples.ts';
 
 const HUB = { agent_id: 'hub-b', endpoint: 'https://b.example/synapse/callback' };
 
 describe('error codes', () => {
-  it('are the seed’s ten, each at its HTTP status', () => {
+  it('are the protocol’s ten, each at its HTTP status', () => {
     assert.deepEqual(Object.fromEntries(SYNAPSE_ERROR_CODES.map((c) => [c, SYNAPSE_ERRORS[c].status])), {
       message_format_invalid: 400,
       capability_lacking: 403,
@@ -66,7 +66,7 @@ describe('error codes', () => {
 
 describe('createMessage', () => {
   it('builds a message that parses back to itself', () => {
-    const m = createMessage('p2p:task_request', SEED_EXAMPLES['p2p:task_request'], {
+    const m = createMessage('p2p:task_request', GIVEN_EXAMPLES['p2p:task_request'], {
       sender: SENDER,
       recipient: { agent_id: 'hub-b' },
       correlation_id: 'corr-xxx',
@@ -119,7 +119,7 @@ describe('ack and nack', () => {
     assert.deepEqual(a.payload, { duplicate: true, status: 'cancelled' });
   });
 
-  it('a nack carries the seed’s code and is answered at its status', () => {
+  it('a nack carries the protocol’s code and is answered at its status', () => {
     for (const code of SYNAPSE_ERROR_CODES) {
       const n = nack(code, `refused: ${code}`, { sender: HUB, inReplyTo: original });
       assert.equal(n.status, SYNAPSE_ERRORS[code].status);

@@ -178,7 +178,7 @@ describe('message_format_invalid', () => {
     assertFormat('{"protocol_version":"1.0","n":1e400}', 'n', /finite/);
   });
 
-  it('the seed’s HTTP status', () => {
+  it('the protocol’s HTTP status', () => {
     assert.equal(SYNAPSE_ERRORS.message_format_invalid.status, 400);
   });
 });

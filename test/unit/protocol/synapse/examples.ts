@@ -1,11 +1,11 @@
 /**
- * Example payloads of the 17 p2p:* types. The nine of seed 000 §6 are transcribed from the seed as
- * written (Chinese strings included); the other eight follow docs/synapse-protocol.md.
+ * Example payloads of the 17 p2p:* types. The nine the protocol gives (*given* in
+ * docs/synapse-protocol.md#messages) are transcribed as written (Chinese strings included); the other eight follow docs/synapse-protocol.md.
  */
 import type { SynapseMessageType } from '../../../../shared/protocol/synapse/index.ts';
 
-/** Seed 000 §6.1–§6.9, verbatim. */
-export const SEED_EXAMPLES = {
+/** The protocol's own examples of the nine payloads it gives, verbatim. */
+export const GIVEN_EXAMPLES = {
   'p2p:task_request': {
     task: {
       id: 'task-xxx',
@@ -82,7 +82,7 @@ export const SEED_EXAMPLES = {
   },
 } as const;
 
-/** The eight payloads the seed does not give, as docs/synapse-protocol.md defines them. */
+/** The eight payloads the protocol does not give, as docs/synapse-protocol.md defines them. */
 export const PROJECT_EXAMPLES = {
   'p2p:task_info_provided': {
     task_id: 'task-xxx',
@@ -117,7 +117,7 @@ export const PROJECT_EXAMPLES = {
 } as const;
 
 export const EXAMPLES: Readonly<Record<SynapseMessageType, Record<string, unknown>>> = {
-  ...SEED_EXAMPLES,
+  ...GIVEN_EXAMPLES,
   ...PROJECT_EXAMPLES,
 };
 

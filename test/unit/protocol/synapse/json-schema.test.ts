@@ -188,7 +188,7 @@ describe('the published JSON Schemas', () => {
     assert.notDeepEqual(conforms(e, []), []);
   });
 
-  it('the seed’s payloads require what the seed’s examples show as essential', () => {
+  it('the given payloads require what the protocol’s examples show as essential', () => {
     const required = (t: SynapseMessageType) => schemas.payloads[t].required;
     assert.deepEqual(required('p2p:task_request'), ['task']);
     assert.deepEqual(required('p2p:task_confirm'), ['task_id', 'confirmed']);

@@ -1,5 +1,5 @@
 /**
- * The 17 p2p:* payloads: each accepts its example (the seed's own for the nine the seed gives) and
+ * The 17 p2p:* payloads: each accepts its example (the protocol's own for the nine it gives) and
  * refuses malformed payloads with invalid_params naming the field.
  */
 import assert from 'node:assert/strict';
@@ -12,10 +12,10 @@ import {
   SYNAPSE_MESSAGE_TYPES,
   type SynapseMessageType,
 } from '../../../../shared/protocol/synapse/index.ts';
-import { EXAMPLES, envelopeOf, SEED_EXAMPLES } from './examples.ts';
+import { EXAMPLES, envelopeOf, GIVEN_EXAMPLES } from './examples.ts';
 
-/** Seed 000 §2.1, in its order. */
-const SEED_TYPES = [
+/** The protocol's message types, in its order. */
+const PROTOCOL_TYPES = [
   'p2p:task_request',
   'p2p:task_confirm',
   'p2p:task_reject',
@@ -77,13 +77,13 @@ const assertInvalid = (type: SynapseMessageType, payload: unknown, field: string
 };
 
 describe('the p2p:* message types', () => {
-  it('are the seed’s 17, in its order', () => {
-    assert.deepEqual([...SYNAPSE_MESSAGE_TYPES], SEED_TYPES);
+  it('are the protocol’s 17, in its order', () => {
+    assert.deepEqual([...SYNAPSE_MESSAGE_TYPES], PROTOCOL_TYPES);
     assert.equal(new Set(SYNAPSE_MESSAGE_TYPES).size, 17);
-    assert.deepEqual(Object.keys(MESSAGE_TYPES).sort(), [...SEED_TYPES].sort());
+    assert.deepEqual(Object.keys(MESSAGE_TYPES).sort(), [...PROTOCOL_TYPES].sort());
   });
 
-  it('record the seed’s directions', () => {
+  it('record the protocol’s directions', () => {
     const executor = ['task_confirm', 'task_reject', 'task_need_info', 'task_status_update', 'task_complete'];
     for (const t of [...executor, 'task_failed', 'task_need_human']) {
       assert.equal(MESSAGE_TYPES[`p2p:${t}` as SynapseMessageType].direction, 'executor_to_requester', t);
@@ -96,9 +96,9 @@ describe('the p2p:* message types', () => {
     }
   });
 
-  it('mark the nine payloads the seed gives', () => {
-    const fromSeed = SYNAPSE_MESSAGE_TYPES.filter((t) => MESSAGE_TYPES[t].payloadFromSeed);
-    assert.deepEqual(fromSeed.sort(), Object.keys(SEED_EXAMPLES).sort());
+  it('mark the nine payloads the protocol gives', () => {
+    const given = SYNAPSE_MESSAGE_TYPES.filter((t) => MESSAGE_TYPES[t].payloadGiven);
+    assert.deepEqual(given.sort(), Object.keys(GIVEN_EXAMPLES).sort());
   });
 });
 
@@ -185,7 +185,7 @@ describe('malformed payloads are invalid_params, naming the field', () => {
   const many = (n: number, item: unknown) => Array.from({ length: n }, () => item);
 
   it('p2p:task_request', () => {
-    const ex = SEED_EXAMPLES['p2p:task_request'];
+    const ex = GIVEN_EXAMPLES['p2p:task_request'];
     assertInvalid('p2p:task_request', {}, 'payload.task', /is required/);
     assertInvalid('p2p:task_request', { task: { id: 'task-xxx' } }, 'payload.task.type', /is required/);
     assertInvalid(
@@ -226,7 +226,7 @@ describe('malformed payloads are invalid_params, naming the field', () => {
   });
 
   it('p2p:task_confirm', () => {
-    const ex = SEED_EXAMPLES['p2p:task_confirm'];
+    const ex = GIVEN_EXAMPLES['p2p:task_confirm'];
     assertInvalid('p2p:task_confirm', { ...ex, confirmed: false }, 'payload.confirmed', /task_reject/);
     assertInvalid(
       'p2p:task_confirm',
@@ -249,7 +249,7 @@ describe('malformed payloads are invalid_params, naming the field', () => {
   });
 
   it('p2p:task_reject (with alternatives)', () => {
-    const ex = SEED_EXAMPLES['p2p:task_reject'];
+    const ex = GIVEN_EXAMPLES['p2p:task_reject'];
     assertInvalid('p2p:task_reject', { task_id: 'task-xxx' }, 'payload.reason', /is required/);
     assertInvalid('p2p:task_reject', { ...ex, reason: { message: 'no' } }, 'payload.reason.code');
     assertInvalid(
@@ -266,7 +266,7 @@ describe('malformed payloads are invalid_params, naming the field', () => {
   });
 
   it('p2p:task_need_info', () => {
-    const ex = SEED_EXAMPLES['p2p:task_need_info'];
+    const ex = GIVEN_EXAMPLES['p2p:task_need_info'];
     assertInvalid(
       'p2p:task_need_info',
       { ...ex, missing_fields: [] },
@@ -288,7 +288,7 @@ describe('malformed payloads are invalid_params, naming the field', () => {
   });
 
   it('p2p:task_status_update (progress)', () => {
-    const ex = SEED_EXAMPLES['p2p:task_status_update'];
+    const ex = GIVEN_EXAMPLES['p2p:task_status_update'];
     assertInvalid('p2p:task_status_update', { ...ex, progress: 101 }, 'payload.progress', /<= 100/);
     assertInvalid('p2p:task_status_update', { ...ex, progress: -1 }, 'payload.progress', />= 0/);
     assertInvalid('p2p:task_status_update', { ...ex, status: 'running' }, 'payload.status', /one of/);
@@ -351,7 +351,7 @@ describe('malformed payloads are invalid_params, naming the field', () => {
   });
 
   it('p2p:task_need_human', () => {
-    const ex = SEED_EXAMPLES['p2p:task_need_human'];
+    const ex = GIVEN_EXAMPLES['p2p:task_need_human'];
     assertInvalid('p2p:task_need_human', { ...ex, reason: undefined }, 'payload.reason', /required/);
     assertInvalid(
       'p2p:task_need_human',
@@ -367,7 +367,7 @@ describe('malformed payloads are invalid_params, naming the field', () => {
   });
 
   it('p2p:human_decision (decided_by, notes)', () => {
-    const ex = SEED_EXAMPLES['p2p:human_decision'];
+    const ex = GIVEN_EXAMPLES['p2p:human_decision'];
     assertInvalid('p2p:human_decision', { ...ex, decided_by: undefined }, 'payload.decided_by', /required/);
     assertInvalid(
       'p2p:human_decision',
