@@ -6,10 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { build } from 'esbuild';
-import { esbuildBuildOptions, FUNCTION_IDS, functionEntry, PROJECT_ROOT } from '../../../infra/bundling.ts';
+import {
+  esbuildBuildOptions,
+  functionEntry,
+  functionEntryIds,
+  PROJECT_ROOT,
+} from '../../../infra/bundling.ts';
 import { ALL_SETTINGS, CONCERNS } from '../../../shared/config/catalog.ts';
 
 const sourceFiles = (dir: string): string[] =>
@@ -28,6 +33,8 @@ describe('the process environment', () => {
 });
 
 describe('bundles and their settings', () => {
+  /** Every function entry (functions/*.ts). */
+  const FUNCTIONS = functionEntryIds();
   /** Per function: its bundle's code (its names kept, so declarations can be found). */
   const code = new Map<string, string>();
 
@@ -37,10 +44,10 @@ describe('bundles and their settings', () => {
       entryPoints: __,
       sourcemap: ___,
       ...options
-    } = esbuildBuildOptions(FUNCTION_IDS[0]!, 'index.mjs');
+    } = esbuildBuildOptions(FUNCTIONS[0]!, 'index.mjs');
     const result = await build({
       ...options,
-      entryPoints: Object.fromEntries(FUNCTION_IDS.map((fn) => [fn, functionEntry(fn)])),
+      entryPoints: Object.fromEntries(FUNCTIONS.map((fn) => [fn, functionEntry(fn)])),
       outdir: join(PROJECT_ROOT, '.bundles-under-test'),
       // as deployed but for the names, so a declaration can be told by its name
       minify: false,
@@ -51,10 +58,10 @@ describe('bundles and their settings', () => {
       logLevel: 'error',
     });
     for (const file of result.outputFiles) {
-      const fn = FUNCTION_IDS.find((f) => file.path.endsWith(`${f}.js`) || file.path.endsWith(`${f}.mjs`));
-      if (fn) code.set(fn, file.text);
+      const fn = basename(file.path).replace(/\.m?js$/, '');
+      if (FUNCTIONS.includes(fn)) code.set(fn, file.text);
     }
-    assert.equal(code.size, FUNCTION_IDS.length);
+    assert.equal(code.size, FUNCTIONS.length);
   });
 
   /** Whether the bundle declares the setting (esbuild keeps a top-level name, or numbers it: NAME2). */
@@ -62,7 +69,7 @@ describe('bundles and their settings', () => {
     new RegExp(`\\b${name}\\d*\\s*=\\s*\\{`).test(text);
 
   it("carry the declarations of exactly the settings their functions read (a setting's readBy)", () => {
-    for (const fn of FUNCTION_IDS) {
+    for (const fn of FUNCTIONS) {
       const text = code.get(fn)!;
       const carried = ALL_SETTINGS.filter((s) => declares(text, s.name)).map((s) => s.name);
       const read = ALL_SETTINGS.filter((s) => (s.readBy as readonly string[]).includes(fn)).map(
