@@ -10,7 +10,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { eachRecord, receiveCount } from '../shared/adapters/aws/sqs-batch.ts';
 import { HEARTBEAT_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
-import { heartbeatWatcher, sqsClient } from '../shared/composition-roots/core.ts';
+import { heartbeatQueueUrl, heartbeatWatcher, sqsClient } from '../shared/composition-roots/core.ts';
 import { countMetric, logger, MetricName, withObservability } from '../shared/observability/index.ts';
 import * as z from '../shared/validation/zod.ts';
 
@@ -38,7 +38,7 @@ export const heartbeatHandler = async (event: SQSEvent): Promise<SQSBatchRespons
         ? undefined
         : await retryLater(
             sqsClient(),
-            String(process.env[HEARTBEAT_QUEUE.urlEnv]),
+            heartbeatQueueUrl(),
             record.receiptHandle,
             receiveCount(record),
           ).catch(() => undefined);

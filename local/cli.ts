@@ -7,8 +7,10 @@
  * leaves what still ran to its tasks' leases. A second signal exits at once.
  */
 
+import { setEnvironment } from '../shared/config/environment.ts';
+import { localSettingsFrom } from '../shared/config/local.ts';
 import { JSONRPC_PATH, ROUTES } from '../shared/contracts/routes.ts';
-import { GENERATIONS_EXTENSION_URI, generationsEnabled } from '../shared/protocol/a2a/generations.ts';
+import { GENERATIONS_EXTENSION_URI } from '../shared/protocol/a2a/generations.ts';
 import { JavaMissingError } from './dynamodb-local.ts';
 import type { BusEvent } from './event-bus.ts';
 import { DEFAULT_STOP_GRACE_MS, type HubHandlers, type LocalHub, startLocalHub } from './hub.ts';
@@ -55,9 +57,10 @@ export const authModeOf = (
   argv: string[],
   host: string,
 ): { mode: 'dev' | 'auth' } | { refused: string } => {
-  const on = env.SYNAPSE_AUTH === 'on' || (env.SYNAPSE_AUTH !== 'off' && Boolean(env.AUTH_JWT_ISSUER));
+  const settings = localSettingsFrom(env);
+  const on = settings.auth === 'on' || (settings.auth !== 'off' && settings.issuer !== undefined);
   if (on) return { mode: 'auth' };
-  const forced = env.SYNAPSE_ALLOW_UNAUTHENTICATED === '1' || argv.includes('--allow-unauthenticated');
+  const forced = settings.allowUnauthenticated || argv.includes('--allow-unauthenticated');
   if (!LOOPBACK.has(host) && !forced)
     return {
       refused:
@@ -86,17 +89,20 @@ const fail = (message: string): never => {
 export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<LocalHub> => {
   const started = performance.now();
   // the SDK's notice that future versions need Node 22 would open every start-up; Lambda runs 22 already
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const port = Number(env.PORT || 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    fail(`PORT must be a port number, got "${env.PORT}"`);
-  const host = env.HOST ?? '127.0.0.1';
+  setEnvironment({}, { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+  let settings: ReturnType<typeof localSettingsFrom>;
+  try {
+    settings = localSettingsFrom(env);
+  } catch (e) {
+    return fail((e as Error).message);
+  }
+  const { port, host } = settings;
   const auth = authModeOf(env, argv, host);
   if ('refused' in auth) fail(auth.refused);
   const dev = 'mode' in auth && auth.mode === 'dev';
   let dataDir: string | undefined;
   try {
-    dataDir = dataDirFlag(argv) ?? env.SYNAPSE_DATA_DIR;
+    dataDir = dataDirFlag(argv) ?? settings.dataDir;
   } catch (e) {
     fail((e as Error).message);
   }
@@ -125,10 +131,10 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
       host,
       ...(dataDir ? { dataDir } : {}),
       auth: dev ? 'dev' : {},
-      ...(env.AGENT_MODULE ? { env: { AGENT_MODULE: env.AGENT_MODULE } } : {}),
+      ...(settings.agentModule ? { env: { AGENT_MODULE: settings.agentModule } } : {}),
       ...(handlers ? { handlers } : {}),
       // lifecycle events go to the log; SYNAPSE_QUIET_EVENTS=1 keeps them off it
-      ...(env.SYNAPSE_QUIET_EVENTS === '1'
+      ...(settings.quietEvents
         ? {}
         : {
             onLifecycleEvent: (e: BusEvent) =>
@@ -162,9 +168,9 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
         : []),
       dev
         ? '  Auth:       NONE (dev mode)'
-        : `  Auth:       API keys${env.AUTH_JWT_ISSUER ? ` and JWTs of ${env.AUTH_JWT_ISSUER}` : ''}; make a tenant and a key with ` +
+        : `  Auth:       API keys${settings.issuer ? ` and JWTs of ${settings.issuer}` : ''}; make a tenant and a key with ` +
           adminCommand(hub, 'auth -- tenants add acme'),
-      ...(generationsEnabled(env)
+      ...(settings.generations
         ? [
             '  Generations: on (A2A dev-1.1; shown to requests that send A2A-Extensions: ' +
               `${GENERATIONS_EXTENSION_URI}, docs/generations.md)`,

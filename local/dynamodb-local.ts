@@ -8,6 +8,8 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { SYNAPSE_DYNAMO_JVM } from '../shared/config/local.ts';
+import { readSetting } from '../shared/config/settings.ts';
 
 export interface DynamoLocal {
   endpoint: string;
@@ -28,9 +30,7 @@ export interface DynamoLocalOptions {
 
 const JVM_OPTIONS = {
   startup: ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Xmx768m'],
-  throughput: (process.env.SYNAPSE_DYNAMO_JVM ?? '-XX:+UseParallelGC -Xms256m -Xmx1g')
-    .split(' ')
-    .filter(Boolean),
+  throughput: readSetting(SYNAPSE_DYNAMO_JVM).split(' ').filter(Boolean),
 } as const;
 
 export class JavaMissingError extends Error {

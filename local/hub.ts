@@ -10,12 +10,13 @@
  * Push signing keys: generated at start, kept in `<dataDir>/push-signing-keys.json`
  * with a data directory (a restart publishes the same JWKS), handed to the handlers
  * as PUSH_SIGNING_KEYS; unless the environment names keys already
- * (PUSH_SIGNING_KEYS or PUSH_SIGNING_SECRET_ARN, in process.env or `env`).
+ * (PUSH_SIGNING_KEYS or PUSH_SIGNING_SECRET_ARN, in the process environment or `env`).
  *
- * The handlers read their configuration from process.env when they first
- * need it, so the environment is set before they are imported; stop() puts
- * the previous values back. Modules stay cached, so a second hub in the same
- * process reuses handler modules (and any client they built at import time).
+ * The handlers read their configuration from the process environment when they
+ * first need it (shared/config/, docs/configuration.md), so the environment is set
+ * before they are imported; stop() puts the previous values back. Modules stay
+ * cached, so a second hub in the same process reuses handler modules (and any
+ * client they built at import time).
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -30,7 +31,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { relayWants, STREAM_RELAY } from '../shared/adapters/dynamodb/stream.ts';
 import { createTableInput } from '../shared/adapters/dynamodb/table.ts';
 import { DynamoTaskStore } from '../shared/adapters/dynamodb/task-store.ts';
-import { SIGNING_KEYS_ENV, SIGNING_SECRET_ENV } from '../shared/adapters/keys/env.ts';
+import { SIGNING_KEYS_ENV } from '../shared/adapters/keys/env.ts';
 import { localKeySet } from '../shared/adapters/keys/local.ts';
 import { SqsExecutorQueue } from '../shared/adapters/sqs/executor-queue.ts';
 import { SqsHeartbeatQueue } from '../shared/adapters/sqs/heartbeat-queue.ts';
@@ -41,8 +42,11 @@ import {
   HEARTBEAT_QUEUE,
   QUEUES,
 } from '../shared/adapters/sqs/queues.ts';
-import { heartbeatRulesFrom } from '../shared/app/heartbeat/heartbeat.ts';
 import { type RecoveryResult, recoverPendingWork } from '../shared/app/tasks/recovery.ts';
+import { setEnvironment } from '../shared/config/environment.ts';
+import { heartbeatRulesFrom } from '../shared/config/heartbeat.ts';
+import { PUSH_SIGNING_KEYS, PUSH_SIGNING_SECRET_ARN } from '../shared/config/push.ts';
+import { readSetting } from '../shared/config/settings.ts';
 import { TENANT_THROTTLE } from '../shared/contracts/gateway-responses.ts';
 import { type FunctionName, HTTP_FUNCTION_MEMORY_MB, ROUTES, STREAMING } from '../shared/contracts/routes.ts';
 import { type DynamoLocal, startDynamoLocal } from './dynamodb-local.ts';
@@ -230,25 +234,13 @@ const recover = async (endpoint: string, tableName: string, sqs: LocalSqs): Prom
         heartbeats: {
           queue: new SqsHeartbeatQueue(sqs.client, sqs.queues[HEARTBEAT_QUEUE.name]!.url),
           // the environment the handlers run with (set before recovery), so the same rules
-          rules: heartbeatRulesFrom(process.env),
+          rules: heartbeatRulesFrom(),
         },
       },
     );
   } finally {
     client.destroy();
   }
-};
-
-/** Sets the variables and returns a function that puts the previous values back. */
-const applyEnv = (values: Record<string, string>): (() => void) => {
-  const previous = Object.fromEntries(Object.keys(values).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, values);
-  return () => {
-    for (const [k, v] of Object.entries(previous)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  };
 };
 
 export const startLocalHub = async (options: LocalHubOptions = {}): Promise<LocalHub> => {
@@ -330,32 +322,34 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
     });
     cleanup.push(() => bus.stop());
 
-    const quiet = Object.fromEntries(
-      Object.entries(QUIET_DEFAULTS).filter(([k]) => process.env[k] === undefined),
+    const keysGiven = [PUSH_SIGNING_KEYS, PUSH_SIGNING_SECRET_ARN].some(
+      (s) => (options.env ? readSetting(s, options.env) : undefined) ?? readSetting(s),
     );
-    const keysGiven = [SIGNING_KEYS_ENV, SIGNING_SECRET_ENV].some((k) => options.env?.[k] ?? process.env[k]);
     const signingKeys: Record<string, string> = keysGiven
       ? {}
       : { [SIGNING_KEYS_ENV]: (await localKeySet(dataDir ? { dataDir } : {})).text };
-    const restoreEnv = applyEnv({
-      ...quiet,
-      TABLE_NAME: tableName,
-      ...Object.fromEntries(QUEUES.map((q) => [q.urlEnv, sqs.queues[q.name]!.url])),
-      // the delivery worker dead-letters deliveries that gave up itself, saying why
-      [DELIVERY_DLQ_URL_ENV]: sqs.queues[DELIVERY_QUEUE.name]!.deadLetterUrl,
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      AWS_ENDPOINT_URL_SQS: sqs.endpoint,
-      AWS_ENDPOINT_URL_EVENTBRIDGE: bus.endpoint,
-      EVENT_BUS_NAME: 'synapse-local',
-      AWS_REGION: LOCAL_REGION,
-      AWS_DEFAULT_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      PUBLIC_URL: publicUrl,
-      AUTH_MODE: auth === 'dev' ? 'none' : 'required',
-      ...signingKeys,
-      ...options.env,
-    });
+    // the handlers read these as Lambda hands them over; the quiet defaults only where the caller set nothing
+    const restoreEnv = setEnvironment(
+      {
+        TABLE_NAME: tableName,
+        ...Object.fromEntries(QUEUES.map((q) => [q.urlEnv, sqs.queues[q.name]!.url])),
+        // the delivery worker dead-letters deliveries that gave up itself, saying why
+        [DELIVERY_DLQ_URL_ENV]: sqs.queues[DELIVERY_QUEUE.name]!.deadLetterUrl,
+        AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+        AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+        AWS_ENDPOINT_URL_EVENTBRIDGE: bus.endpoint,
+        EVENT_BUS_NAME: 'synapse-local',
+        AWS_REGION: LOCAL_REGION,
+        AWS_DEFAULT_REGION: LOCAL_REGION,
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        PUBLIC_URL: publicUrl,
+        AUTH_MODE: auth === 'dev' ? 'none' : 'required',
+        ...signingKeys,
+        ...options.env,
+      },
+      QUIET_DEFAULTS,
+    );
     cleanup.push(restoreEnv);
 
     const given = options.handlers ?? {};

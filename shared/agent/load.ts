@@ -6,6 +6,8 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { AGENT_MODULE } from '../config/deployment.ts';
+import { readSetting } from '../config/settings.ts';
 import type { AgentHandler } from './api.ts';
 
 let cached: Promise<AgentHandler> | undefined;
@@ -26,7 +28,7 @@ export const agentFrom = (module: Record<string, unknown>, source: string): Agen
   return candidate;
 };
 
-export const loadAgent = (modulePath = process.env.AGENT_MODULE): Promise<AgentHandler> => {
+export const loadAgent = (modulePath = readSetting(AGENT_MODULE)): Promise<AgentHandler> => {
   cached ??= (async () => {
     if (modulePath) {
       const file = isAbsolute(modulePath) ? modulePath : resolve(process.cwd(), modulePath);

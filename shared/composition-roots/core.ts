@@ -1,6 +1,7 @@
 /**
  * Composition root for the Lambda handlers: builds adapters from the
  * environment once per container (module scope) and hands out use cases.
+ * The settings it reads are declared in shared/config/ (docs/configuration.md).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
@@ -10,21 +11,21 @@ import { DynamoTaskStore } from '../adapters/dynamodb/task-store.ts';
 import { EventBridgeLifecyclePublisher } from '../adapters/eventbridge/lifecycle-publisher.ts';
 import { SqsExecutorQueue } from '../adapters/sqs/executor-queue.ts';
 import { SqsHeartbeatQueue } from '../adapters/sqs/heartbeat-queue.ts';
-import { EXECUTOR_QUEUE, HEARTBEAT_QUEUE } from '../adapters/sqs/queues.ts';
+import { EXECUTOR_QUEUE } from '../adapters/sqs/queues.ts';
 import type { AgentHandler } from '../agent/api.ts';
 import { loadAgent } from '../agent/load.ts';
 import { pushNotificationsConfigured } from '../app/a2a/card.ts';
-import { HeartbeatWatcher, heartbeatRulesFrom } from '../app/heartbeat/heartbeat.ts';
+import { HeartbeatWatcher } from '../app/heartbeat/heartbeat.ts';
 import { agentSkillOf, parseRemoteSkills, remoteRouteOf } from '../app/synapse/bridge.ts';
 import { SynapseRequester } from '../app/synapse/requester.ts';
-import { DEFAULT_MAX_REQUEST_DEADLINE_SECONDS, deadlineRulesOf } from '../app/tasks/deadlines.ts';
+import { deadlineRulesOf } from '../app/tasks/deadlines.ts';
 import { TaskExecutor } from '../app/tasks/executor.ts';
 import { type EngineObserver, TaskEngine } from '../app/tasks/task-engine.ts';
-import {
-  DEFAULT_TASK_TIMEOUT_SECONDS,
-  type RemoteExecution,
-  TaskService,
-} from '../app/tasks/task-service.ts';
+import { type RemoteExecution, TaskService } from '../app/tasks/task-service.ts';
+import { EVENT_BUS_NAME, EXECUTOR_QUEUE_URL, HEARTBEAT_QUEUE_URL, TABLE_NAME } from '../config/deployment.ts';
+import { heartbeatRulesFrom } from '../config/heartbeat.ts';
+import { readSetting, requireSetting } from '../config/settings.ts';
+import { SYNAPSE_REMOTE_SKILLS, TASK_MAX_DEADLINE_SECONDS, TASK_TIMEOUT_SECONDS } from '../config/tasks.ts';
 import { countMetric, countTransition, MetricName, metrics } from '../observability/index.ts';
 import type { ExecutorQueue } from '../ports/executor-queue.ts';
 import type { HeartbeatQueue } from '../ports/heartbeat-queue.ts';
@@ -39,12 +40,6 @@ const metricsObserver: EngineObserver = {
   conflictLost: () => countMetric(MetricName.ConflictsLost),
 };
 
-const required = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`Environment variable ${name} is not set`);
-  return value;
-};
-
 let dynamo: DynamoDBClient | undefined;
 /** The one DynamoDB client of this container (the benchmark instruments it to count what a task costs). */
 export const dynamoClient = (): DynamoDBClient => {
@@ -55,19 +50,19 @@ export const dynamoClient = (): DynamoDBClient => {
 let store: DynamoTaskStore | undefined;
 /** The task store (also the executor's liveness writer). */
 export const taskStore = (): DynamoTaskStore => {
-  store ??= new DynamoTaskStore(dynamoClient(), { tableName: required('TABLE_NAME') });
+  store ??= new DynamoTaskStore(dynamoClient(), { tableName: requireSetting(TABLE_NAME) });
   return store;
 };
 
 /** HEARTBEAT_INTERVAL_SECONDS (30), HEARTBEAT_MISSED_LIMIT (2), HEARTBEAT_MAX_RERUNS (3). */
-export const heartbeatRules = () => heartbeatRulesFrom(process.env);
+export const heartbeatRules = () => heartbeatRulesFrom();
 
 let engine: TaskEngine | undefined;
 export const taskEngine = (): TaskEngine => {
   engine ??= new TaskEngine(taskStore(), {
     observer: metricsObserver,
     leaseSeconds: EXECUTOR_QUEUE.consumerTimeoutSeconds + 60,
-    taskTimeoutSeconds: Number(process.env.TASK_TIMEOUT_SECONDS ?? DEFAULT_TASK_TIMEOUT_SECONDS),
+    taskTimeoutSeconds: readSetting(TASK_TIMEOUT_SECONDS),
   });
   return engine;
 };
@@ -78,7 +73,9 @@ export const sqsClient = (): SQSClient => {
   return sqs;
 };
 
-export const executorQueueUrl = (): string => required(EXECUTOR_QUEUE.urlEnv);
+export const executorQueueUrl = (): string => requireSetting(EXECUTOR_QUEUE_URL);
+
+export const heartbeatQueueUrl = (): string => requireSetting(HEARTBEAT_QUEUE_URL);
 
 let executorQueue: ExecutorQueue | undefined;
 export const executorQueueFromEnv = (): ExecutorQueue => {
@@ -88,13 +85,13 @@ export const executorQueueFromEnv = (): ExecutorQueue => {
 
 let heartbeatQueue: HeartbeatQueue | undefined;
 export const heartbeatQueueFromEnv = (): HeartbeatQueue => {
-  heartbeatQueue ??= new SqsHeartbeatQueue(sqsClient(), required(HEARTBEAT_QUEUE.urlEnv));
+  heartbeatQueue ??= new SqsHeartbeatQueue(sqsClient(), heartbeatQueueUrl());
   return heartbeatQueue;
 };
 
 let publisher: LifecyclePublisher | undefined;
 export const lifecyclePublisher = (): LifecyclePublisher => {
-  publisher ??= new EventBridgeLifecyclePublisher(new EventBridgeClient({}), required('EVENT_BUS_NAME'));
+  publisher ??= new EventBridgeLifecyclePublisher(new EventBridgeClient({}), requireSetting(EVENT_BUS_NAME));
   return publisher;
 };
 
@@ -130,13 +127,10 @@ let service: Promise<TaskService> | undefined;
 export const taskServiceFor = (agent: AgentHandler, runner?: TaskExecutor, remote?: RemoteExecution) =>
   new TaskService(
     taskEngine().with({
-      deadlines: deadlineRulesOf(
-        agent,
-        Number(process.env.TASK_MAX_DEADLINE_SECONDS ?? DEFAULT_MAX_REQUEST_DEADLINE_SECONDS),
-      ),
+      deadlines: deadlineRulesOf(agent, readSetting(TASK_MAX_DEADLINE_SECONDS)),
     }),
     runner,
-    Number(process.env.TASK_TIMEOUT_SECONDS ?? DEFAULT_TASK_TIMEOUT_SECONDS),
+    readSetting(TASK_TIMEOUT_SECONDS),
     pushNotificationsConfigured() ? pushConfigStore() : undefined,
     remote,
   );
@@ -154,7 +148,7 @@ export const taskService = (): Promise<TaskService> => {
  * delegated, which needs the delivery queue (the messages to the peer are deliveries).
  */
 const remoteExecution = (agent: AgentHandler): RemoteExecution | undefined => {
-  const skills = parseRemoteSkills(process.env.SYNAPSE_REMOTE_SKILLS);
+  const skills = parseRemoteSkills(readSetting(SYNAPSE_REMOTE_SKILLS));
   if (Object.keys(skills).length === 0) return undefined;
   if (!pushNotificationsConfigured())
     throw new Error(
@@ -169,6 +163,6 @@ const remoteExecution = (agent: AgentHandler): RemoteExecution | undefined => {
 let pushConfigs: DynamoPushConfigStore | undefined;
 /** Where push-notification configs are kept (beside their tasks, in the task table). */
 export const pushConfigStore = (): DynamoPushConfigStore => {
-  pushConfigs ??= new DynamoPushConfigStore(dynamoClient(), required('TABLE_NAME'));
+  pushConfigs ??= new DynamoPushConfigStore(dynamoClient(), requireSetting(TABLE_NAME));
   return pushConfigs;
 };

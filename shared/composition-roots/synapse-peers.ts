@@ -1,6 +1,7 @@
 /**
  * The Synapse configuration both the endpoint (shared/composition-roots/synapse.ts) and the delivery worker (the
- * callbacks it signs) read, apart so the worker's bundle loads none of the endpoint:
+ * callbacks it signs) read, apart so the worker's bundle loads none of the endpoint
+ * (settings: shared/config/synapse.ts):
  * - SYNAPSE_PEERS (the peers as JSON, shared/protocol/synapse/peers.ts), or on AWS
  *   SYNAPSE_PEERS_SECRET_ARN (the same JSON in a Secrets Manager secret, read again every
  *   PEERS_CACHE_MS so a rotation reaches warm containers);
@@ -8,6 +9,9 @@
  *   `${PUBLIC_URL}/synapse/callback`.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { Env } from '../config/environment.ts';
+import { readSetting } from '../config/settings.ts';
+import { SYNAPSE_AGENT_ID, SYNAPSE_PEERS, SYNAPSE_PEERS_SECRET_ARN } from '../config/synapse.ts';
 import { SYNAPSE_CALLBACK_PATH } from '../contracts/routes.ts';
 import type { SynapseSender } from '../protocol/synapse/envelope.ts';
 import { parsePeers, type SynapsePeers } from '../protocol/synapse/peers.ts';
@@ -30,9 +34,9 @@ let cached: { peers: SynapsePeers; until: number; source: string } | undefined;
 let secrets: SecretsManagerClient | undefined;
 
 /** The configured peers (none when nothing is configured: every signed message is then refused). */
-export const synapsePeers = async (env = process.env): Promise<SynapsePeers> => {
-  const inline = env.SYNAPSE_PEERS;
-  const arn = env.SYNAPSE_PEERS_SECRET_ARN;
+export const synapsePeers = async (env?: Env): Promise<SynapsePeers> => {
+  const inline = readSetting(SYNAPSE_PEERS, env);
+  const arn = readSetting(SYNAPSE_PEERS_SECRET_ARN, env);
   const source = inline !== undefined ? `inline:${inline}` : `secret:${arn ?? ''}`;
   if (cached && cached.source === source && (inline !== undefined || cached.until > Date.now()))
     return cached.peers;
@@ -52,7 +56,7 @@ export const synapsePeers = async (env = process.env): Promise<SynapsePeers> => 
 };
 
 /** This hub as a Synapse agent, at `publicUrl`. */
-export const synapseSelf = (publicUrl: string, env = process.env): SynapseSender => ({
-  agent_id: env.SYNAPSE_AGENT_ID?.trim() || 'synapse-hub',
+export const synapseSelf = (publicUrl: string, env?: Env): SynapseSender => ({
+  agent_id: readSetting(SYNAPSE_AGENT_ID, env),
   endpoint: `${publicUrl.replace(/\/+$/, '')}${SYNAPSE_CALLBACK_PATH}`,
 });

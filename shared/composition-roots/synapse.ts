@@ -1,6 +1,7 @@
 /**
  * Composition root of the Synapse endpoint functions/synapse.ts serves (docs/synapse-protocol.md), its
- * peers and identity from shared/composition-roots/synapse-peers.ts. From the environment:
+ * peers and identity from shared/composition-roots/synapse-peers.ts. From the environment
+ * (shared/config/synapse.ts):
  * - SYNAPSE_PEERS (the peers as JSON, shared/protocol/synapse/peers.ts), or on AWS
  *   SYNAPSE_PEERS_SECRET_ARN (the same JSON in a Secrets Manager secret, read again every
  *   PEERS_CACHE_MS so a rotation reaches warm containers);
@@ -18,6 +19,9 @@ import { SynapseEndpoint } from '../app/synapse/inbound.ts';
 import { SynapseRequester } from '../app/synapse/requester.ts';
 import { SynapseTasksApi } from '../app/synapse/tasks-api.ts';
 import type { TaskService } from '../app/tasks/task-service.ts';
+import { TABLE_NAME } from '../config/deployment.ts';
+import { readSetting, requireSetting } from '../config/settings.ts';
+import { SYNAPSE_SIGNATURE_WINDOW_SECONDS } from '../config/synapse.ts';
 import { dynamoClient, pushConfigStore, taskEngine, taskServiceFor, taskStore } from './core.ts';
 import { synapsePeers, synapseSelf } from './synapse-peers.ts';
 
@@ -34,16 +38,15 @@ const synapseTaskService = (): Promise<TaskService> => {
 
 export const synapseEndpoint = async (event: APIGatewayProxyEvent): Promise<SynapseEndpoint> => {
   const [tasks, agent, peers] = await Promise.all([synapseTaskService(), loadAgent(), synapsePeers()]);
-  const window = process.env.SYNAPSE_SIGNATURE_WINDOW_SECONDS;
   return new SynapseEndpoint(tasks, {
     agent: agent.describe(),
     peers,
-    seen: new DynamoSeenSignatures(dynamoClient(), requiredTable()),
+    seen: new DynamoSeenSignatures(dynamoClient(), requireSetting(TABLE_NAME)),
     self: synapseSelf(publicUrlOf(event)),
     urls: urlGuardFromEnv(),
     callbacksEnabled: pushNotificationsConfigured(),
     requester: synapseRequester(),
-    ...(window ? { windowSeconds: Number(window) } : {}),
+    windowSeconds: readSetting(SYNAPSE_SIGNATURE_WINDOW_SECONDS),
   });
 };
 
@@ -54,9 +57,3 @@ export const synapseRequester = (): SynapseRequester =>
 /** The requester's HTTP API under /synapse/tasks. */
 export const synapseTasksApi = async (): Promise<SynapseTasksApi> =>
   new SynapseTasksApi(await synapseTaskService(), synapseRequester());
-
-const requiredTable = (): string => {
-  const name = process.env.TABLE_NAME;
-  if (!name) throw new Error('Environment variable TABLE_NAME is not set');
-  return name;
-};

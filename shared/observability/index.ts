@@ -24,7 +24,16 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj, type MiddyfiedHandler } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { DEFAULT_SERVICE_NAME, METRICS_NAMESPACE, MetricDimension, MetricName } from './names.ts';
+import { type Env, setEnvironment, withEnvironment } from '../config/environment.ts';
+import {
+  AWS_LAMBDA_FUNCTION_NAME,
+  POWERTOOLS_DEV,
+  POWERTOOLS_METRICS_DISABLED,
+  POWERTOOLS_METRICS_NAMESPACE,
+  POWERTOOLS_SERVICE_NAME,
+} from '../config/observability.ts';
+import { readSetting } from '../config/settings.ts';
+import { MetricDimension, MetricName } from './names.ts';
 import { redactSecrets } from './redact.ts';
 
 export { METRICS_NAMESPACE, MetricName } from './names.ts';
@@ -45,18 +54,14 @@ export interface ObservabilityOptions {
   logLevel?: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'CRITICAL' | 'SILENT';
 }
 
-const TRUE_VALUES = new Set(['1', 'true', 'yes', 'on', 'y']);
-const envFlag = (value: string | undefined): boolean | undefined =>
-  value === undefined || value.trim() === '' ? undefined : TRUE_VALUES.has(value.trim().toLowerCase());
-
 /** True inside a Lambda execution environment. */
-export const isLambdaRuntime = (env: NodeJS.ProcessEnv = process.env): boolean =>
-  Boolean(env.AWS_LAMBDA_FUNCTION_NAME);
+export const isLambdaRuntime = (env?: Env): boolean =>
+  readSetting(AWS_LAMBDA_FUNCTION_NAME, env) !== undefined;
 
-const defaultMetricsEnabled = (env: NodeJS.ProcessEnv): boolean => {
-  const disabled = envFlag(env.POWERTOOLS_METRICS_DISABLED);
+const defaultMetricsEnabled = (): boolean => {
+  const disabled = readSetting(POWERTOOLS_METRICS_DISABLED);
   if (disabled !== undefined) return !disabled;
-  return isLambdaRuntime(env) && !envFlag(env.POWERTOOLS_DEV);
+  return isLambdaRuntime() && !readSetting(POWERTOOLS_DEV);
 };
 
 /**
@@ -65,15 +70,7 @@ const defaultMetricsEnabled = (env: NodeJS.ProcessEnv): boolean => {
  * decision is applied through the variable for the (synchronous) duration of
  * those constructions only; the process environment is left as it was.
  */
-const setMetricsEnv = (enabled: boolean): (() => void) => {
-  const key = 'POWERTOOLS_METRICS_DISABLED';
-  const saved = process.env[key];
-  process.env[key] = enabled ? 'false' : 'true';
-  return () => {
-    if (saved === undefined) delete process.env[key];
-    else process.env[key] = saved;
-  };
-};
+const metricsEnv = (enabled: boolean) => ({ [POWERTOOLS_METRICS_DISABLED.name]: enabled ? 'false' : 'true' });
 
 type MetricsOptions = NonNullable<ConstructorParameters<typeof Metrics>[0]>;
 
@@ -82,7 +79,7 @@ export class SynapseMetrics extends Metrics {
   readonly enabled: boolean;
 
   constructor(options: MetricsOptions, enabled: boolean) {
-    const restore = setMetricsEnv(enabled);
+    const restore = setEnvironment(metricsEnv(enabled));
     try {
       super(options);
     } finally {
@@ -92,19 +89,13 @@ export class SynapseMetrics extends Metrics {
   }
 
   override singleMetric(): Metrics {
-    const restore = setMetricsEnv(this.enabled);
-    try {
-      return super.singleMetric();
-    } finally {
-      restore();
-    }
+    return withEnvironment(metricsEnv(this.enabled), () => super.singleMetric());
   }
 }
 
 /** Creates a logger and metrics; the module-level ones below serve the functions. */
 export const createObservability = (options: ObservabilityOptions = {}): Observability => {
-  const env = process.env;
-  const serviceName = options.serviceName ?? env.POWERTOOLS_SERVICE_NAME ?? DEFAULT_SERVICE_NAME;
+  const serviceName = options.serviceName ?? readSetting(POWERTOOLS_SERVICE_NAME);
   const logger = new Logger({
     serviceName,
     // credentials and signatures never reach a log line, whatever is logged (redact.ts)
@@ -122,10 +113,10 @@ export const createObservability = (options: ObservabilityOptions = {}): Observa
       text(a).startsWith('No application metrics to publish') ? logger.debug(text(a)) : logger.warn(text(a)),
     error: (...a: unknown[]) => logger.error(text(a)),
   };
-  const metricsEnabled = options.metricsEnabled ?? defaultMetricsEnabled(env);
+  const metricsEnabled = options.metricsEnabled ?? defaultMetricsEnabled();
   const metrics = new SynapseMetrics(
     {
-      namespace: options.namespace ?? env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE,
+      namespace: options.namespace ?? readSetting(POWERTOOLS_METRICS_NAMESPACE),
       serviceName,
       logger: metricsLog,
     },

@@ -25,7 +25,7 @@ import { type HubHandlers, type LocalHub, startLocalHub } from '../../local/hub.
 import { createLambdaContext } from '../../local/lambda-context.ts';
 import { DynamoUsage, type UsageTotals } from '../../shared/adapters/dynamodb/usage.ts';
 import { HEARTBEAT_QUEUE } from '../../shared/adapters/sqs/queues.ts';
-import { heartbeatRulesFrom } from '../../shared/app/heartbeat/heartbeat.ts';
+import { heartbeatRulesFrom } from '../../shared/config/heartbeat.ts';
 import { silenceLimitMs } from '../../shared/domain/heartbeat.ts';
 import { PRICES } from './prices.ts';
 

@@ -27,19 +27,12 @@ export interface StreamedResult {
   body: string | Readable;
 }
 
-/** A positive number from the environment, or undefined. */
-export const positiveEnv = (value: string | undefined): number | undefined => {
-  const n = Number(value);
-  return Number.isFinite(n) && n > 0 ? n : undefined;
-};
-
 /**
  * How long a stream may stay open: until STREAMING.closeMarginMs before the function's time is up, or
- * STREAM_BUDGET_MS if that is sooner.
+ * `configured` (STREAM_BUDGET_MS) if that is sooner.
  */
-export const streamBudgetMs = (context: Context): number => {
+export const streamBudgetMs = (context: Context, configured: number | undefined): number => {
   const remaining = context.getRemainingTimeInMillis() - STREAMING.closeMarginMs;
-  const configured = positiveEnv(process.env.STREAM_BUDGET_MS);
   return Math.max(0, configured !== undefined ? Math.min(configured, remaining) : remaining);
 };
 

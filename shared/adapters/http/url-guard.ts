@@ -11,6 +11,8 @@
  * only on the library's range names.
  */
 import ipaddr from 'ipaddr.js';
+import { PUSH_URL_ALLOW_HTTP, PUSH_URL_ALLOWLIST } from '../../config/push.ts';
+import { type Env, readSetting } from '../../config/settings.ts';
 import type { PushUrlGuard, UrlVerdict } from '../../ports/push-url-guard.ts';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
@@ -378,8 +380,8 @@ const nameProblem = (name: string): string | undefined => {
 };
 
 /** The guard as configured by the environment: PUSH_URL_ALLOWLIST, PUSH_URL_ALLOW_HTTP=true. */
-export const urlGuardFromEnv = (env: Readonly<Record<string, string | undefined>> = process.env): UrlGuard =>
+export const urlGuardFromEnv = (env?: Env): UrlGuard =>
   new UrlGuard({
-    allowlist: parseAllowlist(env.PUSH_URL_ALLOWLIST),
-    allowHttp: env.PUSH_URL_ALLOW_HTTP === 'true',
+    allowlist: parseAllowlist(readSetting(PUSH_URL_ALLOWLIST, env)),
+    allowHttp: readSetting(PUSH_URL_ALLOW_HTTP, env),
   });

@@ -12,6 +12,9 @@
  * the same process with other keys gets a new one).
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { PUBLIC_URL } from '../../config/deployment.ts';
+import { PUSH_SIGNING_KEYS, PUSH_SIGNING_SECRET_ARN } from '../../config/push.ts';
+import { type Env, readSetting } from '../../config/settings.ts';
 import { logger } from '../../observability/index.ts';
 import type { PushSigner } from '../../ports/push-signer.ts';
 import type { SigningKeys } from '../../ports/signing-keys.ts';
@@ -35,8 +38,6 @@ export { localKeySet, staticKeys } from './local.ts';
 export { rotateSigningKeys } from './rotation.ts';
 export { SecretsManagerKeys, SecretsManagerVersions } from './secrets-manager.ts';
 
-type Env = Record<string, string | undefined>;
-
 let client: SecretsManagerClient | undefined;
 const secretsManager = (): SecretsManagerClient => {
   client ??= new SecretsManagerClient({});
@@ -46,9 +47,9 @@ const secretsManager = (): SecretsManagerClient => {
 const sources = new Map<string, SigningKeys>();
 
 /** The key source the environment names (memoized per configuration). */
-export const signingKeysFromEnv = (env: Env = process.env): SigningKeys => {
-  const inline = env[SIGNING_KEYS_ENV]?.trim();
-  const secret = env[SIGNING_SECRET_ENV]?.trim();
+export const signingKeysFromEnv = (env?: Env): SigningKeys => {
+  const inline = readSetting(PUSH_SIGNING_KEYS, env);
+  const secret = readSetting(PUSH_SIGNING_SECRET_ARN, env);
   const id = inline ? `inline:${inline}` : secret ? `secret:${secret}` : undefined;
   if (!id) {
     throw new Error(`push signing is not configured: set ${SIGNING_KEYS_ENV} or ${SIGNING_SECRET_ENV}`);
@@ -76,10 +77,10 @@ export const signingKeysFromEnv = (env: Env = process.env): SigningKeys => {
 const signers = new Map<string, PushSigner>();
 
 /** The hub's push signer, as configured by the environment (see the module comment). */
-export const signerFromEnv = (env: Env = process.env): PushSigner => {
+export const signerFromEnv = (env?: Env): PushSigner => {
   const keys = signingKeysFromEnv(env);
-  const issuer = env.PUBLIC_URL?.trim() || undefined;
-  const id = `${env[SIGNING_KEYS_ENV]?.trim() ?? ''}\n${env[SIGNING_SECRET_ENV]?.trim() ?? ''}\n${issuer ?? ''}`;
+  const issuer = readSetting(PUBLIC_URL, env);
+  const id = `${readSetting(PUSH_SIGNING_KEYS, env) ?? ''}\n${readSetting(PUSH_SIGNING_SECRET_ARN, env) ?? ''}\n${issuer ?? ''}`;
   let signer = signers.get(id);
   if (!signer) {
     signer = new JosePushSigner({ keys, ...(issuer ? { issuer } : {}) });

@@ -8,10 +8,12 @@
  * CDK stack): a request without authorizer context is the anonymous owner of DEFAULT_TENANT.
  */
 
+import { AUTH_MODE, DEFAULT_TENANT } from '../../config/auth.ts';
+import { type Env, readSetting } from '../../config/settings.ts';
 import { AuthError } from '../../domain/errors.ts';
 import { type AuthScheme, type Principal, RIGHTS, rightsOf } from '../../domain/principal.ts';
 
-export const AUTH_MODE_ENV = 'AUTH_MODE';
+export { AUTH_MODE_ENV } from '../../config/auth.ts';
 
 /** The string map an authorizer answers with (API Gateway passes only strings, numbers and booleans). */
 export interface AuthorizerContext {
@@ -32,11 +34,11 @@ export const contextOfPrincipal = (p: Principal): AuthorizerContext => ({
   ...(p.expiresAt !== undefined ? { expiresAt: p.expiresAt } : {}),
 });
 
-export const devMode = (env: NodeJS.ProcessEnv = process.env): boolean => env[AUTH_MODE_ENV] === 'none';
+export const devMode = (env?: Env): boolean => readSetting(AUTH_MODE, env) === 'none';
 
 /** The dev-mode principal: every right in DEFAULT_TENANT (`default`). */
-export const devPrincipal = (env: NodeJS.ProcessEnv = process.env): Principal => ({
-  tenant: env.DEFAULT_TENANT ?? 'default',
+export const devPrincipal = (env?: Env): Principal => ({
+  tenant: readSetting(DEFAULT_TENANT, env),
   owner: 'anonymous',
   rights: RIGHTS,
   scheme: 'dev',

@@ -1,4 +1,6 @@
 /** Small helpers for API Gateway proxy events. */
+import { PUBLIC_URL } from '../../config/deployment.ts';
+import { readSetting } from '../../config/settings.ts';
 
 type Headers = Record<string, string | undefined> | null | undefined;
 
@@ -13,7 +15,7 @@ export const publicUrlOf = (event: {
   headers: Headers;
   requestContext?: { stage?: string; domainName?: string };
 }): string => {
-  const configured = process.env.PUBLIC_URL;
+  const configured = readSetting(PUBLIC_URL);
   if (configured) return configured.replace(/\/+$/, '');
   const headers = lowerCaseHeaders(event.headers);
   const host = event.requestContext?.domainName ?? headers.host ?? 'localhost';

@@ -5,6 +5,9 @@
  * extended one (GetExtendedAgentCard) are both built here.
  */
 import type { AgentDescription } from '../../agent/api.ts';
+import { AUTH_JWT_DISCOVERY_URL, AUTH_JWT_ISSUER, AUTH_MODE } from '../../config/auth.ts';
+import { DELIVERY_QUEUE_URL } from '../../config/deployment.ts';
+import { type Env, readSetting } from '../../config/settings.ts';
 import { JSONRPC_PATH, REST_PATH } from '../../contracts/routes.ts';
 import { type AgentCard, buildAgentCard, type CardSecurity } from '../../protocol/a2a/agent-card.ts';
 import type { A2AVersion } from '../../protocol/a2a/codec.ts';
@@ -17,8 +20,8 @@ export const HUB_CAPABILITIES = { streaming: true } as const;
 export const DELIVERY_QUEUE_URL_ENV = 'DELIVERY_QUEUE_URL';
 
 /** Whether this deployment delivers push notifications (its functions know the delivery queue). */
-export const pushNotificationsConfigured = (env: NodeJS.ProcessEnv = process.env): boolean =>
-  Boolean(env[DELIVERY_QUEUE_URL_ENV]);
+export const pushNotificationsConfigured = (env?: Env): boolean =>
+  readSetting(DELIVERY_QUEUE_URL, env) !== undefined;
 
 /**
  * The schemes this deployment accepts (docs/security.md): API keys as bearer tokens always, and the
@@ -26,9 +29,9 @@ export const pushNotificationsConfigured = (env: NodeJS.ProcessEnv = process.env
  * AUTH_JWT_DISCOVERY_URL, default `<issuer>/.well-known/openid-configuration`). Either one is enough.
  * None in dev mode (AUTH_MODE=none), which authenticates nobody.
  */
-export const hubSecurity = (env: NodeJS.ProcessEnv = process.env): CardSecurity | undefined => {
-  if (env.AUTH_MODE === 'none') return undefined;
-  const issuer = env.AUTH_JWT_ISSUER;
+export const hubSecurity = (env?: Env): CardSecurity | undefined => {
+  if (readSetting(AUTH_MODE, env) === 'none') return undefined;
+  const issuer = readSetting(AUTH_JWT_ISSUER, env);
   return {
     schemes: {
       ...(issuer
@@ -36,7 +39,7 @@ export const hubSecurity = (env: NodeJS.ProcessEnv = process.env): CardSecurity 
             oidc: {
               kind: 'openIdConnect' as const,
               openIdConnectUrl:
-                env.AUTH_JWT_DISCOVERY_URL ??
+                readSetting(AUTH_JWT_DISCOVERY_URL, env) ??
                 `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`,
               description: `A JWT of ${issuer} as a bearer token (Authorization: Bearer <token>)`,
             },

@@ -15,7 +15,6 @@
 
 import { ConflictError, InvalidTransitionError } from '../../domain/errors.ts';
 import {
-  DEFAULT_HEARTBEAT_RULES,
   type HeartbeatRules,
   type HeartbeatVerdict,
   judgeHeartbeat,
@@ -27,39 +26,6 @@ import { type Clock, systemClock } from '../../ports/clock.ts';
 import type { HeartbeatQueue, HeartbeatWatch } from '../../ports/heartbeat-queue.ts';
 import type { TaskRecord, TaskRef } from '../../ports/task-store.ts';
 import type { TaskEngine } from '../tasks/task-engine.ts';
-
-const positiveInteger = (value: string | undefined, name: string, fallback: number): number => {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || (n === 0 && name !== 'HEARTBEAT_MAX_RERUNS'))
-    throw new Error(`${name} must be a positive integer (got "${value}")`);
-  return n;
-};
-
-/** The rules from the environment: HEARTBEAT_INTERVAL_SECONDS, HEARTBEAT_MISSED_LIMIT, HEARTBEAT_MAX_RERUNS. */
-export const heartbeatRulesFrom = (env: Record<string, string | undefined>): HeartbeatRules => {
-  const rules = {
-    intervalSeconds: positiveInteger(
-      env.HEARTBEAT_INTERVAL_SECONDS,
-      'HEARTBEAT_INTERVAL_SECONDS',
-      DEFAULT_HEARTBEAT_RULES.intervalSeconds,
-    ),
-    missedLimit: positiveInteger(
-      env.HEARTBEAT_MISSED_LIMIT,
-      'HEARTBEAT_MISSED_LIMIT',
-      DEFAULT_HEARTBEAT_RULES.missedLimit,
-    ),
-    maxReruns: positiveInteger(
-      env.HEARTBEAT_MAX_RERUNS,
-      'HEARTBEAT_MAX_RERUNS',
-      DEFAULT_HEARTBEAT_RULES.maxReruns,
-    ),
-  };
-  // SQS delays stop at 900 s: a watch must be able to come back before the run is due to be lost
-  if (rules.intervalSeconds * rules.missedLimit > 900)
-    throw new Error('HEARTBEAT_INTERVAL_SECONDS x HEARTBEAT_MISSED_LIMIT must be at most 900 s');
-  return rules;
-};
 
 const lastEventAt = (record: TaskRecord): string | undefined => record.recent.at(-1)?.at;
 

@@ -5,12 +5,13 @@
  * a request that activates it (A2A-Extensions) sees `generation` on its tasks.
  */
 import type { AgentExtension } from '../../agent/api.ts';
+import { A2A_GENERATIONS } from '../../config/generations.ts';
+import { type Env, readSetting } from '../../config/settings.ts';
 
 /** The one setting (docs/development.md): `on` (or `true`, `1`) turns generations on; anything else, off. */
-export const GENERATIONS_ENV = 'A2A_GENERATIONS';
+export { GENERATIONS_ENV } from '../../config/generations.ts';
 
-export const generationsEnabled = (env: NodeJS.ProcessEnv = process.env): boolean =>
-  ['on', 'true', '1'].includes((env[GENERATIONS_ENV] ?? '').trim().toLowerCase());
+export const generationsEnabled = (env?: Env): boolean => readSetting(A2A_GENERATIONS, env);
 
 /** Where the card says generations are served (the PR names no URI; this one is the hub's choice). */
 export const GENERATIONS_EXTENSION_URI = 'https://a2a-protocol.org/extensions/task-generation/v1';

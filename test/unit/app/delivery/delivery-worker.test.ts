@@ -5,12 +5,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sqsDelayOf } from '../../../../shared/adapters/sqs/delivery-queue.ts';
-import {
-  DEFAULT_SYNAPSE_MAX_RETRIES,
-  deliveryPolicyFrom,
-  synapseMaxRetriesFrom,
-} from '../../../../shared/app/delivery/delivery-worker.ts';
+import { DEFAULT_SYNAPSE_MAX_RETRIES } from '../../../../shared/app/delivery/delivery-worker.ts';
 import { relayChanges } from '../../../../shared/app/delivery/relay.ts';
+import { deliveryPolicyFrom, synapseMaxRetriesFrom } from '../../../../shared/config/delivery.ts';
 import {
   DEFAULT_DELIVERY_POLICY,
   type DeliveryPolicy,

@@ -5,12 +5,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { relayChanges } from '../../../../shared/app/delivery/relay.ts';
-import { heartbeatRulesFrom, watchDelaySeconds } from '../../../../shared/app/heartbeat/heartbeat.ts';
+import { watchDelaySeconds } from '../../../../shared/app/heartbeat/heartbeat.ts';
 import {
   DEFAULT_MAX_REQUEST_DEADLINE_SECONDS,
   deadlineRulesOf,
   deadlineSecondsFor,
 } from '../../../../shared/app/tasks/deadlines.ts';
+import { heartbeatRulesFrom } from '../../../../shared/config/heartbeat.ts';
 import { ValidationError } from '../../../../shared/domain/errors.ts';
 import {
   DEFAULT_HEARTBEAT_RULES,

@@ -1,0 +1,40 @@
+/**
+ * Synapse P2P (docs/synapse-protocol.md): the peers and this hub's identity, and how fresh a signature
+ * must be. Which skills go to peers: ./tasks.ts.
+ */
+import { DEFAULT_SIGNATURE_WINDOW_SECONDS } from '../protocol/synapse/signing.ts';
+import { type Setting, text, wholeNumber } from './settings.ts';
+
+export const SYNAPSE_PEERS = {
+  name: 'SYNAPSE_PEERS',
+  doc: 'The peers and their keys, as JSON; set (even empty), it wins over SYNAPSE_PEERS_SECRET_ARN.',
+  format: () => text('a JSON list of peers (checked when first used: shared/protocol/synapse/peers.ts)'),
+  secret: true,
+  keepBlank: true,
+  defaultText: 'unset: no peers (every signed message is refused)',
+  readBy: ['deliver', 'synapse'],
+} satisfies Setting<string>;
+
+export const SYNAPSE_PEERS_SECRET_ARN = {
+  name: 'SYNAPSE_PEERS_SECRET_ARN',
+  doc: 'The Secrets Manager secret holding the same JSON, read again every 5 minutes.',
+  format: () => text('a secret ARN or name'),
+  defaultText: 'unset',
+  readBy: ['deliver', 'synapse'],
+} satisfies Setting<string>;
+
+export const SYNAPSE_AGENT_ID = {
+  name: 'SYNAPSE_AGENT_ID',
+  doc: "This hub's agent id as a Synapse sender (its endpoint: PUBLIC_URL's `/synapse/callback`).",
+  format: () => text('an agent id'),
+  default: 'synapse-hub',
+  readBy: ['deliver', 'synapse'],
+} satisfies Setting<string>;
+
+export const SYNAPSE_SIGNATURE_WINDOW_SECONDS = {
+  name: 'SYNAPSE_SIGNATURE_WINDOW_SECONDS',
+  doc: "How far a signed message's timestamp may be from now.",
+  format: () => wholeNumber(1, undefined, 'seconds'),
+  default: DEFAULT_SIGNATURE_WINDOW_SECONDS,
+  readBy: ['synapse'],
+} satisfies Setting<number>;
