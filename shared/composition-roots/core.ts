@@ -122,7 +122,7 @@ export const heartbeatWatcher = (): Promise<HeartbeatWatcher> => {
 let service: Promise<TaskService> | undefined;
 /**
  * A task service for `agent`: new tasks get the deadlines the request, the agent and its skills ask for
- * (app/deadlines.ts), push configs where deliveries are configured; `runner` runs blocking sends inline.
+ * (app/tasks/deadlines.ts), push configs where deliveries are configured; `runner` runs blocking sends inline.
  */
 export const taskServiceFor = (agent: AgentHandler, runner?: TaskExecutor, remote?: RemoteExecution) =>
   new TaskService(

@@ -41,10 +41,6 @@ export const deliveryMetrics: DeliveryObserver = {
   },
 };
 
-/** The delivery log of the table (what the worker records; `list` reads a task's). */
-export const deliveryLogFromEnv = (): DynamoDeliveryLog =>
-  new DynamoDeliveryLog(dynamoClient(), requireSetting(TABLE_NAME));
-
 /** The worker's own settings besides its policy and the heartbeat rules: a new value builds a new worker. */
 const workerSettings = section({
   tableName: TABLE_NAME,

@@ -2,8 +2,9 @@
  * Synapse P2P (docs/synapse-protocol.md): the peers and this hub's identity, and how fresh a signature
  * must be. Which skills go to peers: ./tasks.ts.
  */
+import { parsePeers, type SynapsePeers } from '../protocol/synapse/peers.ts';
 import { DEFAULT_SIGNATURE_WINDOW_SECONDS } from '../protocol/synapse/signing.ts';
-import { type Setting, text, wholeNumber } from './settings.ts';
+import { type Env, readSetting, type Setting, text, wholeNumber } from './settings.ts';
 
 export const SYNAPSE_PEERS = {
   name: 'SYNAPSE_PEERS',
@@ -38,3 +39,7 @@ export const SYNAPSE_SIGNATURE_WINDOW_SECONDS = {
   default: DEFAULT_SIGNATURE_WINDOW_SECONDS,
   readBy: ['synapse'],
 } satisfies Setting<number>;
+
+/** The peers of `env.SYNAPSE_PEERS` (none when it is unset). */
+export const peersFromEnv = (env?: Env): SynapsePeers =>
+  parsePeers(readSetting(SYNAPSE_PEERS, env) || '[]', SYNAPSE_PEERS.name);

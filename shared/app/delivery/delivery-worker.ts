@@ -41,9 +41,6 @@ import { pushRequestOf } from './push-body.ts';
 import { callbackRequestOf, DEFAULT_SYNAPSE_MAX_RETRIES, type SynapseSigning } from './synapse-callback.ts';
 import { ORDER_WAIT_SECONDS, orderWaitFor } from './synapse-order.ts';
 
-export { DeliveryHeader } from './push-body.ts';
-export { DEFAULT_SYNAPSE_MAX_RETRIES } from './synapse-callback.ts';
-
 /** Told of every attempt recorded with an outcome (metrics). */
 export interface DeliveryObserver {
   recorded(attempt: DeliveryAttempt): void;
@@ -65,8 +62,9 @@ export interface DeliveryWorkerOptions {
   newClaim?: () => string;
   observer?: DeliveryObserver;
   /**
-   * Retries of a message to a Synapse peer after its first attempt (SYNAPSE_MAX_RETRIES, the seed's
-   * MaxRetries: 5), with the policy's delays; then the dead-letter queue.
+   * Retries of a message to a Synapse peer after its first attempt (SYNAPSE_MAX_RETRIES, the Synapse
+   * protocol's MaxRetries: 5, docs/synapse-protocol.md#callbacks), with the policy's delays; then the
+   * dead-letter queue.
    */
   synapseMaxRetries?: number;
   /** How often a Synapse requester gets a p2p:heartbeat while its task runs (HEARTBEAT_INTERVAL_SECONDS, 30). */
@@ -139,7 +137,7 @@ export class DeliveryWorker {
     this.heartbeatSeconds = options.heartbeatSeconds ?? DEFAULT_HEARTBEAT_RULES.intervalSeconds;
   }
 
-  /** A Synapse peer's messages are tried its protocol's way (the seed's MaxRetries); webhooks, the policy's. */
+  /** A Synapse peer's messages are tried its protocol's way (its MaxRetries); webhooks, the policy's. */
   private policyOf(message: DeliveryMessage): DeliveryPolicy {
     return message.configId === SYNAPSE_CALLBACK_CONFIG_ID ? this.synapsePolicy : this.policy;
   }

@@ -14,7 +14,7 @@ import { signForPeer } from '../../protocol/synapse/signing.ts';
 import { callbackMessageId, callbackOf, requesterMessageOf } from '../synapse/callbacks.ts';
 import { attemptHeaders } from './push-body.ts';
 
-/** The seed's MaxRetries: a message to a Synapse peer is tried once and retried this many times. */
+/** The Synapse protocol's MaxRetries (docs/synapse-protocol.md#callbacks): a message to a Synapse peer is tried once and retried this many times. */
 export const DEFAULT_SYNAPSE_MAX_RETRIES = 5;
 
 /** Where Synapse messages are signed: the peers' keys and this hub as the sender. */

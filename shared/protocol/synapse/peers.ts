@@ -16,8 +16,6 @@
  * This is configuration, not wire format: camelCase like the rest of the hub's configuration.
  * Errors name the place (`SYNAPSE_PEERS[1].keys[0].secret`), never a value.
  */
-import { type Env, readSetting } from '../../config/settings.ts';
-import { SYNAPSE_PEERS } from '../../config/synapse.ts';
 import * as z from '../../validation/zod.ts';
 import { violationsOf } from './issues.ts';
 import { endpointSchema, idSchema } from './scalars.ts';
@@ -150,10 +148,6 @@ export function parsePeers(config: unknown, source = 'SYNAPSE_PEERS'): SynapsePe
   const byId = new Map(peers.map((p) => [p.peerId, p]));
   return { peers, peer: (peerId) => byId.get(peerId) };
 }
-
-/** The peers of `env.SYNAPSE_PEERS` (none when it is unset). */
-export const peersFromEnv = (env?: Env): SynapsePeers =>
-  parsePeers(readSetting(SYNAPSE_PEERS, env) || '[]', SYNAPSE_PEERS.name);
 
 /** The key this hub signs its messages to `peer` with: the first one (none for a keyless unsigned peer). */
 export const signingKeyOf = (peer: SynapsePeer): PeerKey | undefined => peer.keys[0];

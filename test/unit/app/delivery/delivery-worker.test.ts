@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sqsDelayOf } from '../../../../shared/adapters/sqs/delivery-queue.ts';
-import { DEFAULT_SYNAPSE_MAX_RETRIES } from '../../../../shared/app/delivery/delivery-worker.ts';
 import { relayChanges } from '../../../../shared/app/delivery/relay.ts';
+import { DEFAULT_SYNAPSE_MAX_RETRIES } from '../../../../shared/app/delivery/synapse-callback.ts';
 import { deliveryPolicyFrom, synapseMaxRetriesFrom } from '../../../../shared/config/delivery.ts';
 import {
   DEFAULT_DELIVERY_POLICY,
@@ -181,7 +181,7 @@ describe('the relay enqueues deliveries', () => {
 });
 
 describe('a Synapse peer’s retries', () => {
-  it('are the seed’s MaxRetries, 5 after the first attempt, unless SYNAPSE_MAX_RETRIES says otherwise', () => {
+  it('are the Synapse protocol’s MaxRetries, 5 after the first attempt, unless SYNAPSE_MAX_RETRIES says otherwise', () => {
     assert.equal(DEFAULT_SYNAPSE_MAX_RETRIES, 5);
     assert.equal(synapseMaxRetriesFrom({}), 5);
     assert.equal(synapseMaxRetriesFrom({ SYNAPSE_MAX_RETRIES: '2' }), 2);

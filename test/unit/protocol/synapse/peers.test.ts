@@ -2,12 +2,13 @@
  * The peer configuration (SYNAPSE_PEERS): what parses, what is refused and where, and that no
  * refusal ever quotes a secret.
  */
+
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { peersFromEnv } from '../../../../shared/config/synapse.ts';
 import {
   InvalidPeerConfigError,
   parsePeers,
-  peersFromEnv,
   signingKeyOf,
 } from '../../../../shared/protocol/synapse/index.ts';
 
