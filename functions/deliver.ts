@@ -9,7 +9,7 @@
  */
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { eachRecord, receiveCount } from '../shared/adapters/aws/sqs-batch.ts';
+import { eachRecord, receiveCount } from '../shared/adapters/lambda/sqs-batch.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
 import type { DeliveryWorker } from '../shared/app/delivery/delivery-worker.ts';
 import { sqsClient } from '../shared/composition-roots/core.ts';

@@ -6,7 +6,7 @@
  * partial batch failures and come back after a backoff.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { eachRecord, receiveCount } from '../shared/adapters/aws/sqs-batch.ts';
+import { eachRecord, receiveCount } from '../shared/adapters/lambda/sqs-batch.ts';
 import { EXECUTOR_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
 import { MAX_DELAY_SECONDS } from '../shared/app/delivery/relay.ts';

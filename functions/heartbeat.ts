@@ -7,7 +7,7 @@
  * partial batch failures and come back after a backoff.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { eachRecord, receiveCount } from '../shared/adapters/aws/sqs-batch.ts';
+import { eachRecord, receiveCount } from '../shared/adapters/lambda/sqs-batch.ts';
 import { HEARTBEAT_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
 import { heartbeatQueueUrl, heartbeatWatcher, sqsClient } from '../shared/composition-roots/core.ts';

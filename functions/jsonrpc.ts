@@ -9,7 +9,7 @@
  * its hand-back time at most) when its client disconnects.
  */
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { type StreamedResult, streamedResult } from '../shared/adapters/aws/streamed-response.ts';
+import { type StreamedResult, streamedResult } from '../shared/adapters/lambda/streamed-response.ts';
 import { JsonRpcBinding } from '../shared/app/a2a/jsonrpc.ts';
 import { a2aHandler, a2aRequestOf, logA2ARequest } from '../shared/composition-roots/a2a.ts';
 import { withObservability } from '../shared/observability/index.ts';

@@ -8,7 +8,7 @@
  * is a short body through the same stream.
  */
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { type StreamedResult, streamedResult } from '../shared/adapters/aws/streamed-response.ts';
+import { type StreamedResult, streamedResult } from '../shared/adapters/lambda/streamed-response.ts';
 import { RestBinding } from '../shared/app/a2a/rest.ts';
 import { a2aHandler, a2aRequestOf, logA2ARequest } from '../shared/composition-roots/a2a.ts';
 import { REST_PATH } from '../shared/contracts/routes.ts';

@@ -6,10 +6,10 @@
  */
 
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { streamBudgetMs } from '../adapters/aws/streamed-response.ts';
 import { urlGuardFromEnv } from '../adapters/http/url-guard.ts';
 import { principalOf } from '../adapters/lambda/auth-context.ts';
 import { lowerCaseHeaders, publicUrlOf } from '../adapters/lambda/http.ts';
+import { streamBudgetMs } from '../adapters/lambda/streamed-response.ts';
 import { loadAgent } from '../agent/load.ts';
 import { pushNotificationsConfigured } from '../app/a2a/card.ts';
 import { A2AHandler } from '../app/a2a/handler.ts';
