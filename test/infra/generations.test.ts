@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GENERATIONS_ENV, generationsEnabled } from '../../shared/protocol/a2a/generations.ts';
+import { GENERATIONS_ENV } from '../../shared/config/generations.ts';
+import { generationsEnabled } from '../../shared/protocol/a2a/generations.ts';
 import { functionIds, resourcesOf, synthHub } from './support.ts';
 
 const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };

@@ -13,8 +13,6 @@ import { type Env, readSetting } from '../../config/settings.ts';
 import { AuthError } from '../../domain/errors.ts';
 import { type AuthScheme, type Principal, RIGHTS, rightsOf } from '../../domain/principal.ts';
 
-export { AUTH_MODE_ENV } from '../../config/auth.ts';
-
 /** The string map an authorizer answers with (API Gateway passes only strings, numbers and booleans). */
 export interface AuthorizerContext {
   tenant: string;

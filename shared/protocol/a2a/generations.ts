@@ -9,7 +9,6 @@ import { A2A_GENERATIONS } from '../../config/generations.ts';
 import { type Env, readSetting } from '../../config/settings.ts';
 
 /** The one setting (docs/development.md): `on` (or `true`, `1`) turns generations on; anything else, off. */
-export { GENERATIONS_ENV } from '../../config/generations.ts';
 
 export const generationsEnabled = (env?: Env): boolean => readSetting(A2A_GENERATIONS, env);
 

@@ -18,14 +18,11 @@ import {
 } from 'jose';
 import { type LocalIssuer, startLocalIssuer } from '../../../../local/oidc-issuer.ts';
 import { JwtVerifier, type JwtVerifierConfig } from '../../../../shared/adapters/auth/jwt-verifier.ts';
-import {
-  AUTH_MODE_ENV,
-  contextOfPrincipal,
-  principalOf,
-} from '../../../../shared/adapters/lambda/auth-context.ts';
+import { contextOfPrincipal, principalOf } from '../../../../shared/adapters/lambda/auth-context.ts';
 import { keyIdOf, looksLikeApiKey, newApiKey, verifyApiKey } from '../../../../shared/app/auth/api-keys.ts';
 import { Authenticator, bearerOf } from '../../../../shared/app/auth/authenticator.ts';
 import { jwtConfigFrom } from '../../../../shared/composition-roots/authorizer.ts';
+import { AUTH_MODE_ENV } from '../../../../shared/config/auth.ts';
 import { AuthError } from '../../../../shared/domain/errors.ts';
 import { authorize, checkTenant, type Principal, rightsOf } from '../../../../shared/domain/principal.ts';
 import { createObservability } from '../../../../shared/observability/index.ts';
