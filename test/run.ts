@@ -5,11 +5,13 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { startDynamoLocal } from '../local/dynamodb-local.ts';
 
 const root = join(import.meta.dirname, '..');
-const ALL_SUITES = ['unit', 'integration', 'local', 'infra', 'e2e', 'fuzz'];
+// the suites whose files run longest first, so the short ones fill the gaps at the end of the run
+const ALL_SUITES = ['e2e', 'fuzz', 'local', 'infra', 'integration', 'unit'];
 const NEEDS_DYNAMO = new Set(['integration', 'local', 'e2e', 'fuzz']);
 
 const testFiles = (dir: string): string[] => {
@@ -24,6 +26,12 @@ const testFiles = (dir: string): string[] => {
   }
 };
 
+/**
+ * Test files run as processes, most of their time spent waiting on the hub, DynamoDB Local and timers:
+ * three at a time keep these 2-core machines busy without starving the timing of any.
+ */
+const CONCURRENCY = Math.max(2, availableParallelism() + 1);
+
 const suites = process.argv.slice(2).length ? process.argv.slice(2) : ALL_SUITES;
 const files = suites.flatMap((s) => testFiles(join(root, 'test', s))).map((f) => relative(root, f));
 if (files.length === 0) {
@@ -33,17 +41,21 @@ if (files.length === 0) {
 
 const dynamo = suites.some((s) => NEEDS_DYNAMO.has(s)) ? await startDynamoLocal() : undefined;
 const code = await new Promise<number>((resolve) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
-    cwd: root,
-    stdio: 'inherit',
-    env: {
-      ...process.env,
-      ...(dynamo ? { SYNAPSE_TEST_DYNAMO_ENDPOINT: dynamo.endpoint } : {}),
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`, ...files],
+    {
+      cwd: root,
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        ...(dynamo ? { SYNAPSE_TEST_DYNAMO_ENDPOINT: dynamo.endpoint } : {}),
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+      },
     },
-  });
+  );
   child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
 });
 await dynamo?.stop();
