@@ -69,9 +69,24 @@ const jarDirectory = (): string => {
   return join(lib, dir);
 };
 
+/**
+ * Starts DynamoDB Local. Without a given port it takes a free one; another process may bind that port
+ * between the probe and Java's own bind (tests start hubs side by side), so a failed bind is tried again
+ * on another port.
+ */
 export const startDynamoLocal = async (options: DynamoLocalOptions = {}): Promise<DynamoLocal> => {
   assertJava();
-  const port = options.port ?? (await freePort());
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options.port ?? (await freePort()), options);
+    } catch (e) {
+      const bindFailed = e instanceof Error && /Failed to bind|Address already in use/.test(e.message);
+      if (options.port !== undefined || !bindFailed || attempt >= 5) throw e;
+    }
+  }
+};
+
+const startOnce = async (port: number, options: DynamoLocalOptions): Promise<DynamoLocal> => {
   const dir = jarDirectory();
   const args = [
     ...JVM_OPTIONS[options.tuning ?? 'startup'],
