@@ -28,8 +28,11 @@ export interface DynamoLocalOptions {
   tuning?: 'startup' | 'throughput';
 }
 
+/** For a short-lived DynamoDB Local: the quick compiler only, one GC thread. */
+export const STARTUP_JVM_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Xmx768m'];
+
 const JVM_OPTIONS = {
-  startup: ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Xmx768m'],
+  startup: STARTUP_JVM_OPTIONS,
   throughput: readSetting(SYNAPSE_DYNAMO_JVM).split(' ').filter(Boolean),
 } as const;
 

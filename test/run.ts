@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
-import { startDynamoLocal } from '../local/dynamodb-local.ts';
+import { STARTUP_JVM_OPTIONS, startDynamoLocal } from '../local/dynamodb-local.ts';
 
 const root = join(import.meta.dirname, '..');
 // the suites whose files run longest first, so the short ones fill the gaps at the end of the run
@@ -50,6 +50,9 @@ const code = await new Promise<number>((resolve) => {
       env: {
         ...process.env,
         ...(dynamo ? { SYNAPSE_TEST_DYNAMO_ENDPOINT: dynamo.endpoint } : {}),
+        // the hubs the tests start (each with its own DynamoDB Local) live seconds: the JIT's second tier
+        // and parallel GC threads would cost more CPU than they save
+        SYNAPSE_DYNAMO_JVM: STARTUP_JVM_OPTIONS.join(' '),
         AWS_REGION: 'us-east-1',
         AWS_ACCESS_KEY_ID: 'local',
         AWS_SECRET_ACCESS_KEY: 'local',

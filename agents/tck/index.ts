@@ -62,6 +62,8 @@ const SCENARIOS: [prefix: string, run: (ctx: ExecutionContext) => Promise<Outcom
     'tck-stream-artifact-chunked',
     async (ctx) => {
       await ctx.status();
+      // the stream's snapshot is taken as the task starts: chunks written after it are streamed as updates
+      await sleep(250, ctx.signal);
       const artifactId = await ctx.artifact({ parts: [textPart('chunk-1 ')] });
       await ctx.artifact({ artifactId, parts: [textPart('chunk-2')], append: true, lastChunk: true });
       return complete();
