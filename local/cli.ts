@@ -7,6 +7,7 @@
  * leaves what still ran to its tasks' leases. A second signal exits at once.
  */
 
+import { problemsIn } from '../shared/config/catalog.ts';
 import { setEnvironment } from '../shared/config/environment.ts';
 import { localSettingsFrom } from '../shared/config/local.ts';
 import { JSONRPC_PATH, ROUTES } from '../shared/contracts/routes.ts';
@@ -90,6 +91,9 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
   const started = performance.now();
   // the SDK's notice that future versions need Node 22 would open every start-up; Lambda runs 22 already
   setEnvironment({}, { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+  const problems = problemsIn(env);
+  if (problems.length > 0)
+    return fail(`Cannot start the local hub (docs/configuration.md):\n  ${problems.join('\n  ')}`);
   let settings: ReturnType<typeof localSettingsFrom>;
   try {
     settings = localSettingsFrom(env);

@@ -13,7 +13,7 @@ import * as heartbeat from './heartbeat.ts';
 import * as local from './local.ts';
 import * as observability from './observability.ts';
 import * as push from './push.ts';
-import { ALL_FUNCTIONS, type Reader, type Setting } from './settings.ts';
+import { ALL_FUNCTIONS, ConfigError, type Env, type Reader, readSetting, type Setting } from './settings.ts';
 import * as synapse from './synapse.ts';
 import * as tasks from './tasks.ts';
 
@@ -52,6 +52,22 @@ export const CONCERNS: readonly Concern[] = [
 
 /** Every setting, each once. */
 export const ALL_SETTINGS: readonly Setting<unknown>[] = CONCERNS.flatMap((c) => c.settings);
+
+/**
+ * What is wrong with the variables `env` sets, every one checked (`npm start` runs every function, so it
+ * checks them all before anything starts; a Lambda function checks its own when it first reads them).
+ * A variable left unset is not a problem here: a required one is the stack's to set.
+ */
+export const problemsIn = (env: Env): string[] =>
+  ALL_SETTINGS.flatMap((s) => {
+    if (env[s.name] === undefined) return [];
+    try {
+      readSetting(s, env);
+      return [];
+    } catch (e) {
+      return e instanceof ConfigError ? [...e.problems] : [e instanceof Error ? e.message : String(e)];
+    }
+  });
 
 const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 

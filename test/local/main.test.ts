@@ -44,6 +44,18 @@ describe('npm start (local/main.ts)', { concurrency: true }, () => {
     assert.match(r.stderr(), /PORT must be a port number, got "eighty"/);
   });
 
+  test('every bad variable, whichever function reads it, is named before anything starts', async () => {
+    const r = run('local/main.ts', {
+      PORT: '0',
+      DELIVERY_MAX_ATTEMPTS: 'x',
+      HEARTBEAT_INTERVAL_SECONDS: '-1',
+    });
+    assert.equal((await r.exited).code, 1);
+    assert.match(r.stderr(), /DELIVERY_MAX_ATTEMPTS must be a whole number from 1 to 100, got "x"/);
+    assert.match(r.stderr(), /HEARTBEAT_INTERVAL_SECONDS must be a whole number of seconds ≥ 1, got "-1"/);
+    assert.doesNotMatch(r.stdout() + r.stderr(), /DynamoDB|ready/, 'nothing started');
+  });
+
   // Ctrl+C in a terminal signals the whole process group, Java included; `kill` signals the hub alone
   for (const [signal, group] of [
     ['SIGINT', true],
