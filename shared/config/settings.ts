@@ -23,6 +23,8 @@ export type Reader =
   | 'heartbeat'
   | 'jsonrpc'
   | 'jwks'
+  | 'registry'
+  | 'registry-probe'
   | 'relay'
   | 'rest'
   | 'signing-key-rotation'
