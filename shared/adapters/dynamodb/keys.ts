@@ -90,3 +90,10 @@ export const contextSort = ownerSort;
 /** Spread live tasks over DEADLINE_SHARDS partitions by a stable hash of the id. */
 export const deadlineShard = (taskId: string): number => shardOf(taskId, DEADLINE_SHARDS);
 export const deadlinePartition = (shard: number): string => `D#${shard}`;
+
+/** The partition of one registry record (table.ts): its record, versions, catalog entry and health report. */
+export const registryPk = (tenant: string, recordId: string): string => `R#${part(tenant)}#${part(recordId)}`;
+/** byRegistry's partition of a tenant's records. */
+export const registryTenantGp = (tenant: string): string => `R#${part(tenant)}`;
+/** The item saying which record holds a registry identifier. */
+export const registryIdentifierPk = (identifier: string): string => `RI#${part(identifier)}`;

@@ -20,6 +20,13 @@
  *               first; a status filter reads that state's shards
  *   byContext   `cp` = tenant#owner#contextId#shard, `cs` = createdAt#taskId: ListTasks(contextId); keys only
  *   byDeadline  `dp` = D#<shard> on live tasks only, `dl` = deadline: the expiry sweep (sparse, sharded)
+ *   byRegistry  the agent registry's two listings (docs/registry.md): `gp` = `C`, `gs` = updatedAt#…: the
+ *               catalog entries in the order they changed (the feed each container's catalog follows);
+ *               `gp` = `R#<tenant>`, `gs` = updatedAt#id: a tenant's records, newest change first
+ *
+ * The agent registry's items (docs/registry.md) have partitions of their own, `pk = R#<tenant>#<recordId>`:
+ *   sk `R` the record, `V#<version>` each published version, `C` its catalog entry while it has a live
+ *   version, `H` the last probe's report; `pk = RI#<identifier>`, sk `I`: the identifier's holder.
  *
  * The table's stream (new and old images) is the outbox: the relay turns committed changes into
  * executor runs and lifecycle events.
@@ -49,6 +56,7 @@ export const TASK_TABLE = {
     },
     { name: 'byContext', partitionKey: 'cp', sortKey: 'cs', projection: 'KEYS_ONLY' },
     { name: 'byDeadline', partitionKey: 'dp', sortKey: 'dl', projection: { include: ['tn'] } },
+    { name: 'byRegistry', partitionKey: 'gp', sortKey: 'gs', projection: 'ALL' },
   ] as IndexDefinition[],
 } as const;
 

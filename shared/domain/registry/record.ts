@@ -33,7 +33,12 @@ export interface RegistryCard {
     streaming?: boolean;
     pushNotifications?: boolean;
     extendedAgentCard?: boolean;
-    extensions?: { uri: string; description?: string; required?: boolean; params?: Record<string, unknown> }[];
+    extensions?: {
+      uri: string;
+      description?: string;
+      required?: boolean;
+      params?: Record<string, unknown>;
+    }[];
   };
   securitySchemes?: Record<string, unknown>;
   securityRequirements?: unknown[];
