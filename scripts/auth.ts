@@ -26,7 +26,7 @@ import {
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoAuthStore } from '../shared/adapters/dynamodb/auth-store.ts';
 import { newApiKey } from '../shared/app/auth/api-keys.ts';
-import { RIGHTS, rightsOf } from '../shared/domain/principal.ts';
+import { DEFAULT_RIGHTS, RIGHTS, rightsOf } from '../shared/domain/principal.ts';
 import type { ApiKeyStore } from '../shared/ports/api-key-store.ts';
 import type { TenantRegistry } from '../shared/ports/tenant-registry.ts';
 import { cliDynamoConfig } from './local-aws.ts';
@@ -55,7 +55,7 @@ const parseOptions = (argv: string[]) =>
     options: {
       tenant: { type: 'string' },
       principal: { type: 'string' },
-      rights: { type: 'string', default: RIGHTS.join(',') },
+      rights: { type: 'string', default: DEFAULT_RIGHTS.join(',') },
       description: { type: 'string' },
     },
   });

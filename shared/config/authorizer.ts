@@ -6,7 +6,7 @@ import {
   DEFAULT_CLOCK_TOLERANCE_SECONDS,
   DEFAULT_MAX_TOKEN_AGE_SECONDS,
 } from '../adapters/auth/jwt-verifier.ts';
-import { RIGHTS, type Right } from '../domain/principal.ts';
+import { DEFAULT_RIGHTS, RIGHTS, type Right } from '../domain/principal.ts';
 import { AUTH_JWT_ISSUER } from './auth.ts';
 import { type Format, type Setting, section, text, url, wholeNumber } from './settings.ts';
 
@@ -82,7 +82,7 @@ export const AUTH_JWT_DEFAULT_RIGHTS = {
   format: () => rights,
   keepBlank: true,
   get defaultText() {
-    return RIGHTS.join(', ');
+    return DEFAULT_RIGHTS.join(', ');
   },
   readBy: AUTHORIZER,
 } satisfies Setting<Right[]>;

@@ -9,9 +9,15 @@ import { clip } from '../validation/text.ts';
 import type { Caller } from './caller.ts';
 import { AuthError } from './errors.ts';
 
-/** `read`: get, list, subscribe, read push configs, the extended card; `write`: send, cancel, change push configs. */
-export type Right = 'read' | 'write';
-export const RIGHTS: readonly Right[] = ['read', 'write'];
+/**
+ * `read`: get, list, subscribe, read push configs, the extended card, search the registry; `write`: send,
+ * cancel, change push configs, publish to the registry; `approve`: review the tenant's registry records
+ * (docs/registry.md), a right of its own that credentials hold only when granted it.
+ */
+export type Right = 'read' | 'write' | 'approve';
+export const RIGHTS: readonly Right[] = ['read', 'write', 'approve'];
+/** What credentials hold when nothing names their rights. */
+export const DEFAULT_RIGHTS: readonly Right[] = ['read', 'write'];
 
 export type AuthScheme = 'bearer' | 'api-key' | 'synapse-peer' | 'dev';
 

@@ -10,7 +10,7 @@
  */
 import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { AuthError } from '../../domain/errors.ts';
-import type { Principal, Right } from '../../domain/principal.ts';
+import { DEFAULT_RIGHTS, type Principal, type Right } from '../../domain/principal.ts';
 import type { TokenVerifier } from '../../ports/token-verifier.ts';
 
 export interface JwtVerifierConfig {
@@ -36,7 +36,11 @@ export const DEFAULT_CLOCK_TOLERANCE_SECONDS = 5;
 /** No issuer we know hands out access tokens living longer than a day. */
 export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 86_400;
 
-export const SCOPE_RIGHTS: Readonly<Record<string, Right>> = { 'tasks:read': 'read', 'tasks:write': 'write' };
+export const SCOPE_RIGHTS: Readonly<Record<string, Right>> = {
+  'tasks:read': 'read',
+  'tasks:write': 'write',
+  'registry:approve': 'approve',
+};
 const DEFAULT_ALGORITHMS = ['RS256', 'ES256', 'PS256', 'EdDSA'];
 
 const scopesOf = (payload: JWTPayload): string[] => {
@@ -113,7 +117,7 @@ export class JwtVerifier implements TokenVerifier {
       .map((s) => (Object.hasOwn(SCOPE_RIGHTS, s) ? SCOPE_RIGHTS[s] : undefined))
       .filter((r): r is Right => r !== undefined);
     const rights =
-      named.length > 0 ? [...new Set(named)] : [...(this.config.defaultRights ?? ['read', 'write'])];
+      named.length > 0 ? [...new Set(named)] : [...(this.config.defaultRights ?? DEFAULT_RIGHTS)];
     return {
       tenant,
       owner: payload.sub,

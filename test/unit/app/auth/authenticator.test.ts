@@ -615,7 +615,7 @@ describe('auth context (shared/adapters/lambda/auth-context.ts)', () => {
         assert.deepEqual(principalOf({}), {
           tenant: 'default',
           owner: 'anonymous',
-          rights: ['read', 'write'],
+          rights: ['read', 'write', 'approve'],
           scheme: 'dev',
         });
         process.env.DEFAULT_TENANT = 'devland';
