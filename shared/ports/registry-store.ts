@@ -34,7 +34,7 @@ export interface StoredVersion {
 
 export interface Review {
   version: number;
-  decision: 'approved' | 'rejected';
+  decision: 'approved' | 'rejected' | 'deprecated';
   by: string;
   at: string;
   note?: string;
