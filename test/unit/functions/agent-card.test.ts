@@ -58,7 +58,7 @@ describe('the agent-card handler, signing', () => {
       async () => agent,
       async () => new HubCardSigner(staticKeys(set)),
     );
-    for (const headers of [{}, { 'A2A-Version': '0.3' }]) {
+    for (const headers of [{}, { 'A2A-Version': '0.3' }] as Record<string, string>[]) {
       const res = await get(handler, headers);
       assert.equal(res.statusCode, 200);
       const signatures = res.card?.signatures as { protected: string }[];
