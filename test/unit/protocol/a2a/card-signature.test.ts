@@ -101,6 +101,7 @@ describe('canonicalCardPayload', () => {
     const payload = canonicalCardPayload({
       name: 'n',
       x: {
+        // biome-ignore lint/correctness/noPrecisionLoss: RFC 8785's own example: JCS writes the double it parses to
         numbers: [333333333.33333329, 1e30, 4.5, 0.002, 1e-27],
         '\u20ac': 1,
         '\r': 2,
