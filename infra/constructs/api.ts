@@ -250,12 +250,14 @@ export class Api extends Construct {
     });
     this.functions = { 'agent-card': agentCard, jsonrpc, rest, jwks, synapse };
 
-    // Least privilege: the agent card needs nothing; jsonrpc and rest read and write tasks (they run blocking
+    // Least privilege: the agent card reads the signing key set alone (it signs the card: docs/registry-trust.md);
+    // jsonrpc and rest read and write tasks (they run blocking
     // and streamed sends inline; the stream relay, not they, hands work to the executor queue).
     for (const fn of [jsonrpc, rest])
       grantTableReadWrite(props.table, fn.function, { indexes: JSONRPC_INDEXES });
     // the JWKS function reads the signing key set (it publishes only the public parts) and no task
     grantPushSigningKeys(props.signingKeys, jwks.function);
+    grantPushSigningKeys(props.signingKeys, agentCard.function);
     // the synapse function submits, continues and cancels tasks through the same task service (by key:
     // no index), puts its replay-protection items (`SEEN#…`, conditional PutItem) in the same table, and
     // reads the peers; as jsonrpc's, its tasks reach the executor through the stream relay, not a queue

@@ -27,7 +27,7 @@ export const PUSH_SIGNING_KEYS = {
   format: () => text('a JWK set as JSON (checked when first used)'),
   secret: true,
   defaultText: 'unset (`npm start` generates one)',
-  readBy: ['deliver', 'jwks', 'npm start'],
+  readBy: ['agent-card', 'deliver', 'jwks', 'npm start'],
 } satisfies Setting<string>;
 
 export const PUSH_SIGNING_SECRET_ARN = {
@@ -35,5 +35,5 @@ export const PUSH_SIGNING_SECRET_ARN = {
   doc: 'The Secrets Manager secret holding that JWK set, rotated by the stack; re-read every few minutes.',
   format: () => text('a secret ARN or name'),
   defaultText: 'unset',
-  readBy: ['deliver', 'jwks', 'npm start'],
+  readBy: ['agent-card', 'deliver', 'jwks', 'npm start'],
 } satisfies Setting<string>;

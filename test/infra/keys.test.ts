@@ -168,7 +168,7 @@ describe('JWKS endpoint and key access (stateless stack)', () => {
       for (const s of secretStatements(statements))
         assert.deepEqual(asArray(s.Action), ['secretsmanager:GetSecretValue'], name);
       // synapse reads the Synapse peers, not the signing keys (test/infra/synapse.test.ts)
-      if (['agent-card', 'jsonrpc', 'rest', 'synapse', 'executor', 'sweeper', 'relay'].includes(name)) {
+      if (['jsonrpc', 'rest', 'synapse', 'executor', 'sweeper', 'relay'].includes(name)) {
         assert.equal(sm.length, 0, `${name} has no access to the signing keys`);
         assert.equal(env[SIGNING_SECRET_ENV], undefined, name);
         continue;

@@ -19,7 +19,7 @@
  * where reply() builds `failure(id, error)` / `success(id, result)` and uses
  * `httpStatusOf(error.code)` as the HTTP status.
  */
-export { type AgentCardInput, buildAgentCard, cardETag } from './agent-card.ts';
+export { type AgentCard, type AgentCardInput, buildAgentCard, cardETag } from './agent-card.ts';
 export type { A2ACodec, A2AVersion } from './codec.ts';
 export {
   A2A_ERROR_DOMAIN,
