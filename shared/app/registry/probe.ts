@@ -1,7 +1,7 @@
 /**
  * The registry's health probe of one agent (docs/registry-health.md): its card, fetched again and
  * compared with the live version's, and each declared interface asked GetTask of an id that cannot
- * exist. TaskNotFound in the binding's form (a2a-protocol §4.4, §7.2, §7.3) proves an A2A server
+ * exist. TaskNotFound in the binding's form (A2A: GetTask, error handling) proves an A2A server
  * answers there, which a card URL answering 200 does not. Every request goes through the HttpClient
  * port (the SSRF guard, a bounded answer) and all of them run at once, so a probe takes about one
  * timeout at most.
@@ -22,7 +22,7 @@ import { ERROR_CODES, ERROR_INFO_TYPE } from '../../protocol/a2a/errors.ts';
 export const PROBE_VERSION = '1';
 export const PROBE_USER_AGENT = `synapse-registry-probe/${PROBE_VERSION}`;
 
-/** The well-known card path (a2a-protocol §2.1, RFC 8615). */
+/** The well-known card path (A2A: agent discovery; RFC 8615). */
 export const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
 
 /** The largest card read; a longer answer fails the card check. */
@@ -30,7 +30,7 @@ export const MAX_CARD_BYTES = 512 * 1024;
 /** The largest answer of an interface read: a TaskNotFound is a few hundred bytes. */
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
-/** The v0.3 HTTP+JSON TaskNotFound problem type (RFC 9457; a2a-protocol §1.5). */
+/** The v0.3 HTTP+JSON TaskNotFound problem type (RFC 9457; A2A 0.3's HTTP+JSON errors). */
 export const V03_TASK_NOT_FOUND_TYPE = 'https://a2a-protocol.org/errors/task-not-found';
 
 export interface ProbeInput {
@@ -52,7 +52,7 @@ type Interface = CatalogEntry['card']['supportedInterfaces'][number];
 /**
  * Where the card is fetched: the URL it was published from when it was fetched by URL (that is the
  * document the live version holds); otherwise the well-known card of the first interface's origin,
- * where a client that knows only the agent's address looks (a2a-protocol §2.1).
+ * where a client that knows only the agent's address looks (A2A: agent discovery).
  */
 export const cardUrlOf = (entry: CatalogEntry): string | undefined => {
   if (entry.cardUrl) return entry.cardUrl;
@@ -119,7 +119,7 @@ const checkCard = async (input: ProbeInput): Promise<CardCheck> => {
 /** The wire form of GetTask for one binding and version, or why the probe does not speak it. */
 type Form = { kind: 'jsonrpc'; method: string; version?: string } | { kind: 'rest'; version: '1.0' | '0.3' };
 
-/** v1.0 (any 1.x) or v0.3 (any 0.x: GetTask was `tasks/get` from the start), by Major.Minor (§1.2). */
+/** v1.0 (any 1.x) or v0.3 (any 0.x: GetTask was `tasks/get` from the start), by Major.Minor (A2A: versioning). */
 const generationOf = (protocolVersion: string): '1.0' | '0.3' | undefined =>
   /^1(\.|$)/.test(protocolVersion) ? '1.0' : /^0(\.|$)/.test(protocolVersion) ? '0.3' : undefined;
 
@@ -128,7 +128,7 @@ const formOf = (i: Interface): Form | string => {
   if (!generation) return `protocol version ${i.protocolVersion} is not one the probe speaks`;
   const binding = i.protocolBinding.toUpperCase();
   if (binding === 'JSONRPC')
-    // v0.3 clients sent no A2A-Version; a server takes its absence as 0.3 (§1.2)
+    // v0.3 clients sent no A2A-Version; a server takes its absence as 0.3 (A2A: versioning)
     return generation === '1.0'
       ? { kind: 'jsonrpc', method: 'GetTask', version: '1.0' }
       : { kind: 'jsonrpc', method: 'tasks/get' };
@@ -181,7 +181,7 @@ const checkInterface = async (i: Interface, taskId: string, input: ProbeInput): 
   if (!result.ok)
     return { ...about, ok: false, outcome: 'failed', latencyMs: result.latencyMs, error: failure(result) };
   const answer = { ...about, latencyMs: result.latencyMs, httpStatus: result.status };
-  // A2A authenticates at the transport (§7.2): without credentials, a challenge is the A2A answer
+  // A2A authenticates at the transport (A2A: error handling): without credentials, a challenge is the A2A answer
   if (result.status === 401 && result.headers['www-authenticate'])
     return { ...answer, ok: true, outcome: 'auth-required' };
   const problem = form.kind === 'jsonrpc' ? jsonRpcProblem(result, rpcId) : restProblem(result, form.version);
@@ -190,7 +190,7 @@ const checkInterface = async (i: Interface, taskId: string, input: ProbeInput): 
     : { ...answer, ok: true, outcome: 'task-not-found' };
 };
 
-/** `{url}/tasks/{id}` (v1.0), `{url}/v1/tasks/{id}` (v0.3), under `/{tenant}` when the interface has one (§1.4). */
+/** `{url}/tasks/{id}` (v1.0), `{url}/v1/tasks/{id}` (v0.3), under `/{tenant}` when the interface has one (A2A: HTTP+JSON binding). */
 const restTaskUrl = (i: Interface, taskId: string, version: '1.0' | '0.3'): string => {
   const url = new URL(i.url);
   const base = url.pathname.replace(/\/+$/, '');
@@ -214,7 +214,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 const clipText = (text: string, max = 200): string => (text.length > max ? `${text.slice(0, max)}…` : text);
 
-/** Undefined when the answer is TaskNotFound: a JSON-RPC 2.0 response to our id with error -32001 (§7.3). */
+/** Undefined when the answer is TaskNotFound: a JSON-RPC 2.0 response to our id with error -32001 (A2A: error handling). */
 const jsonRpcProblem = (answer: Answer, rpcId: string): string | undefined => {
   const body = parseJson(answer.body);
   if (!isObject(body) || body.jsonrpc !== '2.0')
@@ -228,7 +228,7 @@ const jsonRpcProblem = (answer: Answer, rpcId: string): string | undefined => {
 
 /**
  * Undefined when the answer is TaskNotFound over HTTP+JSON: 404 and, in v1.0, `{"error": google.rpc.Status}`
- * whose details hold an ErrorInfo with reason TASK_NOT_FOUND (§7.3: the reason, not the status, tells
+ * whose details hold an ErrorInfo with reason TASK_NOT_FOUND (A2A error handling: the reason, not the status, tells
  * errors apart, and a bare 404 is any web server's); in v0.3, an RFC 9457 problem of the task-not-found
  * type, or the `{"code": -32001}` body @a2a-js/sdk's v0.3 REST binding answers (a v1.0 body is taken too).
  */

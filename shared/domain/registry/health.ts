@@ -33,7 +33,7 @@ export interface CardCheck {
  * What one interface answered to GetTask of an id that cannot exist:
  * `task-not-found`: TaskNotFound in the binding's form (ok);
  * `auth-required`: 401 with a `WWW-Authenticate` challenge (ok: alive and guarded, RFC 9110 §11.6.1;
- * A2A puts authentication at the transport, a2a-protocol §7.2, so an agent that demands credentials
+ * A2A puts authentication at the transport (A2A: error handling), so an agent that demands credentials
  * before dispatch cannot answer TaskNotFound to the registry);
  * `unexpected`: an answer, but not TaskNotFound (a task for an id that cannot exist, another error,
  * a page that is not A2A);
