@@ -48,3 +48,22 @@ export const isJsonObject = (value: unknown): value is Record<string, unknown> =
   value !== null &&
   !Array.isArray(value) &&
   [Object.prototype, null].includes(Object.getPrototypeOf(value));
+
+/**
+ * The JSON text of a value with every object's keys sorted by UTF-16 code units and undefined members left
+ * out, as JSON.stringify leaves them: equal values give equal text whatever their key order. For a value
+ * JSON.parse returned (I-JSON) this is the JSON Canonicalization Scheme's output (RFC 8785 §3.2). Used to
+ * hash (ETags, message identity, card digests); it never throws on a lone surrogate, unlike a JCS library.
+ */
+export const canonicalJson = (value: unknown): string => {
+  if (Array.isArray(value))
+    return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record)
+      .filter((k) => record[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+};

@@ -5,6 +5,7 @@
  * a lost race is read again and retried, a refused card writes nothing.
  */
 import { authorize, type Principal } from '../../domain/principal.ts';
+import { cardDigest } from '../../domain/registry/health.ts';
 import { nextState, type RecordAction } from '../../domain/registry/lifecycle.ts';
 import {
   type CardVerification,
@@ -34,8 +35,6 @@ export interface CardHandling {
   fetch(url: string): Promise<{ ok: true; body: string; etag?: string } | { ok: false; error: string }>;
   /** The card's signature verdict against the registry's trusted keys. */
   verify(card: RegistryCard, publisherUrl: string): Promise<CardVerification>;
-  /** A digest of the card's canonical JSON. */
-  digest(card: RegistryCard): string;
 }
 
 export interface PublishRequest {
@@ -265,7 +264,7 @@ export class RegistryService {
     const existing = holder && (await this.store.getRecord(holder.tenant, holder.id));
     if (existing?.liveVersion !== undefined) {
       const live = await this.store.getVersion(existing.tenant, existing.id, existing.liveVersion);
-      if (live?.digest === this.cards.digest(read.card) && existing.state === 'APPROVED') return existing;
+      if (live?.digest === cardDigest(raw) && existing.state === 'APPROVED') return existing;
     }
     // published inline (the hub may not reach its own public URL), its identifier naming the card URL's host
     const record = existing
@@ -354,7 +353,7 @@ export class RegistryService {
       card: card.card,
       ...(same ? {} : { original: card.original }),
       shape: card.shape,
-      digest: this.cards.digest(card.card),
+      digest: cardDigest(card.original),
       source: card.source,
       verification: card.verification,
       publishedAt: at,

@@ -15,6 +15,7 @@ import {
   ValidationError,
 } from '../../domain/errors.ts';
 import { isRerunRelease } from '../../domain/heartbeat.ts';
+import { canonicalJson } from '../../domain/json.ts';
 import {
   assertWithin,
   type EventDraft,
@@ -417,17 +418,6 @@ const withMessageKey = (head: TaskHead, key: string): TaskHead => ({
   recentMessageKeys: [...(head.recentMessageKeys ?? []), key].slice(-RECENT_MESSAGE_KEYS),
 });
 
-/** Canonical JSON (sorted keys), so a re-sent message hashes the same whatever its key order. */
-const canonical = (value: unknown): string =>
-  Array.isArray(value)
-    ? `[${value.map(canonical).join(',')}]`
-    : value && typeof value === 'object'
-      ? `{${Object.keys(value)
-          .sort()
-          .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-          .join(',')}}`
-      : (JSON.stringify(value) ?? 'null');
-
 /** What makes two messages the same message: the sender, the id, and what it says and where it goes. */
 const messageHash = (scope: string, message: Message) =>
   createHash('sha256')
@@ -435,7 +425,7 @@ const messageHash = (scope: string, message: Message) =>
     .update('\0')
     .update(message.messageId)
     .update('\0')
-    .update(canonical([message.role, message.parts, message.contextId ?? null, message.taskId ?? null]));
+    .update(canonicalJson([message.role, message.parts, message.contextId ?? null, message.taskId ?? null]));
 
 /** The key by which a task recognises a retried requester message. */
 export const messageKey = (scope: string, message: Message): string =>

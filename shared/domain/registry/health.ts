@@ -6,6 +6,7 @@
  * and the rules, no I/O.
  */
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../json.ts';
 import type { HealthStatus } from './record.ts';
 
 /**
@@ -82,23 +83,6 @@ export const healthOf = (card: CardCheckStatus, interfaces: readonly InterfaceCh
   const ok = probed.filter((i) => i.ok).length;
   if (ok === 0) return 'unreachable';
   return ok === probed.length && cardOk ? 'healthy' : 'degraded';
-};
-
-/**
- * The JSON text of a JSON value with every object's keys sorted by UTF-16 code units: for a value
- * JSON.parse returned (I-JSON), the JSON Canonicalization Scheme's output (RFC 8785 §3.2: ECMAScript
- * number and string serialization, which JSON.stringify does, and that key order, which sort() does).
- */
-export const canonicalJson = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    const keys = Object.keys(record)
-      .filter((k) => record[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 };
 
 /**

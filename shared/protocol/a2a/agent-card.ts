@@ -16,6 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { AgentDescription, AgentExtension, AgentSkill } from '../../agent/api.ts';
+import { canonicalJson } from '../../domain/json.ts';
 import type { A2AVersion } from './codec.ts';
 
 export interface AgentCardInput {
@@ -271,18 +272,6 @@ export function buildAgentCard(input: AgentCardInput): AgentCard {
     ...(input.security ? v1Security(input.security) : {}),
     ...iconUrl,
   };
-}
-
-/** JSON with object keys sorted at every level: equal cards hash equally whatever their key order. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** Weak ETag: a SHA-256 of the card's canonical JSON (a2a-js also uses a weak SHA-256 tag). */

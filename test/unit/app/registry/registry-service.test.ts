@@ -54,7 +54,6 @@ const handlingOf = (served: Map<string, string>): CardHandling => ({
     return body === undefined ? { ok: false, error: 'HTTP 404' } : { ok: true, body, etag: '"e1"' };
   },
   verify: async () => ({ status: 'unsigned' }),
-  digest: (card) => `${card.name}@${card.version}`,
 });
 
 const rejectsWith = (p: Promise<unknown>, code: RegistryErrorCode, pattern?: RegExp) =>
