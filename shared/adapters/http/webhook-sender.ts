@@ -9,23 +9,25 @@
  * Redirects are not followed. One deadline covers DNS, connect and the response; the response body is
  * read up to a cap and discarded.
  */
-import { promises as dns, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { type Clock, systemClock } from '../../ports/clock.ts';
 import type { DeliveryResult, WebhookRequest, WebhookSender } from '../../ports/webhook-sender.ts';
 import type { PushTarget, UrlGuard } from './url-guard.ts';
+import {
+  errorMessage,
+  header,
+  pinnedLookup,
+  type Resolver,
+  systemResolver,
+  vetDestination,
+} from './vetted-connection.ts';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 /** SQS's longest DelaySeconds: a longer Retry-After cannot be honoured by one delayed message anyway. */
 export const MAX_RETRY_AFTER_SECONDS = 900;
-
-/** Resolves a host name to all its addresses (dns.lookup, as the system resolver answers). */
-export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
-
-export const systemResolver: Resolver = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
 
 export interface WebhookSenderOptions {
   guard: UrlGuard;
@@ -85,30 +87,13 @@ export class HttpWebhookSender implements WebhookSender {
     const timeoutMs = request.timeoutMs ?? this.timeoutMs;
     const deadline = started + timeoutMs;
 
-    const checked = this.guard.inspect(request.url);
-    if (!checked.ok) {
-      return { outcome: 'final', latencyMs: elapsed(), error: `URL refused: ${checked.reason}` };
+    const vetted = await vetDestination(this.guard, request.url, this.resolve, deadline, timeoutMs);
+    if (!vetted.ok) {
+      return vetted.kind === 'refused'
+        ? { outcome: 'final', latencyMs: elapsed(), error: `URL refused: ${vetted.reason}` }
+        : { outcome: 'retry', latencyMs: elapsed(), error: vetted.error };
     }
-    const target = checked.target;
-
-    let addresses: LookupAddress[];
-    if (target.address) {
-      addresses = [{ address: target.address, family: target.address.includes(':') ? 6 : 4 }];
-    } else {
-      try {
-        addresses = await withDeadline(this.resolve(target.host), deadline - performance.now());
-      } catch (err) {
-        const error = err instanceof DeadlineError ? `timed out after ${timeoutMs} ms (DNS)` : dnsError(err);
-        return { outcome: 'retry', latencyMs: elapsed(), error };
-      }
-      const resolved = this.guard.checkResolved(
-        target,
-        addresses.map((a) => a.address),
-      );
-      if (!resolved.ok) {
-        return { outcome: 'final', latencyMs: elapsed(), error: `URL refused: ${resolved.reason}` };
-      }
-    }
+    const { target, addresses } = vetted;
 
     const answer = await this.send(target, addresses, request, Math.max(0, deadline - performance.now()));
     return { ...answer, latencyMs: elapsed() };
@@ -233,54 +218,3 @@ export const parseRetryAfter = (value: string | undefined, now: Date, cap: numbe
   if (Number.isNaN(at)) return undefined;
   return Math.min(Math.max(0, Math.ceil((at - now.getTime()) / 1000)), cap);
 };
-
-/** A `lookup` for the request that answers with the vetted addresses and never asks DNS. */
-const pinnedLookup = (addresses: readonly LookupAddress[]): LookupFunction => {
-  return (hostname, options, callback) => {
-    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
-    const usable = addresses.filter((a) => !family || a.family === family);
-    const first = usable[0];
-    if (!first) {
-      const err: NodeJS.ErrnoException = new Error(`no vetted address of family ${family} for ${hostname}`);
-      err.code = 'ENOTFOUND';
-      callback(err, '', 0);
-      return;
-    }
-    if (options.all) {
-      callback(
-        null,
-        usable.map((a) => ({ ...a })),
-      );
-    } else {
-      callback(null, first.address, first.family);
-    }
-  };
-};
-
-class DeadlineError extends Error {}
-
-const withDeadline = <T>(promise: Promise<T>, ms: number): Promise<T> =>
-  new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new DeadlineError()), Math.max(0, ms));
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (err) => {
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
-  });
-
-const header = (value: string | string[] | undefined): string | undefined =>
-  Array.isArray(value) ? value[0] : value;
-
-const errorMessage = (err: unknown): string => {
-  if (!(err instanceof Error)) return String(err);
-  const code = (err as NodeJS.ErrnoException).code;
-  return code && !err.message.includes(code) ? `${code} ${err.message}` : err.message;
-};
-
-const dnsError = (err: unknown): string => `DNS lookup failed: ${errorMessage(err)}`;
