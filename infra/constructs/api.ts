@@ -37,6 +37,8 @@ import { grantTableReadWrite } from '../permissions.ts';
 
 /** ListTasks (by owner, by context); never the deadline index. History is read from the table itself. */
 export const JSONRPC_INDEXES = ['byContext', 'byOwner'] as const;
+/** The indexes the registry function queries: its catalog feed and a tenant's records (docs/registry.md). */
+export const REGISTRY_INDEXES = ['byRegistry'] as const;
 
 import {
   type AuthOptions,
@@ -248,7 +250,16 @@ export class Api extends Construct {
       description: 'Synapse: P2P endpoint (signed p2p messages in, their answers out) and the requester API',
       logRetention: retention,
     });
-    this.functions = { 'agent-card': agentCard, jsonrpc, rest, jwks, synapse };
+    const registry = new HubFunction(this, 'Registry', {
+      fn: 'registry',
+      agentModule: props.agentModule,
+      environment,
+      timeout: timeoutOf('registry', Duration.seconds(29)),
+      description:
+        'Synapse: the agent registry (ARD search, explore, browse; publishing and review; the AI Catalog)',
+      logRetention: retention,
+    });
+    this.functions = { 'agent-card': agentCard, jsonrpc, rest, jwks, synapse, registry };
 
     // Least privilege: the agent card reads the signing key set alone (it signs the card: docs/registry-trust.md);
     // jsonrpc and rest read and write tasks (they run blocking
@@ -263,6 +274,9 @@ export class Api extends Construct {
     // reads the peers; as jsonrpc's, its tasks reach the executor through the stream relay, not a queue
     grantTableReadWrite(props.table, synapse.function, { indexes: SYNAPSE_INDEXES });
     grantSynapsePeers(props.synapsePeers, synapse.function, props.synapseAgentId ?? DEFAULT_SYNAPSE_AGENT_ID);
+    // the registry reads and writes its own items (conditional puts and transactions by key) and reads the
+    // byRegistry index (its catalog feed and a tenant's records); it touches no task
+    grantTableReadWrite(props.table, registry.function, { indexes: REGISTRY_INDEXES });
     // the skills a Synapse peer carries out: the task service of jsonrpc, rest and synapse delegates their
     // tasks (shared/composition-roots/core.ts). No further grant: a delegation writes a requester task and its push config
     // in the table (PutItem, by key), and the stream relay, not these functions, queues its messages to the

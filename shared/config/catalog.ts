@@ -13,6 +13,9 @@ import * as heartbeat from './heartbeat.ts';
 import * as local from './local.ts';
 import * as observability from './observability.ts';
 import * as push from './push.ts';
+import * as registry from './registry.ts';
+import * as registryProbe from './registry-probe.ts';
+import * as registryTrust from './registry-trust.ts';
 import { ALL_FUNCTIONS, ConfigError, type Env, type Reader, readSetting, type Setting } from './settings.ts';
 import * as synapse from './synapse.ts';
 import * as tasks from './tasks.ts';
@@ -46,6 +49,9 @@ export const CONCERNS: readonly Concern[] = [
   { file: 'push.ts', title: 'Push notifications: URLs and signing', settings: settingsOf(push) },
   { file: 'delivery.ts', title: 'Deliveries', settings: settingsOf(delivery) },
   { file: 'synapse.ts', title: 'Synapse', settings: settingsOf(synapse) },
+  { file: 'registry.ts', title: 'The agent registry', settings: settingsOf(registry) },
+  { file: 'registry-trust.ts', title: "The registry's trusted keys", settings: settingsOf(registryTrust) },
+  { file: 'registry-probe.ts', title: "The registry's health probe", settings: settingsOf(registryProbe) },
   { file: 'observability.ts', title: 'Logs and metrics', settings: settingsOf(observability) },
   { file: 'local.ts', title: 'The local runtime (`npm start`)', settings: settingsOf(local) },
 ];

@@ -41,6 +41,8 @@ export const ALL_FUNCTIONS: readonly Reader[] = [
   'heartbeat',
   'jsonrpc',
   'jwks',
+  'registry',
+  'registry-probe',
   'relay',
   'rest',
   'signing-key-rotation',

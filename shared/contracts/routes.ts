@@ -43,6 +43,12 @@ export const SYNAPSE_TASKS_PATH = '/synapse/tasks';
 /** Where the hub serves the Synapse JSON Schemas (`/synapse/schemas/index.json`, `…/envelope.json`, …). */
 export const SYNAPSE_SCHEMAS_PATH = '/synapse/schemas';
 
+/** The agent registry's API (docs/registry.md): ARD discovery and the management routes below it. */
+export const REGISTRY_PATH = '/registry';
+
+/** The public AI Catalog of the registry's approved public agents (ARD, ai-catalog.schema.json). */
+export const AI_CATALOG_PATH = '/.well-known/ai-catalog.json';
+
 /**
  * Time limits of streamed routes (docs/streaming.md). API Gateway REST APIs allow a streamed response up
  * to 15 minutes, and close it after 5 idle minutes (regional endpoints; 30 s edge-optimized): the hub
@@ -72,6 +78,9 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'GET', path: `${SYNAPSE_SCHEMAS_PATH}/{name}`, function: 'agent-card', public: true },
   { method: 'POST', path: SYNAPSE_TASKS_PATH, function: 'synapse' },
   { method: 'ANY', path: `${SYNAPSE_TASKS_PATH}/{proxy+}`, function: 'synapse' },
+  // the agent registry: discovery and management behind the authorizer, the AI Catalog public
+  { method: 'ANY', path: `${REGISTRY_PATH}/{proxy+}`, function: 'registry' },
+  { method: 'GET', path: AI_CATALOG_PATH, function: 'registry', public: true },
 ];
 
 /**
@@ -84,4 +93,5 @@ export const HTTP_FUNCTION_MEMORY_MB = {
   rest: 512,
   jwks: 256,
   synapse: 256,
+  registry: 512,
 } as const satisfies Readonly<Record<string, number>>;

@@ -17,6 +17,7 @@
  *
  * Errors are ARD's `{errorCode, message}` (with `details`: every problem of a refused card or filter).
  */
+import { AI_CATALOG_PATH } from '../../contracts/routes.ts';
 import { AuthError } from '../../domain/errors.ts';
 import { authorize, type Principal } from '../../domain/principal.ts';
 import { VISIBILITIES } from '../../domain/registry/record.ts';
@@ -52,7 +53,7 @@ export interface Discovery {
   aiCatalog(): Promise<unknown>;
 }
 
-export const AI_CATALOG = '/.well-known/ai-catalog.json';
+export const AI_CATALOG = AI_CATALOG_PATH;
 
 /** Bodies: a card (≤ 64 KiB, shared/protocol/a2a/card-normalise.ts) and its wrapper; searches are small. */
 export const MAX_PUBLISH_BODY_BYTES = 96 * 1024;
