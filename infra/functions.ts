@@ -20,6 +20,8 @@ export const FUNCTION_MEMORY_MB = {
   sweeper: 256,
   relay: 256,
   'signing-key-rotation': 256,
+  // a probe waits on the network (a card and one GetTask per interface, at once): little memory
+  'registry-probe': 256,
 } as const satisfies Readonly<Record<string, number>>;
 
 export type FunctionId = keyof typeof FUNCTION_MEMORY_MB;

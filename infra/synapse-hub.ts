@@ -24,7 +24,12 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { DELIVERY_QUEUE, EXECUTOR_QUEUE, HEARTBEAT_QUEUE } from '../shared/adapters/sqs/queues.ts';
+import {
+  DELIVERY_QUEUE,
+  EXECUTOR_QUEUE,
+  HEARTBEAT_QUEUE,
+  REGISTRY_PROBE_QUEUE,
+} from '../shared/adapters/sqs/queues.ts';
 import type { RemoteSkills } from '../shared/app/synapse/bridge.ts';
 import {
   JSONRPC_PATH,
@@ -44,6 +49,7 @@ import { HubFunction } from './constructs/function.ts';
 import { PushSigningKeys } from './constructs/keys.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { type QueueRef, Queues } from './constructs/queues.ts';
+import { RegistryProbes } from './constructs/registry.ts';
 import { Schedules } from './constructs/schedules.ts';
 import {
   SynapsePeers,
@@ -216,6 +222,7 @@ export class SynapseServices extends Construct {
   readonly workers: Workers;
   /** The push notification delivery worker (docs/deliveries.md). */
   readonly deliveries: Deliveries;
+  readonly registryProbes: RegistryProbes;
   readonly schedules: Schedules;
   readonly monitoring: Monitoring;
   /** Every function of the services, by id, whichever construct created it. */
@@ -243,6 +250,8 @@ export class SynapseServices extends Construct {
     if (!heartbeatQueue) throw new Error(`state has no ${HEARTBEAT_QUEUE.name} queue`);
     const deliveryQueue = props.state.queues.find((q) => q.definition.name === DELIVERY_QUEUE.name);
     if (!deliveryQueue) throw new Error(`state has no ${DELIVERY_QUEUE.name} queue`);
+    const probeQueue = props.state.queues.find((q) => q.definition.name === REGISTRY_PROBE_QUEUE.name);
+    if (!probeQueue) throw new Error(`state has no ${REGISTRY_PROBE_QUEUE.name} queue`);
     const serviceName = props.serviceName ?? DEFAULT_SERVICE_NAME;
     this.signingKeys = props.state.signingKeys;
     this.synapsePeers = props.state.synapsePeers;
@@ -301,6 +310,13 @@ export class SynapseServices extends Construct {
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });
     this.schedules = new Schedules(this, 'Schedules', { sweeper: this.workers.sweeper.function });
+    this.registryProbes = new RegistryProbes(this, 'RegistryProbes', {
+      agentModule: this.agentModule,
+      environment,
+      table: props.state.table,
+      queue: probeQueue,
+      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+    });
     this.functions = serviceFunctionsOf(this);
     this.monitoring = new Monitoring(this, 'Monitoring', {
       restApi: this.api.restApi,

@@ -28,6 +28,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Context } from 'aws-lambda';
 import { relayWants, STREAM_RELAY } from '../shared/adapters/dynamodb/stream.ts';
 import { createTableInput } from '../shared/adapters/dynamodb/table.ts';
 import { DynamoTaskStore } from '../shared/adapters/dynamodb/task-store.ts';
@@ -41,11 +42,13 @@ import {
   EXECUTOR_QUEUE,
   HEARTBEAT_QUEUE,
   QUEUES,
+  REGISTRY_PROBE_QUEUE,
 } from '../shared/adapters/sqs/queues.ts';
 import { type RecoveryResult, recoverPendingWork } from '../shared/app/tasks/recovery.ts';
 import { setEnvironment } from '../shared/config/environment.ts';
 import { heartbeatRulesFrom } from '../shared/config/heartbeat.ts';
-import { PUSH_SIGNING_KEYS, PUSH_SIGNING_SECRET_ARN } from '../shared/config/push.ts';
+import { PUSH_SIGNING_KEYS, PUSH_SIGNING_SECRET_ARN, PUSH_URL_ALLOWLIST } from '../shared/config/push.ts';
+import { probeScheduleFrom } from '../shared/config/registry-probe.ts';
 import { readSetting } from '../shared/config/settings.ts';
 import { TENANT_THROTTLE } from '../shared/contracts/gateway-responses.ts';
 import { type FunctionName, HTTP_FUNCTION_MEMORY_MB, ROUTES, STREAMING } from '../shared/contracts/routes.ts';
@@ -53,7 +56,7 @@ import { type DynamoLocal, startDynamoLocal } from './dynamodb-local.ts';
 import { type BusEvent, type LocalEventBus, startLocalEventBus } from './event-bus.ts';
 import { type EventSource, type SqsHandler, startEventSource } from './event-source.ts';
 import { type ApiHandler, type AuthorizerHandler, startHttpGateway } from './http-gateway.ts';
-import { consoleLog, LOCAL_REGION, type LocalLog } from './lambda-context.ts';
+import { consoleLog, createLambdaContext, LOCAL_REGION, type LocalLog } from './lambda-context.ts';
 import { installLambdaStreaming } from './lambda-streaming.ts';
 import { type Schedule, type ScheduledHandler, startSchedule } from './scheduler.ts';
 import { type LocalSqs, startLocalSqs } from './sqs.ts';
@@ -78,6 +81,8 @@ export type HubHandlers = Record<FunctionName, ApiHandler> & {
   deliver: SqsHandler;
   sweeper: ScheduledHandler;
   relay: StreamHandler;
+  /** The registry's probe queue's consumer (ticks and probes: docs/registry.md#health). */
+  'registry-probe': SqsHandler;
 };
 export type HubFunctionName = keyof HubHandlers;
 
@@ -347,6 +352,15 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
         AUTH_MODE: auth === 'dev' ? 'none' : 'required',
         ...signingKeys,
         ...options.env,
+        // the registry probes the hub's own agent, as on AWS (there its URL is public): the guard lets its
+        // own address through, and nothing else it would refuse
+        PUSH_URL_ALLOWLIST: [
+          (options.env ? readSetting(PUSH_URL_ALLOWLIST, options.env) : undefined) ??
+            readSetting(PUSH_URL_ALLOWLIST),
+          new URL(publicUrl).host,
+        ]
+          .filter(Boolean)
+          .join(','),
       },
       QUIET_DEFAULTS,
     );
@@ -366,6 +380,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       deliver: given.deliver ?? (await loadHandler('deliver')),
       sweeper: given.sweeper ?? (await loadHandler('sweeper')),
       relay: given.relay ?? (await loadHandler('relay')),
+      'registry-probe': given['registry-probe'] ?? (await loadHandler('registry-probe')),
     };
     authorizer = handlers.authorizer;
 
@@ -458,6 +473,45 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       log,
     });
     workers.push(withGrace('sweeper', () => sweeper.stop()));
+
+    // the registry's probes: the rule's tick is a message on the probe queue, whose consumer queues the
+    // probes due and carries them out (infra/constructs/registry.ts)
+    const probeQueue = sqs.queues[REGISTRY_PROBE_QUEUE.name]!;
+    const probes: EventSource = startEventSource({
+      client: sqs.client,
+      queue: probeQueue,
+      handler: handlers['registry-probe'],
+      functionName: 'registry-probe',
+      concurrency: 10,
+      waitTimeSeconds: options.pollWaitSeconds ?? 1,
+      log,
+    });
+    workers.push(async (graceMs) => void (await probes.stop(graceMs)));
+    const probeTicks: Schedule = startSchedule({
+      handler: async (event) =>
+        void (await sqs.client.send(
+          new SendMessageCommand({
+            QueueUrl: probeQueue.url,
+            MessageBody: JSON.stringify({ probeTick: event.time }),
+          }),
+        )),
+      functionName: 'registry-probe-tick',
+      intervalMs: probeScheduleFrom().tickSeconds * 1000,
+      log,
+    });
+    workers.push(withGrace('registry-probe-tick', () => probeTicks.stop()));
+
+    // the hub's own card in its registry, approved, as a deployment publishes it (functions/registry.ts)
+    try {
+      const cardPath = ROUTES.find((r) => r.function === 'agent-card')!.path;
+      const publish = handlers.registry as unknown as (event: unknown, context: Context) => Promise<unknown>;
+      await publish(
+        { publishOwnCard: `${publicUrl}${cardPath}` },
+        createLambdaContext({ functionName: 'registry', timeoutMs: 29_000 }),
+      );
+    } catch (e) {
+      log(`local hub: the hub's own card was not published to its registry: ${(e as Error).message}`);
+    }
 
     return {
       url: publicUrl,

@@ -7,6 +7,7 @@ import {
   DELIVERY_QUEUE,
   EXECUTOR_QUEUE,
   HEARTBEAT_QUEUE,
+  REGISTRY_PROBE_QUEUE,
 } from '../adapters/sqs/queues.ts';
 import { type Setting, text, url } from './settings.ts';
 
@@ -34,6 +35,16 @@ export const EXECUTOR_QUEUE_URL = {
   format: () => url(),
   defaultText: 'none: required',
   readBy: ['executor', 'relay'],
+} satisfies Setting<string>;
+
+export const REGISTRY_PROBE_QUEUE_URL = {
+  get name() {
+    return REGISTRY_PROBE_QUEUE.urlEnv;
+  },
+  doc: "The registry's probe queue: the schedule's ticks and the probes they spread (docs/registry.md#health).",
+  format: () => url(),
+  defaultText: 'none: required',
+  readBy: ['registry-probe'],
 } satisfies Setting<string>;
 
 export const HEARTBEAT_QUEUE_URL = {

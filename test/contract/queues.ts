@@ -10,6 +10,7 @@ import { before, describe, it } from 'node:test';
 import type { DeadLetterInfo, DeliveryMessage, DeliveryQueue } from '../../shared/ports/delivery-queue.ts';
 import type { ExecutorQueue, ExecutorRun } from '../../shared/ports/executor-queue.ts';
 import type { HeartbeatQueue, HeartbeatWatch } from '../../shared/ports/heartbeat-queue.ts';
+import type { ProbeQueue, ProbeRequest } from '../../shared/ports/probe-queue.ts';
 
 /** A queue under test as its consumer sees it. */
 export interface QueueSide<Q> {
@@ -92,6 +93,32 @@ export const heartbeatQueueContract = (name: string, harness: QueueHarness<Heart
       ...(i % 3 ? { claim: `2026-01-01T00:${String(i % 60).padStart(2, '0')}:00.000Z` } : {}),
     });
     sendReceiveContract(withSide(harness), (q, watches, delay) => q.arm(watches, delay ?? 0), watch);
+  });
+};
+
+export const probeQueueContract = (name: string, harness: QueueHarness<ProbeQueue>): void => {
+  describe(`ProbeQueue contract: ${name}`, () => {
+    const request = (i: number): ProbeRequest => ({ tenant: `t${i % 3}`, id: `record-${i}` });
+    const side = withSide(harness);
+    sendReceiveContract(
+      side,
+      (q, requests, delay) => q.schedule(requests.map((r) => ({ request: r, delaySeconds: delay ?? 0 }))),
+      request,
+    );
+
+    it('delays each probe by its own delay', async () => {
+      const { queue, receive, wait } = side();
+      await queue.schedule([
+        { request: request(1), delaySeconds: 2 },
+        { request: request(2), delaySeconds: 0 },
+        { request: request(3), delaySeconds: 4 },
+      ]);
+      assert.deepEqual(await receive(), [request(2)]);
+      await wait(2.5);
+      assert.deepEqual(await receive(), [request(1)]);
+      await wait(2);
+      assert.deepEqual(await receive(), [request(3)]);
+    });
   });
 };
 

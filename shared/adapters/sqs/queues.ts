@@ -66,9 +66,31 @@ export const DELIVERY_QUEUE: QueueDefinition = {
   oldestMessageAlarmSeconds: 990,
 };
 
+/**
+ * The registry's health probes (docs/registry.md#health): a tick from the EventBridge schedule, and the
+ * probes it spreads over the tick (each a message delayed up to 900 s, shared/domain/registry/probe-schedule.ts).
+ * A probe is a card fetch and one request per interface, all at once, each with REGISTRY_PROBE_TIMEOUT_MS.
+ */
+export const REGISTRY_PROBE_QUEUE: QueueDefinition = {
+  name: 'registry-probe',
+  consumerTimeoutSeconds: 60,
+  visibilityTimeoutSeconds: 90,
+  // a probe that keeps failing (the table, not the agent: an agent's failure is a report) is dropped to the
+  // DLQ soon; the next period probes the agent again anyway
+  maxReceiveCount: 3,
+  batchSize: 10,
+  urlEnv: 'REGISTRY_PROBE_QUEUE_URL',
+  oldestMessageAlarmSeconds: 990,
+};
+
 /** The delivery worker's way to its dead-letter queue. */
 export const DELIVERY_DLQ_URL_ENV = 'DELIVERY_DLQ_URL';
 
-export const QUEUES: readonly QueueDefinition[] = [EXECUTOR_QUEUE, HEARTBEAT_QUEUE, DELIVERY_QUEUE];
+export const QUEUES: readonly QueueDefinition[] = [
+  EXECUTOR_QUEUE,
+  HEARTBEAT_QUEUE,
+  DELIVERY_QUEUE,
+  REGISTRY_PROBE_QUEUE,
+];
 
 export const deadLetterName = (q: QueueDefinition): string => `${q.name}-dlq`;

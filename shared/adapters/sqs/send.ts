@@ -1,23 +1,22 @@
-/** Sends JSON messages to one SQS queue in batches of ten, with one delay for all of them. */
+/** Sends JSON messages to one SQS queue in batches of ten, each with its own delay. */
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 
 const BATCH = 10;
 
-export const sendJsonBatches = async (
+export const sendDelayedJsonBatches = async (
   client: SQSClient,
   queueUrl: string,
-  bodies: readonly unknown[],
-  delaySeconds = 0,
+  messages: readonly { body: unknown; delaySeconds: number }[],
   what = 'message',
 ): Promise<void> => {
-  const batches: unknown[][] = [];
-  for (let i = 0; i < bodies.length; i += BATCH) batches.push(bodies.slice(i, i + BATCH));
+  const batches: { body: unknown; delaySeconds: number }[][] = [];
+  for (let i = 0; i < messages.length; i += BATCH) batches.push(messages.slice(i, i + BATCH));
   await Promise.all(
     batches.map(async (batch) => {
       const out = await client.send(
         new SendMessageBatchCommand({
           QueueUrl: queueUrl,
-          Entries: batch.map((body, i) => ({
+          Entries: batch.map(({ body, delaySeconds }, i) => ({
             Id: String(i),
             MessageBody: JSON.stringify(body),
             ...(delaySeconds > 0 ? { DelaySeconds: delaySeconds } : {}),
@@ -29,3 +28,18 @@ export const sendJsonBatches = async (
     }),
   );
 };
+
+/** Sends JSON messages to one SQS queue in batches of ten, with one delay for all of them. */
+export const sendJsonBatches = (
+  client: SQSClient,
+  queueUrl: string,
+  bodies: readonly unknown[],
+  delaySeconds = 0,
+  what = 'message',
+): Promise<void> =>
+  sendDelayedJsonBatches(
+    client,
+    queueUrl,
+    bodies.map((body) => ({ body, delaySeconds })),
+    what,
+  );

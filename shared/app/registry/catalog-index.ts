@@ -193,6 +193,11 @@ export class CatalogIndex {
     return this.#entries.get(id);
   }
 
+  /** Every entry held (the live agents), in no order. */
+  entries(): IterableIterator<CatalogEntry> {
+    return this.#entries.values();
+  }
+
   /** Adds or replaces the entry; a DEPRECATED one leaves the index (it is never returned). */
   upsert(entry: CatalogEntry): void {
     this.remove(entry.id);

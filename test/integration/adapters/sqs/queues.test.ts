@@ -12,18 +12,27 @@ import { type LocalSqs, startLocalSqs } from '../../../../local/sqs.ts';
 import { SqsDeliveryQueue, sqsDelayOf } from '../../../../shared/adapters/sqs/delivery-queue.ts';
 import { SqsExecutorQueue } from '../../../../shared/adapters/sqs/executor-queue.ts';
 import { SqsHeartbeatQueue } from '../../../../shared/adapters/sqs/heartbeat-queue.ts';
-import { DELIVERY_QUEUE, EXECUTOR_QUEUE, HEARTBEAT_QUEUE } from '../../../../shared/adapters/sqs/queues.ts';
+import { SqsProbeQueue } from '../../../../shared/adapters/sqs/probe-queue.ts';
+import {
+  DELIVERY_QUEUE,
+  EXECUTOR_QUEUE,
+  HEARTBEAT_QUEUE,
+  REGISTRY_PROBE_QUEUE,
+} from '../../../../shared/adapters/sqs/queues.ts';
 import type { DeadLetterInfo, DeliveryMessage } from '../../../../shared/ports/delivery-queue.ts';
 import {
   deliveryQueueContract,
   executorQueueContract,
   heartbeatQueueContract,
+  probeQueueContract,
 } from '../../../contract/queues.ts';
 
 let sqs: LocalSqs;
 
 before(async () => {
-  sqs = await startLocalSqs({ queues: [EXECUTOR_QUEUE, HEARTBEAT_QUEUE, DELIVERY_QUEUE] });
+  sqs = await startLocalSqs({
+    queues: [EXECUTOR_QUEUE, HEARTBEAT_QUEUE, DELIVERY_QUEUE, REGISTRY_PROBE_QUEUE],
+  });
 });
 after(async () => sqs?.stop());
 
@@ -71,6 +80,13 @@ describe('on the local SQS', () => {
     make: () => {
       const { url } = sqs.queues[HEARTBEAT_QUEUE.name]!;
       return { queue: new SqsHeartbeatQueue(sqs.client, url), receive: () => bodies(url), wait };
+    },
+  });
+
+  probeQueueContract('SQS', {
+    make: () => {
+      const { url } = sqs.queues[REGISTRY_PROBE_QUEUE.name]!;
+      return { queue: new SqsProbeQueue(sqs.client, url), receive: () => bodies(url), wait };
     },
   });
 

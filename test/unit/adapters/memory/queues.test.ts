@@ -9,10 +9,12 @@ import { ManualClock } from '../../../../shared/adapters/memory/clock.ts';
 import { InMemoryDeliveryQueue } from '../../../../shared/adapters/memory/delivery-queue.ts';
 import { InMemoryExecutorQueue } from '../../../../shared/adapters/memory/executor-queue.ts';
 import { InMemoryHeartbeatQueue } from '../../../../shared/adapters/memory/heartbeat-queue.ts';
+import { InMemoryProbeQueue } from '../../../../shared/adapters/memory/probe-queue.ts';
 import {
   deliveryQueueContract,
   executorQueueContract,
   heartbeatQueueContract,
+  probeQueueContract,
 } from '../../../contract/queues.ts';
 
 const sideOf = <Q extends { receive(): unknown[] }>(make: (now: () => number) => Q) => {
@@ -27,6 +29,7 @@ const sideOf = <Q extends { receive(): unknown[] }>(make: (now: () => number) =>
 
 executorQueueContract('in memory', { make: () => sideOf((now) => new InMemoryExecutorQueue({ now })) });
 heartbeatQueueContract('in memory', { make: () => sideOf((now) => new InMemoryHeartbeatQueue({ now })) });
+probeQueueContract('in memory', { make: () => sideOf((now) => new InMemoryProbeQueue({ now })) });
 deliveryQueueContract('in memory', {
   make: () => {
     const side = sideOf((now) => new InMemoryDeliveryQueue({ now }));

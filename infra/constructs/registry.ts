@@ -1,0 +1,68 @@
+/**
+ * The registry's health probing (docs/registry.md#health): an EventBridge rule puts a tick on the probe
+ * queue every tick (REGISTRY_PROBE_TICK_SECONDS; whole minutes on AWS), and the probe function, the
+ * queue's consumer, queues the probes due in that tick on the same queue, each delayed to its offset, then
+ * carries them out. Least privilege: the function reads and writes the registry's items (by key, and the
+ * byRegistry index for its catalog feed), sends to its queue (consuming is the event source's grant), and
+ * calls out only through the SSRF guard.
+ */
+import { Duration } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { grantTableReadWrite } from '../permissions.ts';
+import { REGISTRY_INDEXES } from './api.ts';
+import { HubFunction } from './function.ts';
+import type { QueueRef } from './queues.ts';
+
+export interface RegistryProbesProps {
+  agentModule: string;
+  environment: Record<string, string>;
+  table: ITableV2;
+  queue: QueueRef;
+  /** How often the schedule ticks (REGISTRY_PROBE_TICK_SECONDS): whole minutes, at most 15. Default 15 minutes. */
+  tick?: Duration;
+  logRetention?: logs.RetentionDays;
+}
+
+export class RegistryProbes extends Construct {
+  readonly probe: HubFunction;
+  readonly tickRule: events.Rule;
+
+  constructor(scope: Construct, id: string, props: RegistryProbesProps) {
+    super(scope, id);
+    const { definition, queue } = props.queue;
+    const tick = props.tick ?? Duration.minutes(15);
+    this.probe = new HubFunction(this, 'Probe', {
+      fn: 'registry-probe',
+      agentModule: props.agentModule,
+      environment: { ...props.environment, REGISTRY_PROBE_TICK_SECONDS: String(tick.toSeconds()) },
+      timeout: Duration.seconds(definition.consumerTimeoutSeconds),
+      description: "Synapse: probes the registry's agents (their card and each interface's GetTask)",
+      ...(props.logRetention ? { logRetention: props.logRetention } : {}),
+    });
+    if (definition.visibilityTimeoutSeconds < definition.consumerTimeoutSeconds)
+      throw new Error(`queue ${definition.name}: visibility timeout shorter than the consumer timeout`);
+    this.probe.function.addEventSource(
+      new SqsEventSource(queue, { batchSize: definition.batchSize, reportBatchItemFailures: true }),
+    );
+    grantTableReadWrite(props.table, this.probe.function, { indexes: REGISTRY_INDEXES });
+    queue.grantSendMessages(this.probe.function);
+
+    this.tickRule = new events.Rule(this, 'Tick', {
+      description: "Synapse: tick the registry's health probes",
+      schedule: events.Schedule.rate(tick),
+      // the tick's time says which agents are due (shared/domain/registry/probe-schedule.ts)
+      targets: [
+        new targets.SqsQueue(queue, {
+          message: events.RuleTargetInput.fromObject({ probeTick: events.EventField.time }),
+          retryAttempts: 2,
+          maxEventAge: tick,
+        }),
+      ],
+    });
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * Composition root of the registry's probe function (functions/registry-probe.ts, docs/registry.md#health):
+ * the store on the table, the catalog of live agents followed from its feed, the probe queue, and the
+ * guarded HTTP client every probe request goes through. Built once per container.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoRegistryStore } from '../adapters/dynamodb/registry-store.ts';
+import { guardedHttpClientFromEnv } from '../adapters/http/guarded-client.ts';
+import { SqsProbeQueue } from '../adapters/sqs/probe-queue.ts';
+import { Catalog } from '../app/registry/discovery.ts';
+import { RegistryProber } from '../app/registry/prober.ts';
+import { REGISTRY_PROBE_QUEUE_URL, TABLE_NAME } from '../config/deployment.ts';
+import { probeScheduleFrom, probeTimeoutMsFrom } from '../config/registry-probe.ts';
+import { requireSetting } from '../config/settings.ts';
+import { systemClock } from '../ports/clock.ts';
+
+let prober: RegistryProber | undefined;
+
+export const registryProber = (): RegistryProber => {
+  if (!prober) {
+    const store = new DynamoRegistryStore(new DynamoDBClient({}), requireSetting(TABLE_NAME));
+    prober = new RegistryProber(
+      store,
+      // a tick reads the feed once: the catalog it reads is as fresh as the tick
+      new Catalog(store, systemClock, 0),
+      new SqsProbeQueue(new SQSClient({}), requireSetting(REGISTRY_PROBE_QUEUE_URL)),
+      guardedHttpClientFromEnv(),
+      probeScheduleFrom(),
+      systemClock,
+      probeTimeoutMsFrom(),
+    );
+  }
+  return prober;
+};
