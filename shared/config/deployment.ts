@@ -16,7 +16,18 @@ export const TABLE_NAME = {
   doc: 'The task table: tasks, push configs, delivery log, API keys and tenants (docs/storage.md).',
   format: () => text('a table name'),
   defaultText: 'none: required',
-  readBy: ['authorizer', 'deliver', 'executor', 'heartbeat', 'jsonrpc', 'rest', 'sweeper', 'synapse'],
+  readBy: [
+    'authorizer',
+    'deliver',
+    'executor',
+    'heartbeat',
+    'jsonrpc',
+    'registry',
+    'registry-probe',
+    'rest',
+    'sweeper',
+    'synapse',
+  ],
 } satisfies Setting<string>;
 
 export const PUBLIC_URL = {
@@ -24,7 +35,7 @@ export const PUBLIC_URL = {
   doc: 'The base URL clients reach the hub at: the card, push JWT issuer, Synapse endpoint.',
   format: () => url(),
   defaultText: 'the API Gateway host and stage of the request (required by deliver)',
-  readBy: ['agent-card', 'deliver', 'jsonrpc', 'jwks', 'rest', 'synapse'],
+  readBy: ['agent-card', 'deliver', 'jsonrpc', 'jwks', 'registry', 'rest', 'synapse'],
 } satisfies Setting<string>;
 
 export const EXECUTOR_QUEUE_URL = {

@@ -10,7 +10,7 @@ export const PUSH_URL_ALLOWLIST = {
   doc: 'Hosts, host:port, addresses or CIDR ranges a push URL may reach although the SSRF guard would refuse them (docs/ssrf.md).',
   format: () => text('entries separated by commas or spaces (checked by shared/adapters/http/url-guard.ts)'),
   defaultText: 'none: public addresses only',
-  readBy: ['deliver', 'jsonrpc', 'rest', 'synapse'],
+  readBy: ['deliver', 'jsonrpc', 'registry', 'registry-probe', 'rest', 'synapse'],
 } satisfies Setting<string>;
 
 export const PUSH_URL_ALLOW_HTTP = {
@@ -18,7 +18,7 @@ export const PUSH_URL_ALLOW_HTTP = {
   doc: 'Lets push URLs be plain http.',
   format: () => oneOf({ true: true, false: false }),
   default: false,
-  readBy: ['deliver', 'jsonrpc', 'rest', 'synapse'],
+  readBy: ['deliver', 'jsonrpc', 'registry', 'registry-probe', 'rest', 'synapse'],
 } satisfies Setting<boolean>;
 
 export const PUSH_SIGNING_KEYS = {

@@ -11,8 +11,9 @@ const trustAllowlist = (): Format<TrustAllowlist> => ({
     let json: unknown;
     try {
       json = JSON.parse(text);
-    } catch (e) {
-      throw new Error(`${name} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
+    } catch {
+      // not JSON: the caller names the variable and the format
+      return undefined;
     }
     return parseTrustAllowlist(json, name);
   },
@@ -24,5 +25,5 @@ export const REGISTRY_TRUSTED_KEYS = {
   format: trustAllowlist,
   default: EMPTY_TRUST_ALLOWLIST,
   defaultText: 'none: signed cards are `unverified`, unsigned ones `unsigned`',
-  readBy: ['registry', 'registry-probe'],
+  readBy: ['registry'],
 } satisfies Setting<TrustAllowlist>;

@@ -83,11 +83,18 @@ const BAD: Readonly<Record<string, readonly string[]>> = {
   SYNAPSE_AUTH: ['yes', 'ON'],
   SYNAPSE_ALLOW_UNAUTHENTICATED: ['true', 'yes'],
   SYNAPSE_QUIET_EVENTS: ['true', 'yes'],
+  REGISTRY_PROBE_QUEUE_URL: ['probe'],
+  REGISTRY_CATALOG_REFRESH_MS: ['-1', '60001', 'soon'],
+  REGISTRY_PROBE_PERIOD_SECONDS: ['0', 'hourly'],
+  REGISTRY_PROBE_TICK_SECONDS: ['0', '901'],
+  REGISTRY_PROBE_TIMEOUT_MS: ['0', '5s'],
+  REGISTRY_TRUSTED_KEYS: ['{nope', 'keys'],
 };
 
 /** Any text is a value of these (names, paths, ARNs, JSON checked by its parser, lenient switches). */
 const FREE = new Set([
   'TABLE_NAME',
+  'REGISTRY_DISPLAY_NAME',
   'EVENT_BUS_NAME',
   'AGENT_MODULE',
   'A2A_GENERATIONS',

@@ -46,7 +46,7 @@ describe('the trust allowlist', () => {
       assert.throws(() => readSetting(REGISTRY_TRUSTED_KEYS, { [V]: JSON.stringify(json) }), pattern);
     assert.throws(
       () => readSetting(REGISTRY_TRUSTED_KEYS, { [V]: '{not json' }),
-      /REGISTRY_TRUSTED_KEYS is not JSON/,
+      /REGISTRY_TRUSTED_KEYS must be a JSON object: .*, got "{not json"/,
     );
     bad([], /REGISTRY_TRUSTED_KEYS must be a JSON object of domains, got an array/);
     bad(
