@@ -15,7 +15,7 @@
  * The agent module is bundled into the functions at synth time (esbuild alias
  * for the `#agent` specifier, see `infra/bundling.ts`).
  */
-import { CfnOutput, type RemovalPolicy } from 'aws-cdk-lib';
+import { CfnOutput, type Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as events from 'aws-cdk-lib/aws-events';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -49,7 +49,7 @@ import { HubFunction } from './constructs/function.ts';
 import { PushSigningKeys } from './constructs/keys.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { type QueueRef, Queues } from './constructs/queues.ts';
-import { RegistryProbes } from './constructs/registry.ts';
+import { DEFAULT_PROBE_TICK, RegistryProbeSchedule, RegistryProbes } from './constructs/registry.ts';
 import { Schedules } from './constructs/schedules.ts';
 import {
   SynapsePeers,
@@ -84,6 +84,8 @@ export interface SynapseStateRefs {
   signingKeyRotation?: lambda.IFunction;
   /** The secret holding the Synapse peers, a JSON array (constructs/synapse.ts). */
   synapsePeers: secretsmanager.ISecret;
+  /** The registry probe schedule's tick (constructs/registry.ts); default 15 minutes. */
+  registryProbeTick?: Duration;
 }
 
 /** The functions of the state (the key rotation, constructs/keys.ts): none of the services'. */
@@ -118,6 +120,7 @@ export class SynapseState extends Construct implements SynapseStateRefs {
   readonly signingKeys: secretsmanager.Secret;
   readonly signingKeyRotation: lambda.IFunction;
   readonly synapsePeers: secretsmanager.Secret;
+  readonly registryProbeTick: Duration;
 
   constructor(scope: Construct, id: string, props: SynapseStateProps = {}) {
     super(scope, id);
@@ -128,6 +131,11 @@ export class SynapseState extends Construct implements SynapseStateRefs {
     const queues = new Queues(this, 'Queues');
     this.queues = [...queues.byName.values()];
     this.relayFailures = queues.relayFailures;
+    const probeQueue = queues.byName.get(REGISTRY_PROBE_QUEUE.name);
+    if (!probeQueue) throw new Error(`no ${REGISTRY_PROBE_QUEUE.name} queue`);
+    this.registryProbeTick = new RegistryProbeSchedule(this, 'RegistryProbeSchedule', {
+      queue: probeQueue,
+    }).tick;
     this.bus = new TaskEvents(this, 'Events').bus;
     this.pushSigningKeys = new PushSigningKeys(this, 'PushSigningKeys', {
       ...(props.signingKeyRotationDays ? { rotationDays: props.signingKeyRotationDays } : {}),
@@ -312,9 +320,10 @@ export class SynapseServices extends Construct {
     this.schedules = new Schedules(this, 'Schedules', { sweeper: this.workers.sweeper.function });
     this.registryProbes = new RegistryProbes(this, 'RegistryProbes', {
       agentModule: this.agentModule,
-      environment,
+      environment: { ...environment, PUBLIC_URL: this.api.publicUrl },
       table: props.state.table,
       queue: probeQueue,
+      tick: props.state.registryProbeTick ?? DEFAULT_PROBE_TICK,
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });
     this.functions = serviceFunctionsOf(this);

@@ -290,7 +290,7 @@ describe('the REQUEST authorizer and the methods', () => {
         assert.equal(p.ApiKeyRequired, true, name);
       }
     }
-    // the discovery documents and the signed Synapse callback are the public ones
+    // the discovery documents (the registry's AI Catalog among them) and the signed Synapse callback are the public ones
     assert.deepEqual(
       routes.filter(({ route }) => route.public).map(({ route }) => route.path),
       [
@@ -299,6 +299,7 @@ describe('the REQUEST authorizer and the methods', () => {
         '/.well-known/jwks.json',
         '/synapse/callback',
         '/synapse/schemas/{name}',
+        '/.well-known/ai-catalog.json',
       ],
     );
   });

@@ -55,7 +55,8 @@ const SQS_CONSUME = [
 const sorted = (...lists: string[][]): string[] => [...new Set(lists.flat())].sort();
 
 const EXPECTED_ACTIONS: Record<string, string[]> = {
-  'agent-card': sorted(LOGS, XRAY),
+  // reads the signing keys: it signs the card (docs/registry-trust.md)
+  'agent-card': sorted(LOGS, XRAY, ['secretsmanager:GetSecretValue']),
   // the auth directory items alone (LeadingKeys AUTH#, test/infra/auth.test.ts)
   authorizer: sorted(LOGS, XRAY, ['dynamodb:GetItem']),
   // blocking sends run the agent inline; the relay, not jsonrpc, hands work to the executor queue
@@ -83,6 +84,10 @@ const EXPECTED_ACTIONS: Record<string, string[]> = {
   ),
   // reads the stream, sends runs and heartbeat watches, puts lifecycle events and the failure note; no item access
   relay: sorted(LOGS, XRAY, STREAM_READ, SQS_SEND, ['events:PutEvents']),
+  // the registry's items and its byRegistry index (test/infra/registry.test.ts)
+  registry: sorted(LOGS, XRAY, TABLE_RW),
+  // the same items, and its queue: it consumes ticks and probes, and sends the probes a tick spreads
+  'registry-probe': sorted(LOGS, XRAY, TABLE_RW, SQS_CONSUME, SQS_SEND),
 };
 
 let hub: SynthesizedHub;
@@ -234,6 +239,8 @@ describe('stateless stack: functions and triggers', () => {
       'heartbeat',
       'jsonrpc',
       'jwks',
+      'registry',
+      'registry-probe',
       'relay',
       'rest',
       'sweeper',
@@ -421,8 +428,8 @@ describe('stateless stack: functions and triggers', () => {
 
   it('feeds the executor from its queue with partial batch responses', () => {
     const ids = functionIds(hub);
-    // the executor's, the heartbeat function's, the delivery worker's and the relay's
-    hub.statelessTemplate.resourceCountIs('AWS::Lambda::EventSourceMapping', 4);
+    // the executor's, the heartbeat function's, the delivery worker's, the relay's and the registry probe's
+    hub.statelessTemplate.resourceCountIs('AWS::Lambda::EventSourceMapping', 5);
     hub.statelessTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: ids.executor.fn },
       BatchSize: EXECUTOR_QUEUE.batchSize,
