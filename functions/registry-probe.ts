@@ -5,10 +5,18 @@
  * that agent and keeps its report. A redelivered record is harmless: a tick queues a second probe of the
  * same agents (their reports are replaced), a probe probes again. Records that throw are reported as
  * partial batch failures.
+ *
+ * Invoked with no records (the deployment's trigger, infra/constructs/registry.ts, and `npm start`), it
+ * publishes the hub's own card to its registry, approved (docs/registry.md#the-hubs-own-card): fetched
+ * from PUBLIC_URL's well-known URL, a URL the deployment names, not a caller.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { eachRecord } from '../shared/adapters/lambda/sqs-batch.ts';
-import { registryProber } from '../shared/composition-roots/registry-probe.ts';
+import { registryProber, registryService } from '../shared/composition-roots/registry-probe.ts';
+import { DEFAULT_TENANT } from '../shared/config/auth.ts';
+import { PUBLIC_URL } from '../shared/config/deployment.ts';
+import { readSetting, requireSetting } from '../shared/config/settings.ts';
+import { AGENT_CARD_PATH } from '../shared/contracts/routes.ts';
 import { logger, withObservability } from '../shared/observability/index.ts';
 import * as z from '../shared/validation/zod.ts';
 
@@ -17,9 +25,34 @@ const messageSchema = z.union([
   z.object({ tenant: z.string().check(z.minLength(1)), id: z.string().check(z.minLength(1)) }),
 ]);
 
-export const registryProbeHandler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+/** The outcome of publishing the hub's own card; a failure is logged, never thrown (it must not fail a deployment). */
+const publishOwnCard = async (): Promise<{ published: boolean; recordId?: string; version?: number }> => {
+  const url = `${requireSetting(PUBLIC_URL).replace(/\/+$/, '')}${AGENT_CARD_PATH}`;
+  try {
+    const answer = await fetch(url, {
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (!answer.ok) throw new Error(`HTTP ${answer.status}`);
+    const record = await registryService().publishOwn(readSetting(DEFAULT_TENANT), url, await answer.json());
+    logger.info("published the hub's own card", { recordId: record.id, version: record.liveVersion });
+    return {
+      published: true,
+      recordId: record.id,
+      ...(record.liveVersion ? { version: record.liveVersion } : {}),
+    };
+  } catch (e) {
+    logger.error("the hub's own card was not published to its registry", { url, error: e as Error });
+    return { published: false };
+  }
+};
+
+export const registryProbeHandler = async (
+  event: Partial<SQSEvent>,
+): Promise<SQSBatchResponse | Awaited<ReturnType<typeof publishOwnCard>>> => {
+  if (!Array.isArray(event.Records)) return publishOwnCard();
   const prober = registryProber();
-  return eachRecord(event, messageSchema, 'registry probe message', async (message, record) => {
+  return eachRecord(event as SQSEvent, messageSchema, 'registry probe message', async (message, record) => {
     if ('probeTick' in message) {
       const time = new Date(message.probeTick);
       if (Number.isNaN(time.getTime())) {

@@ -324,6 +324,7 @@ export class SynapseServices extends Construct {
       table: props.state.table,
       queue: probeQueue,
       tick: props.state.registryProbeTick ?? DEFAULT_PROBE_TICK,
+      publishOwnCardAfter: [this.api],
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
     });
     this.functions = serviceFunctionsOf(this);

@@ -501,14 +501,13 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
     });
     workers.push(withGrace('registry-probe-tick', () => probeTicks.stop()));
 
-    // the hub's own card in its registry, approved, as a deployment publishes it (functions/registry.ts)
+    // the hub's own card in its registry, approved, as a deployment's trigger publishes it (functions/registry-probe.ts)
     try {
-      const cardPath = ROUTES.find((r) => r.function === 'agent-card')!.path;
-      const publish = handlers.registry as unknown as (event: unknown, context: Context) => Promise<unknown>;
-      await publish(
-        { publishOwnCard: `${publicUrl}${cardPath}` },
-        createLambdaContext({ functionName: 'registry', timeoutMs: 29_000 }),
-      );
+      const publish = handlers['registry-probe'] as unknown as (
+        event: unknown,
+        context: Context,
+      ) => Promise<unknown>;
+      await publish({}, createLambdaContext({ functionName: 'registry-probe', timeoutMs: 60_000 }));
     } catch (e) {
       log(`local hub: the hub's own card was not published to its registry: ${(e as Error).message}`);
     }

@@ -13,6 +13,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as triggers from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import { grantTableReadWrite } from '../permissions.ts';
 import { REGISTRY_INDEXES } from './api.ts';
@@ -58,6 +59,8 @@ export interface RegistryProbesProps {
   queue: QueueRef;
   /** The schedule's tick (RegistryProbeSchedule's). */
   tick: Duration;
+  /** What must be deployed before the hub's own card can be fetched and published (the API). */
+  publishOwnCardAfter: Construct[];
   logRetention?: logs.RetentionDays;
 }
 
@@ -83,5 +86,14 @@ export class RegistryProbes extends Construct {
     );
     grantTableReadWrite(props.table, this.probe.function, { indexes: REGISTRY_INDEXES });
     queue.grantSendMessages(this.probe.function);
+
+    // the hub's own card, published to its registry after every deployment that changes the function
+    // (functions/registry-probe.ts invoked with no records); asynchronous: a failure is logged, the
+    // deployment goes on
+    new triggers.Trigger(this, 'PublishOwnCard', {
+      handler: this.probe.function,
+      executeAfter: props.publishOwnCardAfter,
+      invocationType: triggers.InvocationType.EVENT,
+    });
   }
 }

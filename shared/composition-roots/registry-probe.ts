@@ -8,18 +8,28 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoRegistryStore } from '../adapters/dynamodb/registry-store.ts';
 import { guardedHttpClientFromEnv } from '../adapters/http/guarded-client.ts';
 import { SqsProbeQueue } from '../adapters/sqs/probe-queue.ts';
+import { CardVerifier } from '../app/registry/card-verifier.ts';
 import { Catalog } from '../app/registry/discovery.ts';
 import { RegistryProber } from '../app/registry/prober.ts';
+import { RegistryService } from '../app/registry/registry-service.ts';
 import { REGISTRY_PROBE_QUEUE_URL, TABLE_NAME } from '../config/deployment.ts';
 import { probeScheduleFrom, probeTimeoutMsFrom } from '../config/registry-probe.ts';
-import { requireSetting } from '../config/settings.ts';
+import { REGISTRY_TRUSTED_KEYS } from '../config/registry-trust.ts';
+import { readSetting, requireSetting } from '../config/settings.ts';
 import { systemClock } from '../ports/clock.ts';
+import { cardHandling } from './registry.ts';
+
+let store: DynamoRegistryStore | undefined;
+const registryStore = (): DynamoRegistryStore => {
+  store ??= new DynamoRegistryStore(new DynamoDBClient({}), requireSetting(TABLE_NAME));
+  return store;
+};
 
 let prober: RegistryProber | undefined;
 
 export const registryProber = (): RegistryProber => {
   if (!prober) {
-    const store = new DynamoRegistryStore(new DynamoDBClient({}), requireSetting(TABLE_NAME));
+    const store = registryStore();
     prober = new RegistryProber(
       store,
       // a tick reads the feed once: the catalog it reads is as fresh as the tick
@@ -32,4 +42,14 @@ export const registryProber = (): RegistryProber => {
     );
   }
   return prober;
+};
+
+/** The management use case, for the hub's own card (published by this function at deployment). */
+export const registryService = (): RegistryService => {
+  const http = guardedHttpClientFromEnv();
+  return new RegistryService(
+    registryStore(),
+    cardHandling(http, new CardVerifier({ allowlist: readSetting(REGISTRY_TRUSTED_KEYS), http })),
+    systemClock,
+  );
 };

@@ -24,7 +24,7 @@ export const DEFAULT_TENANT = {
   doc: "Dev mode's tenant.",
   format: () => text('a tenant id'),
   default: 'default',
-  readBy: ['jsonrpc', 'registry', 'rest', 'synapse'],
+  readBy: ['jsonrpc', 'registry', 'registry-probe', 'rest', 'synapse'],
 } satisfies Setting<string>;
 
 export const AUTH_JWT_ISSUER = {

@@ -35,7 +35,7 @@ export const PUBLIC_URL = {
   doc: 'The base URL clients reach the hub at: the card, push JWT issuer, Synapse endpoint.',
   format: () => url(),
   defaultText: 'the API Gateway host and stage of the request (required by deliver)',
-  readBy: ['agent-card', 'deliver', 'jsonrpc', 'jwks', 'registry', 'rest', 'synapse'],
+  readBy: ['agent-card', 'deliver', 'jsonrpc', 'jwks', 'registry', 'registry-probe', 'rest', 'synapse'],
 } satisfies Setting<string>;
 
 export const EXECUTOR_QUEUE_URL = {

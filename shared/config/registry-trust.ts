@@ -25,5 +25,5 @@ export const REGISTRY_TRUSTED_KEYS = {
   format: trustAllowlist,
   default: EMPTY_TRUST_ALLOWLIST,
   defaultText: 'none: signed cards are `unverified`, unsigned ones `unsigned`',
-  readBy: ['registry'],
+  readBy: ['registry', 'registry-probe'],
 } satisfies Setting<TrustAllowlist>;

@@ -25,6 +25,9 @@ export interface RouteDefinition {
   public?: true;
 }
 
+/** The public agent card (A2A: agent discovery, RFC 8615). */
+export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+
 /** Path of the JSON-RPC interface, relative to the deployment's public URL. */
 export const JSONRPC_PATH = '/a2a/jsonrpc';
 
@@ -63,7 +66,7 @@ export const STREAMING = {
 } as const;
 
 export const ROUTES: readonly RouteDefinition[] = [
-  { method: 'GET', path: '/.well-known/agent-card.json', function: 'agent-card', public: true },
+  { method: 'GET', path: AGENT_CARD_PATH, function: 'agent-card', public: true },
   { method: 'GET', path: '/.well-known/agent.json', function: 'agent-card', public: true },
   // public: the keys that verify push notifications' JWTs
   { method: 'GET', path: JWKS_PATH, function: 'jwks', public: true },

@@ -108,4 +108,22 @@ describe('the registry probes', () => {
     assert.ok(env[REGISTRY_PROBE_QUEUE.urlEnv], 'its queue');
     assert.equal(fn.Properties.Timeout, REGISTRY_PROBE_QUEUE.consumerTimeoutSeconds);
   });
+
+  it("publishes the hub's own card after the API is deployed, asynchronously (a failure never fails the deployment)", () => {
+    const ids = functionIds(hub);
+    const triggers = Object.values(resourcesOf(hub.statelessTemplate, 'Custom::Trigger'));
+    assert.equal(triggers.length, 1);
+    const trigger = triggers[0]!;
+    assert.equal(trigger.Properties.InvocationType, 'Event');
+    // the function's current version: a deployment that changes it publishes the card again
+    assert.match(
+      JSON.stringify(trigger.Properties.HandlerArn),
+      /ServicesRegistryProbesProbeFunctionCurrentVersion/,
+    );
+    assert.ok(ids['registry-probe'].fn.startsWith('ServicesRegistryProbesProbeFunction'));
+    assert.ok(
+      asArray(trigger.DependsOn as string | string[]).some((d) => /Api/.test(d)),
+      'after the API',
+    );
+  });
 });

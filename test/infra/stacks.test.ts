@@ -247,7 +247,10 @@ describe('stateless stack: functions and triggers', () => {
       'synapse',
     ]);
     const fns = resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Function');
-    assert.equal(Object.keys(fns).length, Object.keys(ids).length);
+    // and CDK's own: the provider of the trigger that publishes the hub's card (test/infra/registry.test.ts)
+    const others = Object.keys(fns).filter((id) => !Object.values(ids).some((f) => f.fn === id));
+    assert.equal(others.length, 1);
+    assert.match(others[0]!, /^AWSCDKTriggerCustomResourceProvider/);
     for (const [name, { fn }] of Object.entries(ids)) {
       const p = fns[fn]?.Properties ?? {};
       assert.equal(p.Runtime, 'nodejs22.x', name);
