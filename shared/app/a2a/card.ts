@@ -98,7 +98,8 @@ export const hubCard = ({
         synapseCardExtension({
           agentId: synapseAgentId,
           endpoint: `${publicUrl}${SYNAPSE_CALLBACK_PATH}`,
-          taskTypes: agent.skills.map((s) => s.id),
+          // an agent of no declared skill takes any type (inbound.ts): no list, rather than an empty one
+          ...(agent.skills.length > 0 ? { taskTypes: agent.skills.map((s) => s.id) } : {}),
         }),
       ],
     },
