@@ -35,8 +35,12 @@ import {
 } from '../../shared/contracts/routes.ts';
 import { grantTableReadWrite } from '../permissions.ts';
 
-/** ListTasks (by owner, by context); never the deadline index. History is read from the table itself. */
-export const JSONRPC_INDEXES = ['byContext', 'byOwner'] as const;
+/**
+ * ListTasks (by owner, by context); never the deadline index. History is read from the table itself. The
+ * registry's feed (byRegistry): a skill neither local nor static is looked up in the registry's catalog
+ * (shared/app/synapse/remote-skills.ts).
+ */
+export const JSONRPC_INDEXES = ['byContext', 'byOwner', 'byRegistry'] as const;
 /** The indexes the registry function queries: its catalog feed and a tenant's records (docs/registry.md). */
 export const REGISTRY_INDEXES = ['byRegistry'] as const;
 
@@ -53,9 +57,11 @@ import { acknowledge } from './nag.ts';
 import {
   DEFAULT_SYNAPSE_AGENT_ID,
   grantSynapsePeers,
+  SYNAPSE_AGENT_ID_ENV,
   SYNAPSE_INDEXES,
   SYNAPSE_REMOTE_SKILLS_ENV,
   type SynapseRemoteSkills,
+  synapseAgentIdOf,
   synapseRemoteSkillsOf,
 } from './synapse.ts';
 
@@ -281,6 +287,15 @@ export class Api extends Construct {
     // tasks (shared/composition-roots/core.ts). No further grant: a delegation writes a requester task and its push config
     // in the table (PutItem, by key), and the stream relay, not these functions, queues its messages to the
     // peer as deliveries, which the delivery worker signs with the peers secret
+    // a skill found in the registry goes to a configured peer alone (docs/synapse-protocol.md#skills-found-in-the-registry):
+    // jsonrpc and rest read the peers (their ids and tenants) and know this hub's agent id (never a route, and the
+    // card's Synapse extension, which the agent card function declares too)
+    for (const fn of [jsonrpc, rest])
+      grantSynapsePeers(props.synapsePeers, fn.function, props.synapseAgentId ?? DEFAULT_SYNAPSE_AGENT_ID);
+    agentCard.function.addEnvironment(
+      SYNAPSE_AGENT_ID_ENV,
+      synapseAgentIdOf(props.synapseAgentId ?? DEFAULT_SYNAPSE_AGENT_ID),
+    );
     const remote = synapseRemoteSkillsOf(props.synapseRemoteSkills);
     if (remote.json)
       for (const fn of [jsonrpc, rest, synapse])

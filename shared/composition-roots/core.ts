@@ -16,7 +16,8 @@ import type { AgentHandler } from '../agent/api.ts';
 import { loadAgent } from '../agent/load.ts';
 import { pushNotificationsConfigured } from '../app/a2a/card.ts';
 import { HeartbeatWatcher } from '../app/heartbeat/heartbeat.ts';
-import { agentSkillOf, parseRemoteSkills, remoteRouteOf } from '../app/synapse/bridge.ts';
+import { agentSkillOf, parseRemoteSkills } from '../app/synapse/bridge.ts';
+import { type LoadedRegistry, RemoteSkillResolver } from '../app/synapse/remote-skills.ts';
 import { SynapseRequester } from '../app/synapse/requester.ts';
 import { deadlineRulesOf } from '../app/tasks/deadlines.ts';
 import { TaskExecutor } from '../app/tasks/executor.ts';
@@ -143,19 +144,41 @@ export const taskService = (): Promise<TaskService> => {
   return service;
 };
 
+let registryLoaded: Promise<LoadedRegistry> | undefined;
+/** The registry's catalog and the peers, loaded on the first message that needs them (cold start). */
+const registryLookup = (): Promise<LoadedRegistry> => {
+  registryLoaded ??= import('./registry-skills.ts').then((m) =>
+    m.registrySkills(dynamoClient(), requireSetting(TABLE_NAME)),
+  );
+  registryLoaded.catch(() => {
+    registryLoaded = undefined; // tried again by the next message
+  });
+  return registryLoaded;
+};
+
 /**
- * The skills SYNAPSE_REMOTE_SKILLS hands to Synapse peers (shared/app/synapse/bridge.ts): their tasks are
- * delegated, which needs the delivery queue (the messages to the peer are deliveries).
+ * The skills Synapse peers carry out (shared/app/synapse/remote-skills.ts): SYNAPSE_REMOTE_SKILLS, then
+ * the agent registry's approved agents that are configured peers. Their tasks are delegated, which needs
+ * the delivery queue (the messages to the peer are deliveries): without it, only the static map would be
+ * a configuration error, and nothing is routed.
  */
 const remoteExecution = (agent: AgentHandler): RemoteExecution | undefined => {
   const skills = parseRemoteSkills(readSetting(SYNAPSE_REMOTE_SKILLS));
-  if (Object.keys(skills).length === 0) return undefined;
-  if (!pushNotificationsConfigured())
+  if (!pushNotificationsConfigured()) {
+    if (Object.keys(skills).length === 0) return undefined;
     throw new Error(
       'SYNAPSE_REMOTE_SKILLS needs the delivery queue (DELIVERY_QUEUE_URL): messages to peers are deliveries',
     );
+  }
+  const description = agent.describe();
+  const resolver = new RemoteSkillResolver({
+    skills,
+    skillOf: agentSkillOf(agent.skillOf?.bind(agent)),
+    localSkills: [...description.skills, ...(description.extendedCard?.skills ?? [])].map((s) => s.id),
+    registry: registryLookup,
+  });
   return {
-    route: remoteRouteOf(skills, agentSkillOf(agent.skillOf?.bind(agent))),
+    route: (caller, message) => resolver.route(caller, message),
     requester: new SynapseRequester(taskEngine(), pushConfigStore()),
   };
 };

@@ -13,7 +13,8 @@ export const SYNAPSE_PEERS = {
   secret: true,
   keepBlank: true,
   defaultText: 'unset: no peers (every signed message is refused)',
-  readBy: ['deliver', 'synapse'],
+  // jsonrpc and rest: a skill found in the registry goes only to a configured peer (docs/synapse-protocol.md#skills-found-in-the-registry)
+  readBy: ['deliver', 'jsonrpc', 'rest', 'synapse'],
 } satisfies Setting<string>;
 
 export const SYNAPSE_PEERS_SECRET_ARN = {
@@ -21,15 +22,15 @@ export const SYNAPSE_PEERS_SECRET_ARN = {
   doc: 'The Secrets Manager secret holding the same JSON, read again every 5 minutes.',
   format: () => text('a secret ARN or name'),
   defaultText: 'unset',
-  readBy: ['deliver', 'synapse'],
+  readBy: ['deliver', 'jsonrpc', 'rest', 'synapse'],
 } satisfies Setting<string>;
 
 export const SYNAPSE_AGENT_ID = {
   name: 'SYNAPSE_AGENT_ID',
-  doc: "This hub's agent id as a Synapse sender (its endpoint: PUBLIC_URL's `/synapse/callback`).",
+  doc: "This hub's agent id as a Synapse sender (its endpoint: PUBLIC_URL's `/synapse/callback`), also in the card's Synapse extension.",
   format: () => text('an agent id'),
   default: 'synapse-hub',
-  readBy: ['deliver', 'synapse'],
+  readBy: ['agent-card', 'deliver', 'jsonrpc', 'rest', 'synapse'],
 } satisfies Setting<string>;
 
 export const SYNAPSE_SIGNATURE_WINDOW_SECONDS = {

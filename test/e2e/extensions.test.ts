@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
+import { SYNAPSE_EXTENSION_URI } from '../../shared/protocol/synapse/card-extension.ts';
 import { BILLING_EXTENSION, TRACE_EXTENSION } from './fixtures/extension-agent.ts';
 
 const message = (text: string) => ({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] });
@@ -43,6 +44,8 @@ describe('extension negotiation over both bindings (an agent that requires one)'
       [
         [TRACE_EXTENSION, false],
         [BILLING_EXTENSION, true],
+        // the hub's own, whatever the agent (docs/synapse-protocol.md#the-card-extension)
+        [SYNAPSE_EXTENSION_URI, false],
       ],
     );
     const refused = await rest(

@@ -59,9 +59,10 @@ const EXPECTED_ACTIONS: Record<string, string[]> = {
   'agent-card': sorted(LOGS, XRAY, ['secretsmanager:GetSecretValue']),
   // the auth directory items alone (LeadingKeys AUTH#, test/infra/auth.test.ts)
   authorizer: sorted(LOGS, XRAY, ['dynamodb:GetItem']),
-  // blocking sends run the agent inline; the relay, not jsonrpc, hands work to the executor queue
-  jsonrpc: sorted(LOGS, XRAY, TABLE_RW),
-  rest: sorted(LOGS, XRAY, TABLE_RW),
+  // blocking sends run the agent inline; the relay, not jsonrpc, hands work to the executor queue; the peers
+  // secret: a skill found in the registry goes to a configured peer alone (test/infra/synapse.test.ts)
+  jsonrpc: sorted(LOGS, XRAY, TABLE_RW, ['secretsmanager:GetSecretValue']),
+  rest: sorted(LOGS, XRAY, TABLE_RW, ['secretsmanager:GetSecretValue']),
   // publishes the public parts of the push signing keys (test/infra/keys.test.ts)
   jwks: sorted(LOGS, XRAY, ['secretsmanager:GetSecretValue']),
   // Synapse P2P (test/infra/synapse.test.ts): tasks through the task service, its replay-protection items,
@@ -530,7 +531,8 @@ describe('stateless stack: least privilege', () => {
     assert.ok(sweeper.some((r) => r.includes('/index/byDeadline')));
     const jsonrpc = queryResources(ids.jsonrpc.role);
     assert.deepEqual(queryResources(ids.rest.role), jsonrpc, 'rest lists tasks as jsonrpc does');
-    const jsonrpcIndexes = ['byContext', 'byOwner'];
+    // ListTasks by context and by owner; the registry's feed, for a skill found in the registry
+    const jsonrpcIndexes = ['byContext', 'byOwner', 'byRegistry'];
     assert.equal(jsonrpc.length, 1 + jsonrpcIndexes.length);
     for (const index of jsonrpcIndexes)
       assert.ok(

@@ -268,6 +268,9 @@ describe('synapse function (stateless stack)', () => {
   });
 });
 
+/** The functions that read the peers secret: the endpoint, the delivery worker, and the registry's route of jsonrpc and rest. */
+const PEER_READERS = new Set(['synapse', 'deliver', 'jsonrpc', 'rest']);
+
 describe('Synapse callbacks (the delivery worker)', () => {
   it('gets the peers secret ARN, the agent id and PUBLIC_URL (the sender endpoint), and reads that secret', () => {
     const ids = functionIds(hub);
@@ -286,11 +289,31 @@ describe('Synapse callbacks (the delivery worker)', () => {
     assert.ok(on.some((r) => importOf(signingId).test(r)));
   });
 
+  it('lets jsonrpc and rest read the peers (a skill found in the registry goes to a configured peer alone)', () => {
+    const ids = functionIds(hub);
+    const fns = resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Function');
+    for (const name of ['jsonrpc', 'rest'] as const) {
+      const env = envOf(fns[ids[name].fn]);
+      assert.match(JSON.stringify(env[SYNAPSE_PEERS_SECRET_ENV]), importOf(peersId), name);
+      assert.equal(env[SYNAPSE_AGENT_ID_ENV], DEFAULT_SYNAPSE_AGENT_ID, name);
+      assert.equal(env.SYNAPSE_PEERS, undefined, name);
+      const reads = statementsOfRole(hub.statelessTemplate, ids[name].role).filter((s) =>
+        asArray(s.Action).some((a) => a.startsWith('secretsmanager:')),
+      );
+      assert.deepEqual(
+        reads.map((s) => asArray(s.Action)),
+        [['secretsmanager:GetSecretValue']],
+        `${name}: reads the peers secret, nothing else of Secrets Manager`,
+      );
+      assert.match(JSON.stringify(reads[0]?.Resource), importOf(peersId), name);
+    }
+  });
+
   it('lets no other function read the peers or know their secret', () => {
     const ids = functionIds(hub);
     const fns = resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Function');
     for (const [name, { fn, role }] of Object.entries(ids)) {
-      if (name === 'synapse' || name === 'deliver') continue;
+      if (PEER_READERS.has(name)) continue;
       assert.ok(
         !JSON.stringify(statementsOfRole(hub.statelessTemplate, role)).includes(peersId),
         `${name} may not read the peers`,
@@ -306,7 +329,7 @@ describe('Synapse callbacks (the delivery worker)', () => {
 });
 
 describe('Synapse agent id', () => {
-  it('comes from the synapseAgentId context, for the synapse function and the delivery worker alone', () => {
+  it('comes from the synapseAgentId context, for the functions that speak Synapse or declare it in the card alone', () => {
     // no bundling: only the template matters here
     const other = synthHub({ synapseAgentId: ' hub-eu-1 ', 'aws:cdk:bundling-stacks': [] }, { nag: false });
     try {
@@ -314,7 +337,7 @@ describe('Synapse agent id', () => {
       const fns = resourcesOf(other.statelessTemplate, 'AWS::Lambda::Function');
       for (const [name, { fn }] of Object.entries(ids)) {
         const env = envOf(fns[fn]);
-        if (name === 'synapse' || name === 'deliver')
+        if (PEER_READERS.has(name) || name === 'agent-card')
           assert.equal(env[SYNAPSE_AGENT_ID_ENV], 'hub-eu-1', name);
         else assert.equal(env[SYNAPSE_AGENT_ID_ENV], undefined, name);
       }

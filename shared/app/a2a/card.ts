@@ -8,10 +8,12 @@ import type { AgentDescription } from '../../agent/api.ts';
 import { AUTH_JWT_DISCOVERY_URL, AUTH_JWT_ISSUER, AUTH_MODE } from '../../config/auth.ts';
 import { DELIVERY_QUEUE_URL } from '../../config/deployment.ts';
 import { type Env, readSetting } from '../../config/settings.ts';
-import { JSONRPC_PATH, REST_PATH } from '../../contracts/routes.ts';
+import { SYNAPSE_AGENT_ID } from '../../config/synapse.ts';
+import { JSONRPC_PATH, REST_PATH, SYNAPSE_CALLBACK_PATH } from '../../contracts/routes.ts';
 import { type AgentCard, buildAgentCard, type CardSecurity } from '../../protocol/a2a/agent-card.ts';
 import type { A2AVersion } from '../../protocol/a2a/codec.ts';
 import { GENERATIONS_EXTENSION, generationsEnabled } from '../../protocol/a2a/generations.ts';
+import { synapseCardExtension } from '../../protocol/synapse/card-extension.ts';
 
 /** Every task can be streamed; push notifications only where a delivery pipeline is configured. */
 export const HUB_CAPABILITIES = { streaming: true } as const;
@@ -68,6 +70,11 @@ export interface HubCardInput {
   security?: CardSecurity;
   /** Declare the generations extension (docs/generations.md); default generationsEnabled(). */
   generations?: boolean;
+  /**
+   * This hub's Synapse agent id for the card's Synapse extension (docs/synapse-protocol.md#the-card-extension);
+   * default SYNAPSE_AGENT_ID. The extension is declared always: every deployment serves /synapse/callback.
+   */
+  synapseAgentId?: string;
 }
 
 export const hubCard = ({
@@ -78,12 +85,24 @@ export const hubCard = ({
   pushNotifications,
   security = hubSecurity(),
   generations = generationsEnabled(),
+  synapseAgentId = readSetting(SYNAPSE_AGENT_ID),
 }: HubCardInput): AgentCard =>
   buildAgentCard({
-    // the hub serves generations whatever the agent: its extension joins the agent's own, in both versions' cards
-    agent: generations
-      ? { ...agent, extensions: [...(agent.extensions ?? []), GENERATIONS_EXTENSION] }
-      : agent,
+    // the hub serves generations and Synapse whatever the agent: their extensions join the agent's own, in
+    // both versions' cards; Synapse takes the agent's skill ids as task types (shared/app/synapse/inbound.ts)
+    agent: {
+      ...agent,
+      extensions: [
+        ...(agent.extensions ?? []),
+        ...(generations ? [GENERATIONS_EXTENSION] : []),
+        synapseCardExtension({
+          agentId: synapseAgentId,
+          endpoint: `${publicUrl}${SYNAPSE_CALLBACK_PATH}`,
+          // an agent of no declared skill takes any type (inbound.ts): no list, rather than an empty one
+          ...(agent.skills.length > 0 ? { taskTypes: agent.skills.map((s) => s.id) } : {}),
+        }),
+      ],
+    },
     jsonRpcUrl: `${publicUrl}${JSONRPC_PATH}`,
     restUrl: `${publicUrl}${REST_PATH}`,
     capabilities: {

@@ -4,6 +4,7 @@
  * `refreshMs`), and search, explore and browse answer from it in ARD's shapes. What a caller sees is
  * what its principal may: public entries, its tenant's `tenant` entries, its own `private` ones.
  */
+import type { Caller } from '../../domain/caller.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import {
@@ -68,9 +69,9 @@ export class Catalog {
   }
 }
 
-/** What `principal` may find (none given: the public only). */
+/** What `principal` (or a task's caller: its tenant and owner) may find (none given: the public only). */
 export const visibleTo =
-  (principal?: Principal): VisibleTo =>
+  (principal?: Caller): VisibleTo =>
   (entry) =>
     entry.visibility === 'public' ||
     (principal !== undefined &&

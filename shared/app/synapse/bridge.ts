@@ -11,10 +11,11 @@
  * status message), and the client's next message answers either (it is sent to the peer as
  * p2p:task_info_provided or p2p:human_decision). The peer's progress becomes status updates, its result
  * artifacts, and CancelTask sends p2p:task_cancel. The Synapse task id is the A2A task's id.
+ *
+ * Which peer a skill goes to: ./remote-skills.ts (this static map first, then the agent registry).
  */
 import { textOf } from '../../agent/api.ts';
 import type { Message } from '../../domain/task.ts';
-import { REQUEST_SKILL_KEY } from '../tasks/deadlines.ts';
 
 export interface RemoteSkill {
   peer: string;
@@ -61,16 +62,6 @@ export const parseRemoteSkills = (
 
 /** Which skill a new message asks for: its metadata's `synapse.skill`, else the agent's `skillOf`. */
 export type SkillOf = (message: Message) => string | undefined;
-
-/** The route of a new message: the remote skill it asks for, or undefined (this hub's agent does it). */
-export const remoteRouteOf =
-  (skills: RemoteSkills, skillOf?: SkillOf) =>
-  (message: Message): RemoteSkill | undefined => {
-    if (Object.keys(skills).length === 0) return undefined;
-    const named = message.metadata?.[REQUEST_SKILL_KEY];
-    const skill = typeof named === 'string' ? named : skillOf?.(message);
-    return skill !== undefined && Object.hasOwn(skills, skill) ? skills[skill] : undefined;
-  };
 
 /** An agent's skillOf, as the bridge asks it (one that throws names no skill). */
 export const agentSkillOf =

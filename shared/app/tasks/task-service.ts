@@ -44,14 +44,15 @@ import {
   MAX_PUSH_CONFIGS_PER_TASK,
   storedConfig,
 } from '../push/push-configs.ts';
-import type { RemoteSkill } from '../synapse/bridge.ts';
+import type { RemoteRoute } from '../synapse/remote-skills.ts';
 import type { SynapseRequester } from '../synapse/requester.ts';
 import type { TaskExecutor } from './executor.ts';
 import { DEFAULT_TASK_TIMEOUT_SECONDS, messageKey, type TaskEngine } from './task-engine.ts';
 
 /** The bridge to Synapse: which new messages go to a remote executor, and who delegates them. */
 export interface RemoteExecution {
-  route(message: Message): RemoteSkill | undefined;
+  /** The peer a new message of `caller` goes to (../synapse/remote-skills.ts), or undefined: done here. */
+  route(caller: Caller, message: Message): Promise<RemoteRoute | undefined>;
   requester: Pick<SynapseRequester, 'delegate'>;
 }
 
@@ -144,7 +145,7 @@ export class TaskService {
     contextId?: string,
     options: SendOptions = {},
   ): Promise<SendResult> {
-    const remote = this.remote?.route(message);
+    const remote = await this.remote?.route(caller, message);
     if (remote) {
       // a remote skill: a requester task, delegated to the peer (not answered or run here)
       const { record, duplicate } = await this.remote!.requester.delegate(caller, {

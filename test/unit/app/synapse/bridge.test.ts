@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { agentSkillOf, parseRemoteSkills, remoteRouteOf } from '../../../../shared/app/synapse/bridge.ts';
+import { agentSkillOf, parseRemoteSkills } from '../../../../shared/app/synapse/bridge.ts';
+import { RemoteSkillResolver } from '../../../../shared/app/synapse/remote-skills.ts';
 import type { Message } from '../../../../shared/domain/task.ts';
 
 const message = (text: string, skill?: string): Message => ({
@@ -9,6 +10,7 @@ const message = (text: string, skill?: string): Message => ({
   parts: [{ text }],
   ...(skill ? { metadata: { 'synapse.skill': skill } } : {}),
 });
+const caller = { tenant: 't1', owner: 'alice' };
 
 describe('SYNAPSE_REMOTE_SKILLS', () => {
   it('reads a peer per skill, with an optional task type (default the skill id)', () => {
@@ -30,24 +32,26 @@ describe('SYNAPSE_REMOTE_SKILLS', () => {
 
 describe('the route of a new message', () => {
   const skills = parseRemoteSkills('{"echo":"hub-b"}');
-  it('by its metadata, else the agent’s skillOf; anything else stays here', () => {
-    const route = remoteRouteOf(
+  it('by its metadata, else the agent’s skillOf; anything else stays here', async () => {
+    const resolver = new RemoteSkillResolver({
       skills,
-      agentSkillOf(({ text }) => (text.startsWith('echo') ? 'echo' : undefined)),
-    );
-    assert.deepEqual(route(message('x', 'echo')), { peer: 'hub-b', type: 'echo' });
-    assert.deepEqual(route(message('echo hi')), { peer: 'hub-b', type: 'echo' });
-    assert.equal(route(message('slow 3')), undefined);
-    assert.equal(route(message('echo hi', 'slow')), undefined, 'the metadata wins');
+      skillOf: agentSkillOf(({ text }) => (text.startsWith('echo') ? 'echo' : undefined)),
+    });
+    const route = (m: Message) => resolver.route(caller, m);
+    const fromMap = { peer: 'hub-b', type: 'echo', via: 'static' };
+    assert.deepEqual(await route(message('x', 'echo')), fromMap);
+    assert.deepEqual(await route(message('echo hi')), fromMap);
+    assert.equal(await route(message('slow 3')), undefined);
+    assert.equal(await route(message('echo hi', 'slow')), undefined, 'the metadata wins');
   });
-  it('a skillOf that throws names no skill; no skills configured routes nothing', () => {
-    const throwing = remoteRouteOf(
+  it('a skillOf that throws names no skill; no skills configured routes nothing', async () => {
+    const throwing = new RemoteSkillResolver({
       skills,
-      agentSkillOf(() => {
+      skillOf: agentSkillOf(() => {
         throw new Error('boom');
       }),
-    );
-    assert.equal(throwing(message('echo hi')), undefined);
-    assert.equal(remoteRouteOf({})(message('x', 'echo')), undefined);
+    });
+    assert.equal(await throwing.route(caller, message('echo hi')), undefined);
+    assert.equal(await new RemoteSkillResolver({}).route(caller, message('x', 'echo')), undefined);
   });
 });

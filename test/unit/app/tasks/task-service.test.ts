@@ -125,7 +125,8 @@ describe('submitting a message', () => {
     const delegated: Message[] = [];
     const { engine, service } = setup({
       remote: {
-        route: (m) => (m.parts[0]?.text === 'far' ? { peer: 'agent-b', type: 'summarize' } : undefined),
+        route: async (_caller, m) =>
+          m.parts[0]?.text === 'far' ? { peer: 'agent-b', type: 'summarize', via: 'static' } : undefined,
         requester: {
           delegate: async (who, input) => {
             if (input.message) delegated.push(input.message);

@@ -10,6 +10,10 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createAgentCardHandler } from '../../../../functions/agent-card.ts';
 import type { AgentDescription, AgentHandler } from '../../../../shared/agent/api.ts';
 import { type AgentCardInput, buildAgentCard, cardETag } from '../../../../shared/protocol/a2a/index.ts';
+import {
+  SYNAPSE_EXTENSION_URI,
+  synapseCardExtension,
+} from '../../../../shared/protocol/synapse/card-extension.ts';
 import { parseStrict, V1AgentCardSchema, V03AgentCardSchema } from './card-schema.ts';
 
 const URL_ = 'https://agent.example.com/a2a/jsonrpc';
@@ -293,10 +297,16 @@ describe('the agent-card handler (functions/agent-card.ts)', () => {
     assert.deepEqual(card.provider, RICH.provider);
     assert.equal(card.documentationUrl, RICH.documentationUrl);
     assert.equal(card.iconUrl, RICH.iconUrl);
+    // the agent's extensions, then the hub's Synapse extension (docs/synapse-protocol.md#the-card-extension)
+    const synapse = synapseCardExtension({
+      agentId: 'synapse-hub',
+      endpoint: 'https://agent.example.com/synapse/callback',
+      taskTypes: RICH.skills.map((s) => s.id),
+    });
     assert.deepEqual(card.capabilities, {
       streaming: true,
       pushNotifications: false,
-      extensions: RICH.extensions,
+      extensions: [...RICH.extensions!, synapse],
       extendedAgentCard: false,
     });
     assert.deepEqual(
@@ -331,7 +341,10 @@ describe('the agent-card handler (functions/agent-card.ts)', () => {
       assert.equal(res.statusCode, 200);
       const card = parseStrict(V03AgentCardSchema, res.card);
       assert.equal(card.url, 'https://agent.example.com/a2a/jsonrpc');
-      assert.deepEqual(card.capabilities.extensions, RICH.extensions);
+      assert.deepEqual(
+        card.capabilities.extensions?.map((e) => e.uri),
+        [...RICH.extensions!.map((e) => e.uri), SYNAPSE_EXTENSION_URI],
+      );
       assert.equal((res.card as { documentationUrl?: string }).documentationUrl, RICH.documentationUrl);
       assert.notEqual(res.headers?.etag, plain.headers?.etag, 'another representation, another tag');
     }

@@ -14,6 +14,7 @@ import {
 } from '../../../../shared/protocol/a2a/generations.ts';
 import { fromDomainError, v1Codec, v03Codec } from '../../../../shared/protocol/a2a/index.ts';
 import { restErrorBody, restStatusOf } from '../../../../shared/protocol/a2a/rest.ts';
+import { SYNAPSE_EXTENSION_URI } from '../../../../shared/protocol/synapse/card-extension.ts';
 import { expectProtocolError, expectViolation, head } from './fixtures.ts';
 
 const message = { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }], taskId: 't1' };
@@ -188,7 +189,7 @@ describe('the setting and the card', () => {
       const extensions = card.capabilities.extensions ?? [];
       assert.deepEqual(
         extensions.map((e) => e.uri),
-        ['urn:own', GENERATIONS_EXTENSION_URI],
+        ['urn:own', GENERATIONS_EXTENSION_URI, SYNAPSE_EXTENSION_URI],
       );
       const ours = extensions.find((e) => e.uri === GENERATIONS_EXTENSION_URI);
       assert.equal(ours?.required, false);
@@ -196,7 +197,7 @@ describe('the setting and the card', () => {
       const off = hubCard({ agent, publicUrl: 'https://hub.example', version, generations: false });
       assert.deepEqual(
         (off.capabilities.extensions ?? []).map((e) => e.uri),
-        ['urn:own'],
+        ['urn:own', SYNAPSE_EXTENSION_URI],
       );
     }
   });
