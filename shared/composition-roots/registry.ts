@@ -41,22 +41,34 @@ export const cardHandling = (http: HttpClient, verifier: CardVerifier): CardHand
   verify: (card, publisherUrl) => verifier.verify(card, { publisherUrl }),
 });
 
-let built: { store: RegistryStore; catalog: Catalog; service: RegistryService; http: HttpClient } | undefined;
+let built:
+  | {
+      client: DynamoDBClient;
+      store: RegistryStore;
+      catalog: Catalog;
+      service: RegistryService;
+      http: HttpClient;
+    }
+  | undefined;
 
 /** The registry's parts in this container. */
 export const registry = () => {
   if (!built) {
-    const store = new DynamoRegistryStore(new DynamoDBClient({}), requireSetting(TABLE_NAME));
+    const client = new DynamoDBClient({});
+    const store = new DynamoRegistryStore(client, requireSetting(TABLE_NAME));
     const http = guardedHttpClientFromEnv();
     const verifier = new CardVerifier({ allowlist: readSetting(REGISTRY_TRUSTED_KEYS), http });
     const catalog = new Catalog(store, systemClock, readSetting(REGISTRY_CATALOG_REFRESH_MS));
     const service = new RegistryService(store, cardHandling(http, verifier), systemClock, undefined, (e) =>
       catalog.apply(e),
     );
-    built = { store, catalog, service, http };
+    built = { client, store, catalog, service, http };
   }
   return built;
 };
+
+/** The registry's DynamoDB client in this container (the benchmark meters what it reads and writes). */
+export const registryDynamoClient = (): DynamoDBClient => registry().client;
 
 /** The HTTP API for a request whose public base URL is `publicUrl`. */
 export const registryApi = (publicUrl: string): RegistryHttpApi => {

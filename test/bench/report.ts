@@ -6,6 +6,7 @@
 
 import type { AuthResult } from './auth.ts';
 import type { PathCost } from './cost.ts';
+import type { RegistryBenchResult } from './registry.ts';
 import type { BenchResults } from './results.ts';
 import type { SynapseResult, SynapseSide } from './synapse.ts';
 
@@ -261,6 +262,72 @@ ${table(
 ${notes.join('\n\n')}`;
 };
 
+const registrySection = (g: RegistryBenchResult): string => {
+  const small = g.sizes[0]!;
+  const large = g.sizes.at(-1)!;
+  const p = g.probing;
+  const d = p.dollarsPerAgentMonth;
+  return `## The agent registry (\`test/bench/registry.ts\`)
+
+Three hubs of \`npm start\` (the local gateway invoking \`functions/registry.ts\` on DynamoDB Local), each in a
+process of its own with ${g.sizes.map((s) => s.agents.toLocaleString('en-US')).join(', ')} approved public agents
+seeded through \`DynamoRegistryStore\` (the fixture cards renamed per copy), the registry's DynamoDB client
+metered. Warm: a request made after the catalog's refresh interval (${g.refreshMs} ms), so it reads the feed once,
+the most a warm request reads; at the rate of the latency rounds below a request read the feed
+${g.sizes.map((s) => n(s.amortised.feedQueriesPerRequest, 3)).join(' / ')} times on average. Latency: one request at a time
+through HTTP, ${g.rounds} rounds of ${g.requestsPerRound} searches and ${g.requestsPerRound} browses per hub,
+interleaved over the three hubs.
+
+${table(
+  [
+    'agents',
+    'search: RRU / round trips',
+    'browse: RRU / round trips',
+    'search p50 / p99 ms',
+    'browse p50 / p99 ms',
+    'cold load: RRU / round trips / ms',
+    'catalog heap per 1,000',
+    'ai-catalog.json',
+  ],
+  g.sizes.map((s) => [
+    s.agents.toLocaleString('en-US'),
+    `${n(s.warm.search.rru)} / ${n(s.warm.search.roundTrips)}`,
+    `${n(s.warm.browse.rru)} / ${n(s.warm.browse.roundTrips)}`,
+    `${n(s.latency.search.p50Ms)} / ${n(s.latency.search.p99Ms)}`,
+    `${n(s.latency.browse.p50Ms)} / ${n(s.latency.browse.p99Ms)}`,
+    `${n(s.coldLoad.rru)} / ${s.coldLoad.roundTrips} / ${n(s.coldLoad.ms, 0)}`,
+    `${n(s.coldLoad.heapBytesPer1000 / 1024 / 1024, 1)} MB`,
+    `${s.aiCatalog.entries} entries, ${n(s.aiCatalog.bytes / 1024, 0)} KB`,
+  ]),
+)}
+
+${large.agents.toLocaleString('en-US')} vs ${small.agents} agents: warm read units ×${n(g.ratios.searchRru)} (search),
+×${n(g.ratios.browseRru)} (browse), round trips ×${n(g.ratios.searchRoundTrips)} / ×${n(g.ratios.browseRoundTrips)}; p50
+×${n(g.ratios.searchP50)} (search), ×${n(g.ratios.browseP50)} (browse), p99 ×${n(g.ratios.searchP99)} / ×${n(g.ratios.browseP99)}.
+The hub's first request loads its container's catalog: ${large.coldRequest.rru} RRU in ${large.coldRequest.roundTrips}
+round trips, ${n(large.coldRequest.ms, 0)} ms at ${large.agents.toLocaleString('en-US')} agents.
+
+Publishing through HTTP (${g.publishing.cards} cards; per request): a first version ${n(g.publishing.firstVersion.wru)} WRU,
+its approval ${n(g.publishing.approval.wru)} WRU and ${n(g.publishing.approval.rru)} RRU (the record and the catalog entry,
+which holds the card), a later version ${n(g.publishing.laterVersion.wru)} WRU and ${n(g.publishing.laterVersion.rru)} RRU,
+its approval ${n(g.publishing.laterApproval.wru)} WRU; at most ${n(g.publishing.maxVersionWru)} WRU for one version.
+
+Search precision over ${g.precision.queries} labelled queries (\`registry-precision.ts\`): top-1
+${n(g.precision.top1 * 100, 1)}%, top-3 ${n(g.precision.top3 * 100, 1)}%.
+
+A health probe (the store's calls around a real probe of the hub's own agent, which answered ${p.status}): a
+steady agent ${n(p.steady.wru)} WRU (the report written, and the two refused conditional health updates billed at
+their items' size) and ${n(p.steady.rru)} RRU in ${n(p.steady.roundTrips)} round trips; a changed verdict
+${n(p.changed.wru)} WRU. Per agent-month at an hourly probe (${p.probesPerMonth} probes), with the catalog read of
+each of the ${p.ticksPerPeriod} ticks an hour (${n(p.catalogRruPerAgentPerTick, 3)} RRU per agent, measured), ${n(p.sqsRequestsPerProbe)}
+SQS requests per probe (modelled: a tenth of a batch send, a receive, a delete, the ticks' own shared) and
+${n(p.lambdaGbSecondsPerProbe, 3)} GB-s (256 MB × ${p.assumedMs} ms assumed for an agent over the internet; the local
+probe took ${n(p.measuredMs, 0)} ms): DynamoDB $${d.dynamodb.toFixed(5)}, SQS $${d.sqs.toFixed(5)}, Lambda requests
+$${d.lambdaRequests.toFixed(5)} and duration $${d.lambdaDuration.toFixed(5)}: **$${d.total.toFixed(4)} per agent-month**.${
+    g.warnings.length ? `\n\nWarnings: ${g.warnings.join('; ')}` : ''
+  }`;
+};
+
 export const renderBenchmarks = (r: BenchResults): string => {
   const out: string[] = [];
   out.push(`# Benchmarks
@@ -360,6 +427,8 @@ ${table(
   s.filteredListPage.map((p) => [p.otherTasks, p.pageQueries, p.roundTrips, p.countQueries, n(p.rru)]),
 )}`);
   }
+
+  if (r.registry) out.push(registrySection(r.registry));
 
   if (r.scale) {
     const sc = r.scale;

@@ -8,6 +8,7 @@ import type { Goal } from './goals.ts';
 import type { HeartbeatCost } from './heartbeat.ts';
 import type { LatencyResult } from './latency.ts';
 import type { RaceResult } from './races.ts';
+import type { RegistryBenchResult } from './registry.ts';
 import type { ScaleResult } from './scale.ts';
 import type { StartupResult } from './startup.ts';
 import type { StoreBenchResult } from './store.ts';
@@ -28,6 +29,8 @@ export interface BenchResults {
   retriedSend?: CostResult['retriedSend'];
   prices?: CostResult['prices'];
   store?: StoreBenchResult;
+  /** The agent registry: search and browse by size, publishing, precision, probing. */
+  registry?: RegistryBenchResult;
   scale?: ScaleResult;
   races?: RaceResult;
   crash?: CrashResult;

@@ -5,7 +5,7 @@
  * asserts a time. `npm run bench -- cost store` runs some sections only
  * (results.json then holds just those, and the docs are left alone).
  *
- * Sections: cost, store, scale, races, crash, heartbeats, deliveries, synapse, auth,
+ * Sections: cost, store, registry, scale, races, crash, heartbeats, deliveries, synapse, auth,
  * streaming, latency, coldstart, startup. The timing sections run last and alone, so nothing of the bench's
  * own competes with them for the two cores (streaming times deliveries too,
  * but they are bounded by its poll interval, not by the cores).
@@ -24,6 +24,7 @@ import { goalsOf } from './goals.ts';
 import { benchHeartbeat } from './heartbeat.ts';
 import { benchLatency, printLatency } from './latency.ts';
 import { benchRaces } from './races.ts';
+import { benchRegistry, printRegistry } from './registry.ts';
 import { renderBenchmarks } from './report.ts';
 import type { BenchResults } from './results.ts';
 import { benchScale } from './scale.ts';
@@ -35,6 +36,7 @@ import { benchSynapse, printSynapse } from './synapse.ts';
 const SECTIONS = [
   'cost',
   'store',
+  'registry',
   'scale',
   'races',
   'crash',
@@ -105,6 +107,12 @@ if (want('store')) {
   console.table(results.store.readLastTenByHistory);
   console.log('Status-filtered ListTasks page by other tasks held');
   console.table(results.store.filteredListPage);
+}
+
+if (want('registry')) {
+  step('agent registry (search and browse at 100, 1,000 and 10,000 agents; publishing; precision; probing)');
+  results.registry = await benchRegistry({ log: (line) => console.error(line) });
+  printRegistry(results.registry);
 }
 
 if (want('scale')) {
