@@ -112,7 +112,17 @@ export interface RegistryStore {
    * so a reader applying them in order holds the catalog.
    */
   catalogChanges(cursor?: string): Promise<CatalogChanges>;
-  /** Sets a live entry's health (and the record's), with the probe's report kept beside it. */
-  putHealth(tenant: string, id: string, health: HealthStatus, report: unknown, at: string): Promise<void>;
+  /**
+   * Sets a live entry's health (and the record's), with the probe's report kept beside it. `previous`: the
+   * health the caller read; when it is `health`, only the report is written.
+   */
+  putHealth(
+    tenant: string,
+    id: string,
+    health: HealthStatus,
+    report: unknown,
+    at: string,
+    previous?: HealthStatus,
+  ): Promise<void>;
   getHealthReport(tenant: string, id: string): Promise<unknown | undefined>;
 }

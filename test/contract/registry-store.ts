@@ -223,6 +223,10 @@ export const registryStoreContract = (name: string, harness: RegistryStoreHarnes
         'only entries seen before (within the feed margin) come again',
       );
       assert.equal(await store.getHealthReport('someone-else', record.id), undefined);
+      // told the verdict is the one it read, the store writes the report alone (nothing else is looked at)
+      await store.putHealth(tenant, record.id, 'healthy', { checks: 3 }, tick(), 'healthy');
+      assert.deepEqual(await store.getHealthReport(tenant, record.id), { checks: 3 });
+      assert.equal((await store.getRecord(tenant, record.id))?.health, 'unreachable', 'the record untouched');
     });
   });
 };

@@ -90,9 +90,11 @@ export class InMemoryRegistryStore implements RegistryStore {
     health: HealthStatus,
     report: unknown,
     at: string,
+    previous?: HealthStatus,
   ): Promise<void> {
     const key = keyOf(tenant, id);
     this.#health.set(key, stored(report));
+    if (previous === health) return;
     const record = this.#records.get(key);
     const entry = this.#entries.get(key);
     if (record && record.health !== health) this.#records.set(key, { ...record, health });

@@ -178,6 +178,8 @@ export class InvalidPageTokenError extends ValidationError {
 
 export class CatalogIndex {
   readonly #entries = new Map<string, CatalogEntry>();
+  /** Every entry in a browse order, by order: kept until the next change (a browse then slices, not sorts). */
+  readonly #sorted = new Map<string, CatalogEntry[]>();
   readonly #text = new MiniSearch<IndexedDocument>({
     fields: FIELDS,
     storeFields: [],
@@ -203,6 +205,7 @@ export class CatalogIndex {
     this.remove(entry.id);
     if (entry.state === 'DEPRECATED') return;
     this.#entries.set(entry.id, entry);
+    this.#sorted.clear();
     this.#text.add(documentOf(entry));
   }
 
@@ -212,6 +215,7 @@ export class CatalogIndex {
     // `remove` with the document as indexed takes its terms out at once (no vacuum to wait for).
     this.#text.remove(documentOf(old));
     this.#entries.delete(id);
+    this.#sorted.clear();
   }
 
   /** Ranked full-text search (ARD §5.3.2), filters exact, paged by score then name then id. */
@@ -259,7 +263,13 @@ export class CatalogIndex {
     const orderBy = request.orderBy ?? DEFAULT_ORDER_BY;
     const fingerprint = fingerprintOf(['browse', filter, orderBy, request.includeUnhealthy === true]);
     const compare = browseOrder(orderBy);
-    const matched = [...this.#entries.values()].filter((e) => this.#admits(e, filter, request)).sort(compare);
+    const order = JSON.stringify(orderBy);
+    let all = this.#sorted.get(order);
+    if (!all) {
+      all = [...this.#entries.values()].sort(compare);
+      this.#sorted.set(order, all);
+    }
+    const matched = all.filter((e) => this.#admits(e, filter, request));
     let start = 0;
     if (request.pageToken !== undefined) {
       const key = readToken(request.pageToken, fingerprint, isBrowseKey);

@@ -79,7 +79,14 @@ export class RegistryProber {
       now: () => this.clock.now(),
       timeoutMs: this.timeoutMs,
     });
-    await this.store.putHealth(tenant, id, report.status, report, this.clock.now().toISOString());
+    await this.store.putHealth(
+      tenant,
+      id,
+      report.status,
+      report,
+      this.clock.now().toISOString(),
+      record.health,
+    );
     return report;
   }
 }
