@@ -6,8 +6,9 @@
  * a bounded number of times) and then hands it to the on-failure queue.
  */
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { taskChangeOf } from '../shared/adapters/dynamodb/stream.ts';
+import { registryStreamChangeOf, taskChangeOf } from '../shared/adapters/dynamodb/stream.ts';
 import { relayChanges } from '../shared/app/delivery/relay.ts';
+import { registryEventsOf } from '../shared/app/registry/events.ts';
 import {
   executorQueueFromEnv,
   heartbeatQueueFromEnv,
@@ -16,6 +17,7 @@ import {
 } from '../shared/composition-roots/core.ts';
 import { deliveryQueueFromEnv } from '../shared/composition-roots/delivery-queue.ts';
 import { logger, withObservability } from '../shared/observability/index.ts';
+import type { LifecycleEvent } from '../shared/ports/lifecycle-publisher.ts';
 import type { TaskChange } from '../shared/ports/task-changes.ts';
 
 const failAt = (sequence: string | undefined): DynamoDBBatchResponse => ({
@@ -24,11 +26,14 @@ const failAt = (sequence: string | undefined): DynamoDBBatchResponse => ({
 
 export const relayHandler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   const changes: TaskChange[] = [];
+  const registryEvents: LifecycleEvent[] = [];
   let undecodable: string | undefined;
   for (const record of event.Records) {
     try {
       const change = taskChangeOf(record);
       if (change) changes.push(change);
+      const registryChange = change ? undefined : registryStreamChangeOf(record);
+      if (registryChange) registryEvents.push(...registryEventsOf(registryChange));
     } catch (e) {
       undecodable = record.dynamodb?.SequenceNumber;
       logger.error('cannot decode a stream record', { sequence: undecodable, error: e as Error });
@@ -42,7 +47,12 @@ export const relayHandler = async (event: DynamoDBStreamEvent): Promise<DynamoDB
       heartbeats: { queue: heartbeatQueueFromEnv(), rules: heartbeatRules() },
       deliveries: deliveryQueueFromEnv(),
     });
-    logger.info('relayed', { ...result, records: event.Records.length });
+    if (registryEvents.length) await lifecyclePublisher().publish(registryEvents);
+    logger.info('relayed', {
+      ...result,
+      registryEvents: registryEvents.length,
+      records: event.Records.length,
+    });
   } catch (e) {
     logger.error('relay failed', { error: e as Error, changes: changes.length });
     return failAt(event.Records[0]?.dynamodb?.SequenceNumber);

@@ -142,7 +142,11 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
         ? {}
         : {
             onLifecycleEvent: (e: BusEvent) =>
-              console.log(`event: ${e.detailType} ${String(e.detail.taskId)} → ${String(e.detail.a2aState)}`),
+              console.log(
+                e.detail.taskId !== undefined
+                  ? `event: ${e.detailType} ${String(e.detail.taskId)} → ${String(e.detail.a2aState)}`
+                  : `event: ${e.detailType} ${String(e.detail.identifier)} → ${String(e.detail.state ?? e.detail.health)}`,
+              ),
           }),
     });
   } catch (e) {

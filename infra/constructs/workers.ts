@@ -135,7 +135,7 @@ export class Workers extends Construct {
         filters: [
           lambda.FilterCriteria.filter({
             eventName: lambda.FilterRule.or(...STREAM_RELAY.filter.eventNames),
-            dynamodb: { Keys: { sk: { S: lambda.FilterRule.isEqual(STREAM_RELAY.filter.sortKey) } } },
+            dynamodb: { Keys: { sk: { S: lambda.FilterRule.or(...STREAM_RELAY.filter.sortKeys) } } },
           }),
         ],
       }),

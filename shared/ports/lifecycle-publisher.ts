@@ -2,6 +2,8 @@
 
 /** A task lifecycle event for integrations (docs/events.md). */
 export interface LifecycleEvent {
+  /** What an EventBridge rule matches on: LIFECYCLE_SOURCE unless given (the registry's: `synapse.registry`). */
+  source?: string;
   /** `Task Created`, `Task State Changed`, `Task Completed`, … */
   detailType: string;
   /** Unique per committed change: `<taskId>:<version>`; consumers de-duplicate on it. */

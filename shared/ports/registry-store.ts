@@ -91,6 +91,11 @@ export interface RecordPage {
   cursor?: string;
 }
 
+/** A committed change of a registry item, as the table's stream shows it (the relay's events follow it). */
+export type RegistryChange =
+  | { kind: 'record'; before?: StoredRecord; after: StoredRecord }
+  | { kind: 'entry'; before?: CatalogEntry; after: CatalogEntry };
+
 export interface CatalogChanges {
   /** Entries changed since the cursor given (possibly some seen before: apply them in order, last wins). */
   entries: CatalogEntry[];

@@ -398,7 +398,8 @@ describe('stateless stack: functions and triggers', () => {
           {
             Pattern: JSON.stringify({
               eventName: ['INSERT', 'MODIFY'],
-              dynamodb: { Keys: { sk: { S: ['T'] } } },
+              // task items, and the registry's records and catalog entries (their lifecycle events)
+              dynamodb: { Keys: { sk: { S: ['T', 'R', 'C'] } } },
             }),
           },
         ],

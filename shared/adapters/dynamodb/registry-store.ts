@@ -25,6 +25,7 @@ import {
   RecordConflictError,
   type RecordPage,
   type RecordWrite,
+  type RegistryChange,
   type RegistryStore,
   type StoredRecord,
   type StoredVersion,
@@ -53,7 +54,13 @@ type Item = Record<string, unknown>;
  * which cuts the units of every write and of the feed's reads by about three (docs/registry.md#storage).
  */
 const packed = (value: unknown): Uint8Array => gzipSync(JSON.stringify(value));
-const unpacked = <T>(value: unknown): T => JSON.parse(gunzipSync(value as Uint8Array).toString('utf8')) as T;
+const unpacked = <T>(value: unknown): T =>
+  // a Lambda stream event carries binary attributes base64-encoded; the SDK hands them over as bytes
+  JSON.parse(
+    gunzipSync(typeof value === 'string' ? Buffer.from(value, 'base64') : (value as Uint8Array)).toString(
+      'utf8',
+    ),
+  ) as T;
 
 const recordItem = ({ health, ...record }: StoredRecord): Item => ({
   pk: registryPk(record.tenant, record.id),
@@ -87,6 +94,22 @@ const entryOf = (item: Item): CatalogEntry => ({
   health: item.hl as HealthStatus,
   updatedAt: String(item.ua),
 });
+
+/** A registry item's change in the table's stream (its new and old images), or undefined for any other item. */
+export const registryChangeOf = (
+  newItem: Item | undefined,
+  oldItem: Item | undefined,
+): RegistryChange | undefined => {
+  if (!newItem || typeof newItem.pk !== 'string' || !newItem.pk.startsWith('R#')) return undefined;
+  if (newItem.sk === RECORD_SK)
+    return { kind: 'record', after: recordOf(newItem), ...(oldItem ? { before: recordOf(oldItem) } : {}) };
+  if (newItem.sk === ENTRY_SK)
+    return { kind: 'entry', after: entryOf(newItem), ...(oldItem ? { before: entryOf(oldItem) } : {}) };
+  return undefined;
+};
+
+/** The sort keys of the registry items whose changes the relay turns into events. */
+export const REGISTRY_EVENT_SKS = [RECORD_SK, ENTRY_SK] as const;
 
 export class DynamoRegistryStore implements RegistryStore {
   private readonly doc: DynamoDBDocumentClient;

@@ -8,8 +8,10 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
+import type { RegistryChange } from '../../ports/registry-store.ts';
 import type { TaskChange } from '../../ports/task-changes.ts';
 import { TASK_SK } from './keys.ts';
+import { REGISTRY_EVENT_SKS, registryChangeOf } from './registry-store.ts';
 import { decodeTask, type Item, isTaskItem } from './task-codec.ts';
 
 type Image = NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']>;
@@ -53,13 +55,18 @@ export const STREAM_RELAY = {
   /** Where batches that could not be relayed are described (Lambda's on-failure destination). */
   failureQueueName: 'relay-failures',
   /**
-   * The records worth an invocation: new and changed task items. Bodies and history chunks (other sort
-   * keys) and deletions (TTL) carry no change to relay; filtered out, they cost no invocation.
+   * The records worth an invocation: new and changed task items, and the registry's records and catalog
+   * entries (their lifecycle events). Bodies and history chunks (other sort keys) and deletions (TTL)
+   * carry no change to relay; filtered out, they cost no invocation.
    */
-  filter: { eventNames: ['INSERT', 'MODIFY'], sortKey: TASK_SK },
+  filter: { eventNames: ['INSERT', 'MODIFY'], sortKeys: [TASK_SK, ...REGISTRY_EVENT_SKS] },
 } as const;
 
 /** The local runtime's version of the event source mapping's filter. */
 export const relayWants = (record: DynamoDBRecord): boolean =>
   (STREAM_RELAY.filter.eventNames as readonly string[]).includes(String(record.eventName)) &&
-  record.dynamodb?.Keys?.sk?.S === STREAM_RELAY.filter.sortKey;
+  (STREAM_RELAY.filter.sortKeys as readonly string[]).includes(String(record.dynamodb?.Keys?.sk?.S));
+
+/** The registry change a stream record reports, or undefined when it is not one. */
+export const registryStreamChangeOf = (record: DynamoDBRecord): RegistryChange | undefined =>
+  registryChangeOf(itemOf(record.dynamodb?.NewImage), itemOf(record.dynamodb?.OldImage));

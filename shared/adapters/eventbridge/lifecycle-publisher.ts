@@ -18,7 +18,7 @@ export class EventBridgeLifecyclePublisher implements LifecyclePublisher {
         new PutEventsCommand({
           Entries: batch.map((e) => ({
             EventBusName: this.busName,
-            Source: LIFECYCLE_SOURCE,
+            Source: e.source ?? LIFECYCLE_SOURCE,
             DetailType: e.detailType,
             Time: new Date(e.time),
             Detail: JSON.stringify({ id: e.id, ...e.detail }),
