@@ -3,7 +3,7 @@
  * built from the configured agent's description: the v1.0 card by default
  * (card fetchers send no A2A-Version), the v0.3 card for `?A2A-Version=0.3` or
  * the header `A2A-Version: 0.3` (see shared/protocol/a2a/agent-card.ts).
- * Cacheable, with ETag / 304 and `Vary: A2A-Version`. Signed (A2A v1.0 §8.4, docs/registry-trust.md)
+ * Cacheable, with ETag / 304 and `Vary: A2A-Version`. Signed (A2A v1.0 §8.4, docs/registry.md#trust)
  * with the push-signing key set when one is configured, both versions' cards: the ETag follows the
  * signature, so it changes when the signing key rotates. Also the Synapse JSON Schemas
  * (GET /synapse/schemas/{name}).

@@ -267,7 +267,7 @@ export class Api extends Construct {
     });
     this.functions = { 'agent-card': agentCard, jsonrpc, rest, jwks, synapse, registry };
 
-    // Least privilege: the agent card reads the signing key set alone (it signs the card: docs/registry-trust.md);
+    // Least privilege: the agent card reads the signing key set alone (it signs the card: docs/registry.md#trust);
     // jsonrpc and rest read and write tasks (they run blocking
     // and streamed sends inline; the stream relay, not they, hands work to the executor queue).
     for (const fn of [jsonrpc, rest])

@@ -1,5 +1,5 @@
 /**
- * The agent-card function's card signer (docs/registry-trust.md): the push-signing key set the
+ * The agent-card function's card signer (docs/registry.md#trust): the push-signing key set the
  * environment names (PUSH_SIGNING_KEYS or PUSH_SIGNING_SECRET_ARN, as the JWKS function reads it), or
  * none when neither is set. Imported on the first card request, not at cold start: the Secrets Manager
  * client is not in the card's import time.

@@ -1,5 +1,5 @@
 /**
- * The registry's health probe (docs/registry-health.md): how often each agent is probed, how often the
+ * The registry's health probe (docs/registry.md#health): how often each agent is probed, how often the
  * schedule ticks to spread the probes, and how long one request may take.
  */
 import {

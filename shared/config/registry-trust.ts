@@ -1,5 +1,5 @@
 /**
- * The registry's trust allowlist (docs/registry-trust.md): the keys that may sign the agent cards of
+ * The registry's trust allowlist (docs/registry.md#trust): the keys that may sign the agent cards of
  * each publisher domain. A card no entry covers is never `verified`, however it is signed.
  */
 import { EMPTY_TRUST_ALLOWLIST, parseTrustAllowlist, type TrustAllowlist } from '../domain/registry/trust.ts';

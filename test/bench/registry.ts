@@ -26,7 +26,7 @@
  * - Probing: the calls a probe makes on the store (the live version's digest, the last report, the
  *   report written) around a real probe (shared/app/registry/probe.ts) of the hub's own agent, metered on
  *   a client of this process; SQS and Lambda are modelled (the probe function is not built yet) with
- *   the arithmetic of docs/registry-health.md#cost and the measured units.
+ *   the arithmetic of docs/registry.md#cost and the measured units.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -60,9 +60,9 @@ export const REGISTRY_SIZES = [100, 1_000, 10_000] as const;
 /** Between two seeded agents' changes: more than the feed's margin, so a warm read re-reads one entry. */
 const SEED_SPACING_MS = 7_000;
 const SEED_CONCURRENCY = 16;
-/** The probe function's memory (docs/registry-health.md#cost). */
+/** The probe function's memory (docs/registry.md#cost). */
 const PROBE_MEMORY_MB = 256;
-/** An agent's answer over the internet, as docs/registry-health.md#cost assumes. */
+/** An agent's answer over the internet, as docs/registry.md#cost assumes. */
 const ASSUMED_PROBE_MS = 300;
 /** Lambda's synchronous response payload limit (API Gateway's proxy integration returns the same). */
 export const LAMBDA_RESPONSE_LIMIT_BYTES = 6 * 1024 * 1024;

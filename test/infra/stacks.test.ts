@@ -55,7 +55,7 @@ const SQS_CONSUME = [
 const sorted = (...lists: string[][]): string[] => [...new Set(lists.flat())].sort();
 
 const EXPECTED_ACTIONS: Record<string, string[]> = {
-  // reads the signing keys: it signs the card (docs/registry-trust.md)
+  // reads the signing keys: it signs the card (docs/registry.md#trust)
   'agent-card': sorted(LOGS, XRAY, ['secretsmanager:GetSecretValue']),
   // the auth directory items alone (LeadingKeys AUTH#, test/infra/auth.test.ts)
   authorizer: sorted(LOGS, XRAY, ['dynamodb:GetItem']),

@@ -1,5 +1,5 @@
 /**
- * The running local hub signs its agent card (docs/registry-trust.md) with the key set it signs push
+ * The running local hub signs its agent card (docs/registry.md#trust) with the key set it signs push
  * JWTs with: the card it serves verifies with the JWKS it serves, by plain fetch, in both versions.
  */
 import assert from 'node:assert/strict';

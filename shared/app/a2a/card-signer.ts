@@ -1,5 +1,5 @@
 /**
- * The hub signs its own agent card (A2A v1.0 §8.4, docs/registry-trust.md) with its push-signing key
+ * The hub signs its own agent card (A2A v1.0 §8.4, docs/registry.md#trust) with its push-signing key
  * set (docs/push-signing.md): the key that signs push JWTs now signs the card, its `kid` in the
  * protected header, so the JWKS the hub serves at /.well-known/jwks.json verifies both.
  */

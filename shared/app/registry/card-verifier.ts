@@ -1,5 +1,5 @@
 /**
- * Whether a published card's signature is trusted (docs/registry-trust.md): a signature counts when a
+ * Whether a published card's signature is trusted (docs/registry.md#trust): a signature counts when a
  * key of the publisher domain's allowlist entry verifies it. The only URLs fetched are the allowlist's
  * JWKS URLs (through the guarded HttpClient), each kept a few minutes in a bounded cache; a `jku` or
  * `x5u` a card names is never fetched.

@@ -1,5 +1,5 @@
 /**
- * The registry's health probe of one agent (docs/registry-health.md): its card, fetched again and
+ * The registry's health probe of one agent (docs/registry.md#health): its card, fetched again and
  * compared with the live version's, and each declared interface asked GetTask of an id that cannot
  * exist. TaskNotFound in the binding's form (A2A: GetTask, error handling) proves an A2A server
  * answers there, which a card URL answering 200 does not. Every request goes through the HttpClient

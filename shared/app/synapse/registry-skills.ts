@@ -1,7 +1,7 @@
 /**
  * The registry's catalog as the remote-skill resolver reads it (./remote-skills.ts): the live entries a
  * caller may see (`visibleTo`, as search shows them) whose card declares a skill, unreachable ones left
- * out (docs/registry-health.md). Read from the catalog this container holds, kept current from the
+ * out (docs/registry.md#health). Read from the catalog this container holds, kept current from the
  * store's feed (../registry/discovery.ts).
  */
 import type { Caller } from '../../domain/caller.ts';

@@ -1,5 +1,5 @@
 /**
- * A registry health probe's report and the rule that turns it into a status (docs/registry-health.md).
+ * A registry health probe's report and the rule that turns it into a status (docs/registry.md#health).
  * A probe fetches the agent's card and asks each declared interface for a task that cannot exist: an
  * agent that answers TaskNotFound in its binding's form speaks A2A there, which a card URL answering
  * 200 does not show. The requests are made by shared/app/registry/probe.ts; this file holds the values
@@ -64,7 +64,7 @@ export interface ProbeReport {
 }
 
 /**
- * The status of a probe (docs/registry-health.md#status):
+ * The status of a probe (docs/registry.md#status):
  *
  * | interfaces probed (skipped ones aside) | card                  | status        |
  * |----------------------------------------|-----------------------|---------------|

@@ -1,5 +1,5 @@
 /**
- * When each agent is probed (docs/registry-health.md#spreading). A schedule ticks every `tickSeconds`;
+ * When each agent is probed (docs/registry.md#spreading). A schedule ticks every `tickSeconds`;
  * on each tick the probe function enqueues the agents due in it, each with an SQS `DelaySeconds` below
  * the tick, so thousands of agents are spread over the period instead of fired at once.
  *

@@ -1,5 +1,5 @@
 /**
- * The registry's trust allowlist (docs/registry-trust.md): which keys may sign the cards of which
+ * The registry's trust allowlist (docs/registry.md#trust): which keys may sign the cards of which
  * publisher domain. A card's signature counts only when a key of its publisher domain's entry verifies
  * it; the keys are listed here or at a JWKS URL listed here, never at a URL the card names.
  */

@@ -1,5 +1,5 @@
 /**
- * Agent card signatures (A2A v1.0 §8.4, docs/registry-trust.md): a JWS (RFC 7515) over the card's
+ * Agent card signatures (A2A v1.0 §8.4, docs/registry.md#trust): a JWS (RFC 7515) over the card's
  * canonical form, kept in the card's `signatures` with its payload detached.
  *
  * The canonical form (§8.4.1): the card without `signatures`, its fields as proto field presence has
