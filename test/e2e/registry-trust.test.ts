@@ -27,10 +27,13 @@ let hubA: LocalHub;
 let hubB: ChildHub;
 let attacker: RecordingServer;
 let attackerJwks: { keys: Json[] } = { keys: [] };
+/** A publisher whose key A's allowlist lists inline (`localhost`). */
+let partner: Awaited<ReturnType<typeof generateKeyPair>>;
 
 before(async () => {
   // the attacker's server answers its JWKS (so a registry that followed `jku` would verify the forgery)
   attacker = await startRecordingServer((path) => (path === '/jwks.json' ? attackerJwks : undefined));
+  partner = await generateKeyPair('ES256', { extractable: true });
   const portB = await freePort();
   hubB = await startChildHub(portB);
   hubA = await startLocalHub({
@@ -38,6 +41,7 @@ before(async () => {
     env: {
       REGISTRY_TRUSTED_KEYS: JSON.stringify({
         '127.0.0.1': { jwksUrl: `http://127.0.0.1:${portB}/.well-known/jwks.json` },
+        localhost: { keys: [{ ...(await exportJWK(partner.publicKey)), kid: 'partner-1', alg: 'ES256' }] },
       }),
       // the SSRF guard lets A fetch B's card and JWKS on loopback
       PUSH_URL_ALLOWLIST: '127.0.0.1',
@@ -151,5 +155,25 @@ describe("B's signed card in A's registry", () => {
     // whatever the registry does in the background has had its time
     await new Promise((r) => setTimeout(r, 1000));
     assert.deepEqual(attacker.requests, [], 'the registry sent the attacker’s server no request');
+  });
+
+  it('a card signed with a member A2A does not define is verified: the signature covers the card as published', async () => {
+    // docs/registry-trust.md: a member the schema does not know is kept as it is, so it is signed too
+    const { signatures: _s, ...unsigned } = {
+      ...cardB,
+      name: 'Partner Agent',
+      supportedInterfaces: [
+        { url: 'http://localhost:9/a2a/jsonrpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      ],
+      'x-partner-tier': 'gold',
+    };
+    const signed = await signCard(unsigned, { key: partner.privateKey, kid: 'partner-1', alg: 'ES256' });
+    const plain = await ok('POST', '/records', { card: { ...signed, 'x-partner-tier': undefined } }, 201);
+    // without the extra member (absent from what was signed) it does not match: the control
+    assert.equal((await verificationOf(plain.id, 1)).status, 'unverified');
+    const published = await ok('POST', `/records/${plain.id}/versions`, { card: signed }, 201);
+    const verification = await verificationOf(published.id, 2);
+    assert.equal(verification.status, 'verified', JSON.stringify(verification));
+    assert.equal(verification.kid, 'partner-1');
   });
 });
