@@ -129,8 +129,8 @@ const asked = <T>(run: () => T): T => {
   try {
     return run();
   } catch (e) {
-    if (e instanceof ValidationError)
-      throw new RegistryError('INVALID_ARGUMENT', e.field ? `${e.field}: ${e.message}` : e.message);
+    // the index's messages already start with the field they name (`pageSize: …`)
+    if (e instanceof ValidationError) throw new RegistryError('INVALID_ARGUMENT', e.message);
     throw e;
   }
 };

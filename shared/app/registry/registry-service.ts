@@ -332,10 +332,8 @@ export class RegistryService {
     if (!read.ok)
       throw new RegistryError('INVALID_ARGUMENT', 'The card is not a valid A2A agent card', read.errors);
     const publisherUrl = request.cardUrl ?? inlineFrom ?? read.card.supportedInterfaces[0]!.url;
-    const verification = await this.cards.verify(
-      read.shape === '1.0' ? read.card : (raw as RegistryCard),
-      publisherUrl,
-    );
+    // the signature covers the document as published (A2A §8.4.1), members normalisation drops included
+    const verification = await this.cards.verify(raw as RegistryCard, publisherUrl);
     return { card: read.card, shape: read.shape, original: raw, publisherUrl, source, verification };
   }
 
