@@ -97,7 +97,8 @@ export class RegistryService {
       visibility,
       state: request.draft ? 'DRAFT' : 'PENDING_APPROVAL',
       latestVersion: 1,
-      ...(request.cardUrl ? { cardUrl: card.publisherUrl } : {}),
+      // an inline card published from a URL (the hub's own) is probed there, as one fetched by URL
+      ...(request.cardUrl || inlineFrom ? { cardUrl: card.publisherUrl } : {}),
       health: 'unknown',
       reviews: [],
       createdAt: at,
@@ -143,7 +144,7 @@ export class RegistryService {
         ...record,
         latestVersion,
         state: request.draft ? 'DRAFT' : 'PENDING_APPROVAL',
-        ...(request.cardUrl ? { cardUrl: card.publisherUrl } : {}),
+        ...(request.cardUrl || inlineFrom ? { cardUrl: card.publisherUrl } : {}),
       };
       return { record: next, version: this.versionOf(next, latestVersion, card, at) };
     });

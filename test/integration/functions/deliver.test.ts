@@ -430,6 +430,8 @@ describe('delivery pipeline', () => {
     const { taskId, ref } = await taskWithConfig('/once');
     await cancel(ref);
     const [first] = await logUntil(taskId, ended);
+    // the worker's result is recorded just after its log entry: wait for it too (seen late on a loaded machine)
+    for (let i = 0; i < 300 && !results.some((r) => r.message.taskId === taskId); i++) await sleep(50);
     const message = results.find((r) => r.message.taskId === taskId)!.message;
     // SQS delivers a message at least once: the same body again
     await sqs.client.send(

@@ -244,6 +244,7 @@ describe('RegistryService', () => {
     assert.equal(first.state, 'APPROVED');
     assert.equal(first.visibility, 'public');
     assert.equal(first.identifier, identifierOf(url, 'default', 'Synapse hub'));
+    assert.equal(first.cardUrl, url, "probed where it was fetched from, not at its interfaces' origin");
     const again = await service.publishOwn('default', url, cardOf('Synapse hub'));
     assert.equal(again.revision, first.revision, 'unchanged: nothing written');
     const changed = await service.publishOwn('default', url, cardOf('Synapse hub', '2.0.0'));
