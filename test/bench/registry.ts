@@ -25,8 +25,8 @@
  *   and its approval, of several cards.
  * - Probing: the calls a probe makes on the store (the live version's digest, the last report, the
  *   report written) around a real probe (shared/app/registry/probe.ts) of the hub's own agent, metered on
- *   a client of this process; SQS and Lambda are modelled (the probe function is not built yet) with
- *   the arithmetic of docs/registry.md#cost and the measured units.
+ *   a client of this process, through the probe function's use case (shared/app/registry/prober.ts); SQS
+ *   and Lambda are modelled with the arithmetic of docs/registry.md#cost and the measured units.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -38,16 +38,18 @@ import { registryPk } from '../../shared/adapters/dynamodb/keys.ts';
 import { DynamoRegistryStore } from '../../shared/adapters/dynamodb/registry-store.ts';
 import { DynamoUsage, type UsageTotals } from '../../shared/adapters/dynamodb/usage.ts';
 import { guardedHttpClientFromEnv } from '../../shared/adapters/http/guarded-client.ts';
-import { DEFAULT_CATALOG_REFRESH_MS } from '../../shared/app/registry/discovery.ts';
-import { probeAgent } from '../../shared/app/registry/probe.ts';
+import { InMemoryProbeQueue } from '../../shared/adapters/memory/probe-queue.ts';
+import { Catalog, DEFAULT_CATALOG_REFRESH_MS } from '../../shared/app/registry/discovery.ts';
+import { RegistryProber } from '../../shared/app/registry/prober.ts';
 import { DEFAULT_PROBE_TIMEOUT_MS } from '../../shared/config/registry-probe.ts';
 import { AI_CATALOG_PATH, REGISTRY_PATH } from '../../shared/contracts/routes.ts';
-import { cardDigest, type ProbeReport } from '../../shared/domain/registry/health.ts';
+import { cardDigest } from '../../shared/domain/registry/health.ts';
 import {
   DEFAULT_PROBE_PERIOD_SECONDS,
   defaultTickSeconds,
 } from '../../shared/domain/registry/probe-schedule.ts';
 import type { CatalogEntry, RegistryCard } from '../../shared/domain/registry/record.ts';
+import { systemClock } from '../../shared/ports/clock.ts';
 import type { StoredRecord, StoredVersion } from '../../shared/ports/registry-store.ts';
 import { normaliseCard } from '../../shared/protocol/a2a/card-normalise.ts';
 import type { CatalogLoad, RegistryHubUsage } from './fixtures/registry-hub.ts';
@@ -441,23 +443,26 @@ const benchProbing = async (
         health: 'unknown',
       },
     });
-    const entry = { ...agent.entry, tenant, id, health: 'unknown' as const };
     // the hub listens on 127.0.0.1 over http: the guard lets this one host through, as PUSH_URL_ALLOWLIST does
     const http = guardedHttpClientFromEnv({ PUSH_URL_ALLOWLIST: '127.0.0.1', PUSH_URL_ALLOW_HTTP: 'true' });
+    // the probe function's use case, as deployed: the record, the live version and the last report read,
+    // the agent probed, the report written (and the health only when it changed)
+    const prober = new RegistryProber(
+      store,
+      new Catalog(store, systemClock, 0),
+      new InMemoryProbeQueue(),
+      http,
+      {
+        periodSeconds: DEFAULT_PROBE_PERIOD_SECONDS,
+        tickSeconds: defaultTickSeconds(DEFAULT_PROBE_PERIOD_SECONDS),
+      },
+      systemClock,
+      DEFAULT_PROBE_TIMEOUT_MS,
+    );
     const probeOnce = async () => {
       usage.reset();
       const started = performance.now();
-      const live = await store.getVersion(tenant, id, 1);
-      const last = (await store.getHealthReport(tenant, id)) as ProbeReport | undefined;
-      const report = await probeAgent({
-        entry,
-        liveCardDigest: live!.digest,
-        ...(last?.card.etag ? { cardEtag: last.card.etag } : {}),
-        http,
-        now: () => new Date(),
-        timeoutMs: DEFAULT_PROBE_TIMEOUT_MS,
-      });
-      await store.putHealth(tenant, id, report.status, report, new Date().toISOString());
+      const report = (await prober.probe({ tenant, id }))!;
       return { ms: performance.now() - started, usage: usage.reset(), report };
     };
     const changed = await probeOnce();

@@ -29,8 +29,8 @@ export const AI_CATALOG_MAX_ENTRIES = 1_000;
 /** The catalog a container holds: an index kept current from the store's feed. */
 export class Catalog {
   readonly index = new CatalogIndex();
-  /** The time of the last change applied per entry (the retired included): an older copy never wins. */
-  readonly #seen = new Map<string, string>();
+  /** The last change applied per entry (the retired included): an older copy never wins, the same one is not re-indexed. */
+  readonly #seen = new Map<string, { updatedAt: string; key: string }>();
   #cursor: string | undefined;
   #readAt = Number.NEGATIVE_INFINITY;
   #reading: Promise<void> | undefined;
@@ -41,11 +41,19 @@ export class Catalog {
     private readonly refreshMs = DEFAULT_CATALOG_REFRESH_MS,
   ) {}
 
-  /** Applies an entry (from the feed, or one this container just wrote) unless a later one is held. */
+  /**
+   * Applies an entry (from the feed, or one this container just wrote) unless it or a later one is held:
+   * every change stamps a new time, and the feed hands an entry again within its margin.
+   */
   apply(entry: CatalogEntry): void {
     const seen = this.#seen.get(entry.id);
-    if (seen !== undefined && seen > entry.updatedAt) return;
-    this.#seen.set(entry.id, entry.updatedAt);
+    const key = `${entry.state}:${entry.version}:${entry.health}`;
+    if (
+      seen !== undefined &&
+      (seen.updatedAt > entry.updatedAt || (seen.updatedAt === entry.updatedAt && seen.key === key))
+    )
+      return;
+    this.#seen.set(entry.id, { updatedAt: entry.updatedAt, key });
     this.index.upsert(entry);
   }
 
