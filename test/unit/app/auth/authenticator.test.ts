@@ -353,6 +353,11 @@ describe('JwtVerifier against a local OIDC issuer', () => {
     assert.equal(both.rights.length, 2);
     const scp = await verifier.verify(await issuer.token('a', { tenant: 'acme', scp: ['tasks:read', 7] }));
     assert.deepEqual(scp.rights, ['read']);
+    // the registry's review right only when the token names it (never by default)
+    const reviewer = await verifier.verify(
+      await issuer.token('a', { tenant: 'acme', scope: 'tasks:read registry:approve' }),
+    );
+    assert.deepEqual([...reviewer.rights].sort(), ['approve', 'read']);
   });
 
   it('default rights when the scope names none of ours: read and write, or the configured ones', async () => {
