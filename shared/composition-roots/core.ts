@@ -162,6 +162,20 @@ const registryLookup = (): Promise<LoadedRegistry> => {
  * the delivery queue (the messages to the peer are deliveries): without it, only the static map would be
  * a configuration error, and nothing is routed.
  */
+/** Who carries out a skill: the static map, this hub's agent, then the registry's approved agents. */
+export const skillResolverFor = (
+  agent: AgentHandler,
+  skills = parseRemoteSkills(readSetting(SYNAPSE_REMOTE_SKILLS)),
+): RemoteSkillResolver => {
+  const description = agent.describe();
+  return new RemoteSkillResolver({
+    skills,
+    skillOf: agentSkillOf(agent.skillOf?.bind(agent)),
+    localSkills: [...description.skills, ...(description.extendedCard?.skills ?? [])].map((s) => s.id),
+    registry: registryLookup,
+  });
+};
+
 const remoteExecution = (agent: AgentHandler): RemoteExecution | undefined => {
   const skills = parseRemoteSkills(readSetting(SYNAPSE_REMOTE_SKILLS));
   if (!pushNotificationsConfigured()) {
@@ -170,13 +184,7 @@ const remoteExecution = (agent: AgentHandler): RemoteExecution | undefined => {
       'SYNAPSE_REMOTE_SKILLS needs the delivery queue (DELIVERY_QUEUE_URL): messages to peers are deliveries',
     );
   }
-  const description = agent.describe();
-  const resolver = new RemoteSkillResolver({
-    skills,
-    skillOf: agentSkillOf(agent.skillOf?.bind(agent)),
-    localSkills: [...description.skills, ...(description.extendedCard?.skills ?? [])].map((s) => s.id),
-    registry: registryLookup,
-  });
+  const resolver = skillResolverFor(agent, skills);
   return {
     route: (caller, message) => resolver.route(caller, message),
     requester: new SynapseRequester(taskEngine(), pushConfigStore()),

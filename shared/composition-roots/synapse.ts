@@ -22,7 +22,14 @@ import type { TaskService } from '../app/tasks/task-service.ts';
 import { TABLE_NAME } from '../config/deployment.ts';
 import { readSetting, requireSetting } from '../config/settings.ts';
 import { SYNAPSE_SIGNATURE_WINDOW_SECONDS } from '../config/synapse.ts';
-import { dynamoClient, pushConfigStore, taskEngine, taskServiceFor, taskStore } from './core.ts';
+import {
+  dynamoClient,
+  pushConfigStore,
+  skillResolverFor,
+  taskEngine,
+  taskServiceFor,
+  taskStore,
+} from './core.ts';
 import { synapsePeers, synapseSelf } from './synapse-peers.ts';
 
 /** The endpoint for a request arriving at `publicUrl` (the peers as configured now). */
@@ -55,5 +62,9 @@ export const synapseRequester = (): SynapseRequester =>
   new SynapseRequester(taskEngine(), pushConfigStore(), () => synapsePeers(), taskStore());
 
 /** The requester's HTTP API under /synapse/tasks. */
-export const synapseTasksApi = async (): Promise<SynapseTasksApi> =>
-  new SynapseTasksApi(await synapseTaskService(), synapseRequester());
+export const synapseTasksApi = async (): Promise<SynapseTasksApi> => {
+  const resolver = skillResolverFor(await loadAgent());
+  return new SynapseTasksApi(await synapseTaskService(), synapseRequester(), (caller, skill) =>
+    resolver.resolve(caller, skill),
+  );
+};

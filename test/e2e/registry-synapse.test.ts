@@ -16,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import { type Message, Role, type Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
-import { REGISTRY_PATH, SYNAPSE_CALLBACK_PATH } from '../../shared/contracts/routes.ts';
+import { REGISTRY_PATH, SYNAPSE_CALLBACK_PATH, SYNAPSE_TASKS_PATH } from '../../shared/contracts/routes.ts';
 import { SYNAPSE_EXTENSION_URI } from '../../shared/protocol/synapse/card-extension.ts';
 
 const KEY = { id: 'ab-1', secret: 'the-secret-hub-a-and-hub-b-share-32+' };
@@ -200,6 +200,34 @@ describe("a skill found in A's registry, carried out by B over Synapse", () => {
     const done = task.status?.state === TaskState.TASK_STATE_COMPLETED ? task : await settle(client, task.id);
     assert.equal((done.metadata as Record<string, unknown>)['synapse.peer'], 'hub-b');
     assert.ok(JSON.stringify(done.artifacts).includes('[fr] good morning'), JSON.stringify(done.artifacts));
+  });
+
+  it('the requester API delegates by skill to the peer the registry names; an unknown skill is a 404', async () => {
+    const delegate = async (body: unknown) => {
+      const res = await fetch(`${hubA.url}${SYNAPSE_TASKS_PATH}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return {
+        status: res.status,
+        body: (await res.json()) as {
+          task: { id: string };
+          synapse: { peer: string };
+          error: { code: string };
+        },
+      };
+    };
+    const made = await delegate({ skill: 'translate', text: 'good night' });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal(made.body.synapse.peer, 'hub-b');
+    const done = await settle(client, made.body.task.id);
+    assert.ok(JSON.stringify(done.artifacts).includes('[fr] good night'), JSON.stringify(done.artifacts));
+    const unknown = await delegate({ skill: 'juggle', text: 'x' });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.error.code, 'skill_not_found');
+    const both = await delegate({ skill: 'translate', peer: 'hub-b', type: 'translate' });
+    assert.equal(both.status, 400);
   });
 
   it('deprecated, the record routes nothing again', async () => {

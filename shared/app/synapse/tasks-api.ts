@@ -4,6 +4,7 @@
  * | request | what |
  * |---|---|
  * | `POST /synapse/tasks` `{peer, type, payload?, text?, deadlineSeconds?, contextId?, priority?, messageId?}` | delegates a task to a configured peer: 201 and the task (200 for a retried `messageId`) |
+ * | `POST /synapse/tasks` `{skill, type?, …}` | the same, to the peer that carries out `skill` (SYNAPSE_REMOTE_SKILLS, then the agent registry: ./remote-skills.ts); 404 when none does |
  * | `GET /synapse/tasks/{id}` | the task |
  * | `POST /synapse/tasks/{id}/answer` `{fields?, text?}` or `{decision: "approve" \| "reject", notes?, decidedBy?}` | answers the peer's question, or gives the human decision it asked for |
  * | `POST /synapse/tasks/{id}/cancel` | cancels it (the peer is told) |
@@ -59,8 +60,9 @@ const short = z.string().check(z.minLength(1), z.maxLength(128));
 const plain = z.record(z.string(), z.unknown());
 
 const delegateSchema = z.strictObject({
-  peer: id,
-  type: short,
+  peer: z.optional(id),
+  skill: z.optional(short),
+  type: z.optional(short),
   payload: z.optional(plain),
   text: z.optional(z.string().check(z.maxLength(65_536))),
   deadlineSeconds: z.optional(z.int().check(z.gte(1), z.lte(86_400))),
@@ -118,10 +120,17 @@ const isAnswer = (v: unknown): v is TasksApiAnswer =>
 
 const SHOW = { includeArtifacts: true, historyLength: 20 } as const;
 
+/** The peer that carries out a skill for a caller (RemoteSkillResolver.resolve), when one does. */
+export type SkillResolver = (
+  caller: Caller,
+  skill: string,
+) => Promise<{ peer: string; type: string } | undefined>;
+
 export class SynapseTasksApi {
   constructor(
     private readonly tasks: TaskService,
     private readonly requester: SynapseRequester,
+    private readonly resolveSkill?: SkillResolver,
   ) {}
 
   async handle(unscoped: TasksApiRequest): Promise<TasksApiAnswer> {
@@ -174,9 +183,25 @@ export class SynapseTasksApi {
   private async delegate(request: ScopedRequest): Promise<TasksApiAnswer> {
     const input = parseBody(delegateSchema, request.body);
     if (isAnswer(input)) return input;
+    if ((input.peer === undefined) === (input.skill === undefined))
+      return problem(400, 'invalid_request', 'name either peer (and type) or skill');
+    let peerId = input.peer;
+    let type = input.type;
+    if (input.skill !== undefined) {
+      const route = await this.resolveSkill?.(request.caller, input.skill);
+      if (!route)
+        return problem(
+          404,
+          'skill_not_found',
+          `No configured peer carries out skill "${input.skill}" (SYNAPSE_REMOTE_SKILLS, or an approved, reachable agent in the registry)`,
+        );
+      peerId = route.peer;
+      type ??= route.type;
+    }
+    if (type === undefined) return problem(400, 'invalid_request', 'type: required with peer');
     const { record, duplicate } = await this.requester.delegate(request.caller, {
-      peerId: input.peer,
-      type: input.type,
+      peerId: peerId!,
+      type,
       ...(input.payload ? { payload: input.payload } : {}),
       ...(input.text ? { text: input.text } : {}),
       ...(input.deadlineSeconds ? { deadlineSeconds: input.deadlineSeconds } : {}),
