@@ -73,6 +73,11 @@ export interface BrowseRequest {
   orderBy?: OrderBy;
   includeUnhealthy?: boolean;
   visibleTo: VisibleTo;
+  /**
+   * Names what `visibleTo` lets through (callers it admits alike share a key): the entries a browse matches
+   * are then kept until the catalog changes, and the next page or the next caller alike slices them.
+   */
+  visibilityKey?: string;
   pageSize?: number;
   pageToken?: string;
 }
@@ -84,6 +89,8 @@ export interface BrowsePage {
 }
 
 export const PAGE_SIZE = { search: 10, browse: 20, max: 100 } as const;
+/** Browses whose matches are kept at once (distinct filters and callers' visibility); more: start again. */
+const MATCHED_CACHE_SIZE = 256;
 export const FACET_LIMITS = { maxFacets: 20, defaultLimit: 20, maxLimit: 1000 } as const;
 export const MAX_QUERY_TEXT_CHARS = 1000;
 
@@ -180,6 +187,8 @@ export class CatalogIndex {
   readonly #entries = new Map<string, CatalogEntry>();
   /** Every entry in a browse order, by order: kept until the next change (a browse then slices, not sorts). */
   readonly #sorted = new Map<string, CatalogEntry[]>();
+  /** The entries a browse matched, by order, filter and visibility: kept until the next change (bounded). */
+  readonly #matched = new Map<string, CatalogEntry[]>();
   readonly #text = new MiniSearch<IndexedDocument>({
     fields: FIELDS,
     storeFields: [],
@@ -206,6 +215,7 @@ export class CatalogIndex {
     if (entry.state === 'DEPRECATED') return;
     this.#entries.set(entry.id, entry);
     this.#sorted.clear();
+    this.#matched.clear();
     this.#text.add(documentOf(entry));
   }
 
@@ -216,6 +226,7 @@ export class CatalogIndex {
     this.#text.remove(documentOf(old));
     this.#entries.delete(id);
     this.#sorted.clear();
+    this.#matched.clear();
   }
 
   /** Ranked full-text search (ARD §5.3.2), filters exact, paged by score then name then id. */
@@ -269,7 +280,16 @@ export class CatalogIndex {
       all = [...this.#entries.values()].sort(compare);
       this.#sorted.set(order, all);
     }
-    const matched = all.filter((e) => this.#admits(e, filter, request));
+    const cacheKey =
+      request.visibilityKey === undefined ? undefined : `${fingerprint}\n${request.visibilityKey}`;
+    let matched = cacheKey === undefined ? undefined : this.#matched.get(cacheKey);
+    if (!matched) {
+      matched = all.filter((e) => this.#admits(e, filter, request));
+      if (cacheKey !== undefined) {
+        if (this.#matched.size >= MATCHED_CACHE_SIZE) this.#matched.clear();
+        this.#matched.set(cacheKey, matched);
+      }
+    }
     let start = 0;
     if (request.pageToken !== undefined) {
       const key = readToken(request.pageToken, fingerprint, isBrowseKey);

@@ -86,6 +86,10 @@ export const visibleTo =
       entry.tenant === principal.tenant &&
       (entry.visibility === 'tenant' || entry.owner === principal.owner));
 
+/** What `visibleTo(principal)` depends on: callers of one tenant and owner see alike. */
+const visibilityKeyOf = (principal?: Principal): string =>
+  principal ? `${principal.tenant}\u0000${principal.owner}` : '';
+
 const queryModel = z.strictObject({
   text: z.optional(z.string()),
   filter: z.optional(z.record(z.string(), z.unknown())),
@@ -218,6 +222,7 @@ export class CatalogDiscovery implements Discovery {
         orderBy: orderBy.value,
         includeUnhealthy: includeUnhealthy(filter),
         visibleTo: visibleTo(principal),
+        visibilityKey: visibilityKeyOf(principal),
         ...(pageSize !== undefined ? { pageSize } : {}),
         ...(query.pageToken !== undefined ? { pageToken: query.pageToken } : {}),
       }),
@@ -246,6 +251,7 @@ export class CatalogDiscovery implements Discovery {
         orderBy: [{ field: 'updatedAt', direction: 'DESC' }],
         includeUnhealthy: true,
         visibleTo: visibleTo(),
+        visibilityKey: visibilityKeyOf(),
         pageSize: 100,
         ...(pageToken ? { pageToken } : {}),
       });

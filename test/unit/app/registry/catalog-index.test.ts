@@ -333,6 +333,27 @@ describe('CatalogIndex.browse', () => {
   });
 });
 
+describe('CatalogIndex.browse, its matches kept per visibility key', () => {
+  it('answers each visibility key with its own matches, and every change is seen at once', () => {
+    const index = new CatalogIndex();
+    index.upsert(entry('a', 'Alpha', 'x'));
+    index.upsert(entry('b', 'Beta', 'x', { tenant: 'other' }));
+    const acme = { visibleTo: (e: CatalogEntry) => e.tenant === 'acme', visibilityKey: 'acme' };
+    const all = { visibleTo: everyone, visibilityKey: 'everyone' };
+    const ids = (request: typeof acme) => index.browse(request).items.map((e) => e.id);
+    assert.deepEqual(ids(acme), ['a']);
+    assert.deepEqual(ids(all), ['a', 'b']);
+    assert.deepEqual(ids(acme), ['a'], 'kept: the same answer');
+    index.upsert(entry('c', 'Charlie', 'x'));
+    assert.deepEqual(ids(acme), ['a', 'c'], 'an upsert is seen');
+    index.upsert(entry('a', 'Alpha', 'x', { state: 'DEPRECATED' }));
+    assert.deepEqual(ids(acme), ['c'], 'a retirement is seen');
+    assert.equal(index.browse(acme).total, 1);
+    index.remove('c');
+    assert.deepEqual(ids(all), ['b'], 'a removal is seen');
+  });
+});
+
 describe('toCatalogEntryJson', () => {
   it('is an ARD catalog entry: the card inline, tags deduped, skill ids as capabilities, flat metadata', () => {
     const e = entry('rec-9', 'Harbour Tides', 'tides', {
