@@ -19,7 +19,7 @@ import type { RegistryStore } from '../../ports/registry-store.ts';
 import * as z from '../../validation/zod.ts';
 import { CatalogIndex, toCatalogEntryJson, toSearchResultJson, type VisibleTo } from './catalog-index.ts';
 import { RegistryError } from './errors.ts';
-import type { Discovery } from './http-api.ts';
+import { checked, type Discovery } from './http-api.ts';
 
 /** How stale a container's catalog may be before a request reads the feed again. */
 export const DEFAULT_CATALOG_REFRESH_MS = 1_000;
@@ -114,17 +114,6 @@ const exploreSchema = z.strictObject({
     ),
   }),
 });
-
-const checked = <T>(schema: z.ZodMiniType<T>, body: unknown): T => {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success)
-    throw new RegistryError(
-      'INVALID_ARGUMENT',
-      'The request is not valid',
-      parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`),
-    );
-  return parsed.data;
-};
 
 const filterOf = (raw: unknown): CatalogFilter | undefined => {
   if (raw === undefined) return undefined;

@@ -92,7 +92,12 @@ export const bodyOf = <T>(schema: z.ZodMiniType<T>, body: string | undefined, ma
   } catch {
     throw new RegistryError('INVALID_ARGUMENT', 'The body is not JSON');
   }
-  const parsed = schema.safeParse(raw);
+  return checked(schema, raw);
+};
+
+/** A parsed value checked against its schema, or INVALID_ARGUMENT naming every problem. */
+export const checked = <T>(schema: z.ZodMiniType<T>, value: unknown): T => {
+  const parsed = schema.safeParse(value);
   if (!parsed.success)
     throw new RegistryError(
       'INVALID_ARGUMENT',

@@ -6,7 +6,7 @@
  */
 import type { ProbeReport } from '../../domain/registry/health.ts';
 import { dueThisTick, type ProbeSchedule, tickIndexOf } from '../../domain/registry/probe-schedule.ts';
-import type { CatalogEntry } from '../../domain/registry/record.ts';
+import { type CatalogEntry, liveEntryOf } from '../../domain/registry/record.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { HttpClient } from '../../ports/http-client.ts';
 import type { ProbeQueue, ProbeRequest } from '../../ports/probe-queue.ts';
@@ -59,20 +59,8 @@ export class RegistryProber {
         ? lastCard.etag
         : undefined;
     const report = await probeAgent({
-      entry: {
-        id,
-        identifier: record.identifier,
-        tenant,
-        owner: record.owner,
-        visibility: record.visibility,
-        state: 'APPROVED',
-        version: version.version,
-        card: version.card,
-        ...(record.cardUrl ? { cardUrl: record.cardUrl } : {}),
-        verification: version.verification,
-        health: record.health,
-        updatedAt: record.updatedAt,
-      },
+      entry: liveEntryOf(record, version, record.updatedAt),
+
       ...(cardEtag ? { cardEtag } : {}),
       liveCardDigest: version.digest,
       http: this.http,

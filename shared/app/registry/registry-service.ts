@@ -10,6 +10,7 @@ import { nextState, type RecordAction } from '../../domain/registry/lifecycle.ts
 import {
   type CardVerification,
   type CatalogEntry,
+  liveEntryOf,
   type RegistryCard,
   VISIBILITIES,
   type Visibility,
@@ -183,7 +184,7 @@ export class RegistryService {
       const version = await this.store.getVersion(record.tenant, record.id, record.latestVersion);
       if (!version) throw new Error(`Version ${record.latestVersion} of record ${record.id} is missing`);
       const next = { ...record, reviews, liveVersion: record.latestVersion };
-      return { record: next, entry: this.entryOf(next, version, at) };
+      return { record: next, entry: liveEntryOf(next, version, at) };
     });
   }
 
@@ -205,7 +206,7 @@ export class RegistryService {
       if (record.liveVersion === undefined) return { record: next };
       const version = await this.store.getVersion(record.tenant, record.id, record.liveVersion);
       return version
-        ? { record: next, entry: { ...this.entryOf(next, version, at), state: 'DEPRECATED' } }
+        ? { record: next, entry: { ...liveEntryOf(next, version, at), state: 'DEPRECATED' } }
         : { record: next };
     });
   }
@@ -357,23 +358,6 @@ export class RegistryService {
       verification: card.verification,
       publishedAt: at,
       publishedBy: record.owner,
-    };
-  }
-
-  private entryOf(record: StoredRecord, version: StoredVersion, at: string): CatalogEntry {
-    return {
-      id: record.id,
-      identifier: record.identifier,
-      tenant: record.tenant,
-      owner: record.owner,
-      visibility: record.visibility,
-      state: 'APPROVED',
-      version: version.version,
-      card: version.card,
-      ...(record.cardUrl ? { cardUrl: record.cardUrl } : {}),
-      verification: version.verification,
-      health: record.health,
-      updatedAt: at,
     };
   }
 

@@ -88,3 +88,31 @@ export interface CatalogEntry {
   /** ISO time of the entry's last change. */
   updatedAt: string;
 }
+
+/** The catalog entry of a record's live version, as of `updatedAt`. */
+export const liveEntryOf = (
+  record: {
+    id: string;
+    identifier: string;
+    tenant: string;
+    owner: string;
+    visibility: Visibility;
+    cardUrl?: string;
+    health: HealthStatus;
+  },
+  version: { version: number; card: RegistryCard; verification: CardVerification },
+  updatedAt: string,
+): CatalogEntry => ({
+  id: record.id,
+  identifier: record.identifier,
+  tenant: record.tenant,
+  owner: record.owner,
+  visibility: record.visibility,
+  state: 'APPROVED',
+  version: version.version,
+  card: version.card,
+  ...(record.cardUrl ? { cardUrl: record.cardUrl } : {}),
+  verification: version.verification,
+  health: record.health,
+  updatedAt,
+});
