@@ -7,7 +7,7 @@ export const REGISTRY_CATALOG_REFRESH_MS = {
   doc: "How stale a container's in-memory catalog may get before a search reads the store's change feed again (0: every request).",
   format: () => wholeNumber(0, 60_000, 'milliseconds'),
   default: DEFAULT_CATALOG_REFRESH_MS,
-  readBy: ['jsonrpc', 'registry', 'rest'],
+  readBy: ['jsonrpc', 'registry', 'rest', 'synapse'],
 } satisfies Setting<number>;
 
 export const REGISTRY_DISPLAY_NAME = {

@@ -30,5 +30,5 @@ export const SYNAPSE_REMOTE_SKILLS = {
       'a JSON object {"<skill id>": "<peer id>" | {"peer": "<peer id>", "type"?: "<task type>"}} (checked by shared/app/synapse/bridge.ts)',
     ),
   defaultText: 'none',
-  readBy: ['jsonrpc', 'rest'],
+  readBy: ['jsonrpc', 'rest', 'synapse'],
 } satisfies Setting<string>;
