@@ -2,7 +2,7 @@
  * The delivery worker (functions/deliver.ts, docs/deliveries.md#retries): how often and how long it
  * tries a push notification or a message to a Synapse peer.
  */
-import { DEFAULT_TIMEOUT_MS } from '../adapters/http/webhook-sender.ts';
+import { DEFAULT_TIMEOUT_MS } from '../adapters/http/vetted-connection.ts';
 import { DEFAULT_SYNAPSE_MAX_RETRIES } from '../app/delivery/synapse-callback.ts';
 import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy } from '../domain/delivery.ts';
 import type { Env } from './settings.ts';

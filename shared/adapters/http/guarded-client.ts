@@ -18,17 +18,18 @@ import type { HttpClient, HttpClientRequest, HttpClientResult } from '../../port
 import { DEFAULT_MAX_ANSWER_BYTES, refusedError, requestProblem, tooLargeError } from './request-rules.ts';
 import { type PushTarget, type UrlGuard, urlGuardFromEnv } from './url-guard.ts';
 
-export { DEFAULT_MAX_ANSWER_BYTES } from './request-rules.ts';
-
 import {
+  DEFAULT_TIMEOUT_MS,
   errorMessage,
+  OWN_HEADERS,
   pinnedLookup,
   type Resolver,
   systemResolver,
   vetDestination,
 } from './vetted-connection.ts';
 
-export const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
+/** The same default as the webhook sender's: one outbound request's DNS, connect and answer. */
+export const DEFAULT_HTTP_TIMEOUT_MS = DEFAULT_TIMEOUT_MS;
 
 export interface GuardedHttpClientOptions {
   guard: UrlGuard;
@@ -42,21 +43,6 @@ export interface GuardedHttpClientOptions {
   /** Extra CA certificates to trust for https (a local CA in development); default: Node's bundle. */
   ca?: https.RequestOptions['ca'];
 }
-
-/** Headers the client sets itself (or that make no sense on one request): a caller's are dropped. */
-const OWN_HEADERS = new Set([
-  'host',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-  'expect',
-  'proxy-authorization',
-  'proxy-connection',
-]);
 
 type Answer =
   | { ok: true; status: number; headers: Record<string, string>; body: string }

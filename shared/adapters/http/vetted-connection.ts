@@ -108,3 +108,21 @@ export const errorMessage = (err: unknown): string => {
 };
 
 const dnsError = (err: unknown): string => `DNS lookup failed: ${errorMessage(err)}`;
+
+/** An outbound request's DNS, connect and answer together, unless its sender says otherwise. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Headers a client sets itself (or that make no sense on one request): a caller's are dropped. */
+export const OWN_HEADERS: ReadonlySet<string> = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'proxy-authorization',
+  'proxy-connection',
+]);

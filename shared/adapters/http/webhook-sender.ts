@@ -16,15 +16,16 @@ import { type Clock, systemClock } from '../../ports/clock.ts';
 import type { DeliveryResult, WebhookRequest, WebhookSender } from '../../ports/webhook-sender.ts';
 import type { PushTarget, UrlGuard } from './url-guard.ts';
 import {
+  DEFAULT_TIMEOUT_MS,
   errorMessage,
   header,
+  OWN_HEADERS,
   pinnedLookup,
   type Resolver,
   systemResolver,
   vetDestination,
 } from './vetted-connection.ts';
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 /** SQS's longest DelaySeconds: a longer Retry-After cannot be honoured by one delayed message anyway. */
 export const MAX_RETRY_AFTER_SECONDS = 900;
@@ -44,21 +45,6 @@ export interface WebhookSenderOptions {
   /** Extra CA certificates to trust for https (a local CA in development); default: Node's bundle. */
   ca?: https.RequestOptions['ca'];
 }
-
-/** Headers the sender sets itself (or that make no sense on one POST): a caller's are dropped. */
-const OWN_HEADERS = new Set([
-  'host',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-  'expect',
-  'proxy-authorization',
-  'proxy-connection',
-]);
 
 export class HttpWebhookSender implements WebhookSender {
   private readonly guard: UrlGuard;

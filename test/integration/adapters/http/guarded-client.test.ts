@@ -12,10 +12,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
-  DEFAULT_MAX_ANSWER_BYTES,
   GuardedHttpClient,
   guardedHttpClientFromEnv,
 } from '../../../../shared/adapters/http/guarded-client.ts';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../../../../shared/adapters/http/request-rules.ts';
 import { parseAllowlist, UrlGuard } from '../../../../shared/adapters/http/url-guard.ts';
 import type { HttpClientRequest } from '../../../../shared/ports/http-client.ts';
 import {
