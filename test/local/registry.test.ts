@@ -59,6 +59,23 @@ describe('the registry on the local hub', () => {
     );
   });
 
+  test("explores the catalog: facet counts per entry, in ARD's shape; a bad facet is refused", async () => {
+    const res = await post('/registry/explore', {
+      resultType: { facets: [{ field: 'skills.tags' }, { field: 'capabilities.streaming' }] },
+    });
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as {
+      resultType: string;
+      facets: Record<string, { buckets: { value: string; count: number }[] }>;
+    };
+    assert.equal(body.resultType, 'facets');
+    assert.deepEqual(body.facets['capabilities.streaming']?.buckets, [{ value: 'true', count: 1 }]);
+    assert.ok(body.facets['skills.tags']?.buckets.some((b) => b.value === 'echo' && b.count === 1));
+    const bad = await post('/registry/explore', { resultType: { facets: [{ field: 'nope' }] } });
+    assert.equal(bad.status, 400);
+    assert.equal(((await bad.json()) as { errorCode: string }).errorCode, 'INVALID_ARGUMENT');
+  });
+
   test('puts each review step on the bus, from the stream', async () => {
     const card = (await (await fetch(`${hub.url}/.well-known/agent-card.json`)).json()) as Record<
       string,
