@@ -14,10 +14,9 @@ import { RegistryProber } from '../app/registry/prober.ts';
 import { RegistryService } from '../app/registry/registry-service.ts';
 import { REGISTRY_PROBE_QUEUE_URL, TABLE_NAME } from '../config/deployment.ts';
 import { probeScheduleFrom, probeTimeoutMsFrom } from '../config/registry-probe.ts';
-import { REGISTRY_TRUSTED_KEYS } from '../config/registry-trust.ts';
-import { readSetting, requireSetting } from '../config/settings.ts';
+import { requireSetting } from '../config/settings.ts';
 import { systemClock } from '../ports/clock.ts';
-import { cardHandling } from './registry.ts';
+import { cardHandling, trustedKeys } from './registry.ts';
 
 let store: DynamoRegistryStore | undefined;
 const registryStore = (): DynamoRegistryStore => {
@@ -49,7 +48,7 @@ export const registryService = (): RegistryService => {
   const http = guardedHttpClientFromEnv();
   return new RegistryService(
     registryStore(),
-    cardHandling(http, new CardVerifier({ allowlist: readSetting(REGISTRY_TRUSTED_KEYS), http })),
+    cardHandling(http, new CardVerifier({ allowlist: trustedKeys(), http })),
     systemClock,
   );
 };

@@ -11,10 +11,12 @@ import { CardVerifier } from '../app/registry/card-verifier.ts';
 import { Catalog, CatalogDiscovery } from '../app/registry/discovery.ts';
 import { RegistryHttpApi } from '../app/registry/http-api.ts';
 import { type CardHandling, RegistryService } from '../app/registry/registry-service.ts';
-import { TABLE_NAME } from '../config/deployment.ts';
+import { PUBLIC_URL, TABLE_NAME } from '../config/deployment.ts';
 import { REGISTRY_CATALOG_REFRESH_MS, REGISTRY_DISPLAY_NAME } from '../config/registry.ts';
 import { REGISTRY_TRUSTED_KEYS } from '../config/registry-trust.ts';
 import { readSetting, requireSetting } from '../config/settings.ts';
+import { JWKS_PATH } from '../contracts/routes.ts';
+import { type TrustAllowlist, withOwnHost } from '../domain/registry/trust.ts';
 import { systemClock } from '../ports/clock.ts';
 import type { HttpClient } from '../ports/http-client.ts';
 import type { RegistryStore } from '../ports/registry-store.ts';
@@ -41,6 +43,13 @@ export const cardHandling = (http: HttpClient, verifier: CardVerifier): CardHand
   verify: (card, publisherUrl) => verifier.verify(card, { publisherUrl }),
 });
 
+/** The trusted keys: REGISTRY_TRUSTED_KEYS, and this hub's own JWKS for its own host (PUBLIC_URL). */
+export const trustedKeys = (): TrustAllowlist => {
+  const configured = readSetting(REGISTRY_TRUSTED_KEYS);
+  const publicUrl = readSetting(PUBLIC_URL)?.replace(/\/+$/, '');
+  return publicUrl ? withOwnHost(configured, publicUrl, `${publicUrl}${JWKS_PATH}`) : configured;
+};
+
 let built:
   | {
       client: DynamoDBClient;
@@ -57,7 +66,7 @@ export const registry = () => {
     const client = new DynamoDBClient({});
     const store = new DynamoRegistryStore(client, requireSetting(TABLE_NAME));
     const http = guardedHttpClientFromEnv();
-    const verifier = new CardVerifier({ allowlist: readSetting(REGISTRY_TRUSTED_KEYS), http });
+    const verifier = new CardVerifier({ allowlist: trustedKeys(), http });
     const catalog = new Catalog(store, systemClock, readSetting(REGISTRY_CATALOG_REFRESH_MS));
     const service = new RegistryService(store, cardHandling(http, verifier), systemClock, undefined, (e) =>
       catalog.apply(e),

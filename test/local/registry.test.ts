@@ -53,6 +53,11 @@ describe('the registry on the local hub', () => {
       return r.health === 'healthy' ? r : undefined;
     });
     assert.equal(record.state, 'APPROVED');
+    // signed with the key set the hub serves, which its registry trusts for its own host
+    const version = (await (await fetch(`${hub.url}/registry/records/${id}/versions/1`)).json()) as {
+      verification: { status: string; trustedBy?: string };
+    };
+    assert.equal(version.verification.status, 'verified', JSON.stringify(version.verification));
     assert.ok(
       record.healthReport!.interfaces.every((i) => i.outcome === 'task-not-found'),
       'each interface answered TaskNotFound',

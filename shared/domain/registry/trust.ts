@@ -138,3 +138,14 @@ function hostOf(value: string): string | undefined {
   if (!URL.canParse(candidate)) return undefined;
   return new URL(candidate).hostname.toLowerCase() || undefined;
 }
+
+/**
+ * The allowlist with the hub's own host trusted by the JWKS the hub serves (`jwksUrl`), unless the
+ * operator's allowlist names that host already: the registry trusts the hub it is part of, so the card
+ * the hub signs and publishes to itself shows `verified` (docs/registry.md#trust).
+ */
+export function withOwnHost(allowlist: TrustAllowlist, publicUrl: string, jwksUrl: string): TrustAllowlist {
+  const host = hostOf(publicUrl);
+  if (!host || allowlist.exact.has(host)) return allowlist;
+  return { ...allowlist, exact: new Map([...allowlist.exact, [host, { jwksUrl }]]) };
+}

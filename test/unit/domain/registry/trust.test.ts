@@ -4,9 +4,11 @@ import { describe, it } from 'node:test';
 import { REGISTRY_TRUSTED_KEYS } from '../../../../shared/config/registry-trust.ts';
 import { readSetting } from '../../../../shared/config/settings.ts';
 import {
+  EMPTY_TRUST_ALLOWLIST,
   parseTrustAllowlist,
   publisherHostOf,
   trustEntryFor,
+  withOwnHost,
 } from '../../../../shared/domain/registry/trust.ts';
 
 const publicKey = { kty: 'EC', crv: 'P-256', x: 'x', y: 'y', kid: 'k1' };
@@ -88,5 +90,28 @@ describe('publisherHostOf', () => {
       'grpc.example.com',
     );
     assert.equal(publisherHostOf({}), undefined);
+  });
+});
+
+describe("the hub's own host", () => {
+  it('is trusted by its own JWKS, unless the operator names that host already', () => {
+    const own = withOwnHost(
+      EMPTY_TRUST_ALLOWLIST,
+      'https://Hub.Example.com/prod',
+      'https://hub.example.com/prod/.well-known/jwks.json',
+    );
+    assert.deepEqual(trustEntryFor(own, 'hub.example.com'), {
+      domain: 'hub.example.com',
+      entry: { jwksUrl: 'https://hub.example.com/prod/.well-known/jwks.json' },
+    });
+    assert.equal(trustEntryFor(own, 'other.example.com'), undefined);
+    const configured = parseTrustAllowlist(
+      { 'hub.example.com': { jwksUrl: 'https://keys.example.com/jwks' } },
+      'X',
+    );
+    assert.equal(
+      withOwnHost(configured, 'https://hub.example.com', 'https://hub.example.com/.well-known/jwks.json'),
+      configured,
+    );
   });
 });
