@@ -142,10 +142,12 @@ export const goalsOf = (r: BenchResults): Goal[] => {
     add(
       `registry latency through HTTP, ${large.agents} vs ${small.agents} agents (interleaved)`,
       'p50 ≤ 3× (search and browse)',
-      `search p50 ${fmt(large.latency.search.p50Ms)} vs ${fmt(small.latency.search.p50Ms)} ms (${fmt(g.ratios.searchP50)}×), browse ${fmt(large.latency.browse.p50Ms)} vs ${fmt(small.latency.browse.p50Ms)} ms (${fmt(g.ratios.browseP50)}×)`,
+      `search p50 ${fmt(large.latency.search.p50Ms)} vs ${fmt(small.latency.search.p50Ms)} ms (${fmt(g.ratios.searchP50)}×; a new query ${fmt(large.latency.newSearch.p50Ms)} vs ${fmt(small.latency.newSearch.p50Ms)} ms, ${fmt(g.ratios.newSearchP50)}×), browse ${fmt(large.latency.browse.p50Ms)} vs ${fmt(small.latency.browse.p50Ms)} ms (${fmt(g.ratios.browseP50)}×)`,
       g.ratios.searchP50 <= 3 &&
         g.ratios.browseP50 <= 3 &&
-        g.sizes.every((s) => s.latency.search.errors + s.latency.browse.errors === 0),
+        g.sizes.every(
+          (s) => s.latency.search.errors + s.latency.newSearch.errors + s.latency.browse.errors === 0,
+        ),
     );
     add(
       'registry: write units per published version (first and later)',

@@ -39,7 +39,7 @@ import { DynamoRegistryStore } from '../../shared/adapters/dynamodb/registry-sto
 import { DynamoUsage, type UsageTotals } from '../../shared/adapters/dynamodb/usage.ts';
 import { guardedHttpClientFromEnv } from '../../shared/adapters/http/guarded-client.ts';
 import { InMemoryProbeQueue } from '../../shared/adapters/memory/probe-queue.ts';
-import { Catalog, DEFAULT_CATALOG_REFRESH_MS } from '../../shared/app/registry/discovery.ts';
+import { Catalog, CatalogEntries, DEFAULT_CATALOG_REFRESH_MS } from '../../shared/app/registry/catalog.ts';
 import { RegistryProber } from '../../shared/app/registry/prober.ts';
 import { DEFAULT_PROBE_TIMEOUT_MS } from '../../shared/config/registry-probe.ts';
 import { AI_CATALOG_PATH, REGISTRY_PATH } from '../../shared/contracts/routes.ts';
@@ -94,7 +94,12 @@ export interface RegistrySize {
   warm: { search: RequestCost; browse: RequestCost };
   /** Over the latency rounds: feed reads per request and read units per request at that request rate. */
   amortised: { requests: number; feedQueriesPerRequest: number; rruPerRequest: number };
-  latency: { search: LatencyFigures; browse: LatencyFigures };
+  /**
+   * `search` cycles through the fixture's queries, so most are asked again (served from the ranking the
+   * index keeps until the catalog changes); `newSearch` asks each text once (see {@link askedOnce}), so
+   * every one is ranked afresh.
+   */
+  latency: { search: LatencyFigures; newSearch: LatencyFigures; browse: LatencyFigures };
   /** The public AI Catalog (at most AI_CATALOG_MAX_ENTRIES entries). */
   aiCatalog: { entries: number; bytes: number };
 }
@@ -143,6 +148,8 @@ export interface RegistryBenchResult {
     browseRoundTrips: number;
     searchP50: number;
     searchP99: number;
+    newSearchP50: number;
+    newSearchP99: number;
     browseP50: number;
     browseP99: number;
   };
@@ -338,6 +345,25 @@ const seed = async (endpoint: string, tableName: string, agents: number): Promis
   return round((performance.now() - started) / 1000, 1);
 };
 
+/**
+ * Query `n` of the fixture's (cycling) in capitals, the case of its first letters varied by `n` (so no
+ * text the fixture holds, nor one asked before): the index reads it as the same
+ * words (terms are lower-cased), so the ranking costs what the query's costs, but the ranking kept per
+ * query text does not answer it — each text is asked once (2^letters variants before one repeats).
+ */
+export const askedOnce = (queries: readonly string[], n: number): string => {
+  const text = queries[n % queries.length]!;
+  let bits = Math.floor(n / queries.length) + 1;
+  let out = '';
+  for (const ch of text) {
+    if (/[a-z]/i.test(ch)) {
+      out += bits & 1 ? ch.toLowerCase() : ch.toUpperCase();
+      bits = Math.floor(bits / 2);
+    } else out += ch;
+  }
+  return out;
+};
+
 const json = { 'content-type': 'application/json' };
 
 /** One request, timed; throws on an answer that is not 2xx (the figures would not be the registry's). */
@@ -449,7 +475,7 @@ const benchProbing = async (
     // the agent probed, the report written (and the health only when it changed)
     const prober = new RegistryProber(
       store,
-      new Catalog(store, systemClock, 0),
+      new Catalog(new CatalogEntries(), store, systemClock, 0),
       new InMemoryProbeQueue(),
       http,
       {
@@ -585,20 +611,29 @@ export const benchRegistry = async (options: RegistryBenchOptions = {}): Promise
     }
 
     // latency, interleaved: each round visits every hub, in a rotating order
-    const times = sizes.map(() => ({ search: [] as number[], browse: [] as number[] }));
-    const errors = sizes.map(() => ({ search: 0, browse: 0 }));
+    const times = sizes.map(() => ({
+      search: [] as number[],
+      newSearch: [] as number[],
+      browse: [] as number[],
+    }));
+    const errors = sizes.map(() => ({ search: 0, newSearch: 0, browse: 0 }));
+    const kinds = ['search', 'newSearch', 'browse'] as const;
     const amortised = sizes.map(() => ({ requests: 0, feedQueries: 0, rru: 0 }));
     for (const hub of hubs) await hub.snapshot();
     let q = 0;
+    let fresh = 0;
     for (let r = 0; r < rounds; r++) {
       for (let j = 0; j < hubs.length; j++) {
         const i = (r + j) % hubs.length;
-        for (const kind of r % 2 ? (['browse', 'search'] as const) : (['search', 'browse'] as const)) {
+        for (let m = 0; m < kinds.length; m++) {
+          const kind = kinds[(r + m) % kinds.length]!;
           for (let k = 0; k < requestsPerRound; k++) {
             const run =
               kind === 'search'
                 ? searchOf(ready[i]!.url, queries[q++ % queries.length]!)
-                : browseOf(ready[i]!.url);
+                : kind === 'newSearch'
+                  ? searchOf(ready[i]!.url, askedOnce(queries, fresh++))
+                  : browseOf(ready[i]!.url);
             try {
               times[i]![kind].push((await run()).ms);
             } catch (e) {
@@ -665,6 +700,7 @@ export const benchRegistry = async (options: RegistryBenchOptions = {}): Promise
       },
       latency: {
         search: latencyOf(times[i]!.search, errors[i]!.search),
+        newSearch: latencyOf(times[i]!.newSearch, errors[i]!.newSearch),
         browse: latencyOf(times[i]!.browse, errors[i]!.browse),
       },
       aiCatalog: aiCatalogs[i]!,
@@ -697,6 +733,8 @@ export const benchRegistry = async (options: RegistryBenchOptions = {}): Promise
         browseRoundTrips: ratio(large.warm.browse.roundTrips, small.warm.browse.roundTrips),
         searchP50: ratio(large.latency.search.p50Ms, small.latency.search.p50Ms),
         searchP99: ratio(large.latency.search.p99Ms, small.latency.search.p99Ms),
+        newSearchP50: ratio(large.latency.newSearch.p50Ms, small.latency.newSearch.p50Ms),
+        newSearchP99: ratio(large.latency.newSearch.p99Ms, small.latency.newSearch.p99Ms),
         browseP50: ratio(large.latency.browse.p50Ms, small.latency.browse.p50Ms),
         browseP99: ratio(large.latency.browse.p99Ms, small.latency.browse.p99Ms),
       },
@@ -720,6 +758,7 @@ export const printRegistry = (r: RegistryBenchResult): void => {
       'browse RRU/RT': `${s.warm.browse.rru}/${s.warm.browse.roundTrips}`,
       'feed reads/request': s.amortised.feedQueriesPerRequest,
       'search p50/p99 ms': `${s.latency.search.p50Ms}/${s.latency.search.p99Ms}`,
+      'new search p50/p99 ms': `${s.latency.newSearch.p50Ms}/${s.latency.newSearch.p99Ms}`,
       'browse p50/p99 ms': `${s.latency.browse.p50Ms}/${s.latency.browse.p99Ms}`,
       'cold load RRU/RT/ms': `${s.coldLoad.rru}/${s.coldLoad.roundTrips}/${s.coldLoad.ms}`,
       'KB per 1,000': Math.round(s.coldLoad.heapBytesPer1000 / 1024),

@@ -20,9 +20,8 @@ import {
   valuesOf,
 } from '../../domain/registry/filter.ts';
 import type { CatalogEntry, RegistryCard } from '../../domain/registry/record.ts';
-
-/** Who may see an entry: the caller's rule (public to all, tenant to its tenant, private to its owner). */
-export type VisibleTo = (entry: CatalogEntry) => boolean;
+import type { VisibleTo } from '../../domain/registry/visibility.ts';
+import type { CatalogHolder } from './catalog.ts';
 
 export interface SearchRequest {
   text: string;
@@ -30,6 +29,8 @@ export interface SearchRequest {
   /** Entries whose health is `unreachable` are left out unless this is set. */
   includeUnhealthy?: boolean;
   visibleTo: VisibleTo;
+  /** As {@link BrowseRequest.visibilityKey}: the ranking is then kept for the next page and the next caller alike. */
+  visibilityKey?: string;
   pageSize?: number;
   pageToken?: string;
 }
@@ -57,6 +58,8 @@ export interface ExploreRequest {
   facets: readonly FacetRequest[];
   includeUnhealthy?: boolean;
   visibleTo: VisibleTo;
+  /** As {@link BrowseRequest.visibilityKey}. */
+  visibilityKey?: string;
 }
 export interface FacetResult {
   buckets: { value: string; count: number }[];
@@ -89,7 +92,11 @@ export interface BrowsePage {
 }
 
 export const PAGE_SIZE = { search: 10, browse: 20, max: 100 } as const;
-/** Browses whose matches are kept at once (distinct filters and callers' visibility); more: start again. */
+/**
+ * Browses and searches whose matches are kept at once (distinct queries, filters and callers' visibility);
+ * more: start again. Ranking is the one read whose cost grows with the catalog (BM25 scores every entry
+ * that matches a term), so a query asked again, or its next page, is sliced from the ranking kept.
+ */
 const MATCHED_CACHE_SIZE = 256;
 export const FACET_LIMITS = { maxFacets: 20, defaultLimit: 20, maxLimit: 1000 } as const;
 export const MAX_QUERY_TEXT_CHARS = 1000;
@@ -172,7 +179,7 @@ const searchOptions = {
   combineWith: 'OR' as const,
   // Short words are left exact: "ai" or "hr" as a prefix would match half the catalog.
   prefix: (term: string) => term.length >= 4,
-  fuzzy: (term: string) => (term.length >= 5 ? 0.2 : false),
+  fuzzy: (term: string) => (term.length >= 5 ? 1 : false),
   weights: { prefix: 0.5, fuzzy: 0.35 },
 };
 
@@ -183,12 +190,14 @@ export class InvalidPageTokenError extends ValidationError {
   }
 }
 
-export class CatalogIndex {
+export class CatalogIndex implements CatalogHolder {
   readonly #entries = new Map<string, CatalogEntry>();
   /** Every entry in a browse order, by order: kept until the next change (a browse then slices, not sorts). */
   readonly #sorted = new Map<string, CatalogEntry[]>();
   /** The entries a browse matched, by order, filter and visibility: kept until the next change (bounded). */
   readonly #matched = new Map<string, CatalogEntry[]>();
+  /** The entries a search ranked, by text, filter and visibility: kept until the next change (bounded). */
+  readonly #ranked = new Map<string, RankedHit[]>();
   readonly #text = new MiniSearch<IndexedDocument>({
     fields: FIELDS,
     storeFields: [],
@@ -214,8 +223,7 @@ export class CatalogIndex {
     this.remove(entry.id);
     if (entry.state === 'DEPRECATED') return;
     this.#entries.set(entry.id, entry);
-    this.#sorted.clear();
-    this.#matched.clear();
+    this.#forget();
     this.#text.add(documentOf(entry));
   }
 
@@ -225,8 +233,14 @@ export class CatalogIndex {
     // `remove` with the document as indexed takes its terms out at once (no vacuum to wait for).
     this.#text.remove(documentOf(old));
     this.#entries.delete(id);
+    this.#forget();
+  }
+
+  /** Drops what was kept from the reads: the catalog changed. */
+  #forget(): void {
     this.#sorted.clear();
     this.#matched.clear();
+    this.#ranked.clear();
   }
 
   /** Ranked full-text search (ARD §5.3.2), filters exact, paged by score then name then id. */
@@ -235,7 +249,7 @@ export class CatalogIndex {
     const text = checkText(request.text, true);
     const filter = request.filter ?? {};
     const fingerprint = fingerprintOf(['search', text, filter, request.includeUnhealthy === true]);
-    const ranked = this.#rank(text, (entry) => this.#admits(entry, filter, request));
+    const ranked = this.#rankedFor(text, filter, request);
     let start = 0;
     if (request.pageToken !== undefined) {
       const after = readToken(request.pageToken, fingerprint, isSearchKey);
@@ -261,7 +275,7 @@ export class CatalogIndex {
     const matched =
       text === ''
         ? [...this.#entries.values()].filter(admits)
-        : this.#rank(text, admits).map((hit) => hit.entry);
+        : this.#rankedFor(text, filter, request).map((hit) => hit.entry);
     const result: Record<string, FacetResult> = {};
     for (const facet of facets) result[facet.name] = countFacet(matched, facet);
     return { resultType: 'facets', facets: result };
@@ -281,15 +295,10 @@ export class CatalogIndex {
       this.#sorted.set(order, all);
     }
     const cacheKey =
-      request.visibilityKey === undefined ? undefined : `${fingerprint}\n${request.visibilityKey}`;
-    let matched = cacheKey === undefined ? undefined : this.#matched.get(cacheKey);
-    if (!matched) {
-      matched = all.filter((e) => this.#admits(e, filter, request));
-      if (cacheKey !== undefined) {
-        if (this.#matched.size >= MATCHED_CACHE_SIZE) this.#matched.clear();
-        this.#matched.set(cacheKey, matched);
-      }
-    }
+      request.visibilityKey === undefined
+        ? undefined
+        : `${canonicalOf([filter, orderBy, request.includeUnhealthy === true])}\n${request.visibilityKey}`;
+    const matched = kept(this.#matched, cacheKey, () => all.filter((e) => this.#admits(e, filter, request)));
     let start = 0;
     if (request.pageToken !== undefined) {
       const key = readToken(request.pageToken, fingerprint, isBrowseKey);
@@ -317,6 +326,21 @@ export class CatalogIndex {
     return matchesFilter(entry, filter) && request.visibleTo(entry);
   }
 
+  /** {@link #rank} for this query and caller, kept for the caller's visibility key when there is one. */
+  #rankedFor(
+    text: string,
+    filter: CatalogFilter,
+    request: { includeUnhealthy?: boolean; visibleTo: VisibleTo; visibilityKey?: string },
+  ): RankedHit[] {
+    const cacheKey =
+      request.visibilityKey === undefined
+        ? undefined
+        : `${canonicalOf([text, filter, request.includeUnhealthy === true])}\n${request.visibilityKey}`;
+    return kept(this.#ranked, cacheKey, () =>
+      this.#rank(text, (entry) => this.#admits(entry, filter, request)),
+    );
+  }
+
   /** Every admitted entry at or above the relevance cutoff, best first, scored as {@link RELEVANCE} says. */
   #rank(text: string, admits: (entry: CatalogEntry) => boolean): RankedHit[] {
     const queryTerms = terms(text);
@@ -341,6 +365,18 @@ export class CatalogIndex {
 
 interface RankedHit extends SearchHit {
   raw: number;
+}
+
+/** The value kept under `key` in `cache`, made and kept when absent; made afresh when there is no key. */
+function kept<T>(cache: Map<string, T>, key: string | undefined, make: () => T): T {
+  if (key === undefined) return make();
+  let value = cache.get(key);
+  if (value === undefined) {
+    if (cache.size >= MATCHED_CACHE_SIZE) cache.clear();
+    value = make();
+    cache.set(key, value);
+  }
+  return value;
 }
 
 const tokenize: (text: string) => string[] = MiniSearch.getDefault('tokenize');
@@ -517,13 +553,18 @@ const isSearchKey = (key: unknown): key is SearchKey =>
 const isBrowseKey = (key: unknown): key is BrowseKey =>
   Array.isArray(key) && key.length === 3 && key.every((part) => typeof part === 'string');
 
-/** FNV-1a (32-bit) of the query's canonical JSON: enough to tell one query's token from another's. */
-function fingerprintOf(parts: unknown[]): string {
-  const canonical = JSON.stringify(parts, (_key, value) =>
+/** The query as JSON with its objects' keys sorted: one text for one query (a cache key). */
+function canonicalOf(parts: unknown[]): string {
+  return JSON.stringify(parts, (_key, value) =>
     value && typeof value === 'object' && !Array.isArray(value)
       ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => compareIds(a, b)))
       : value,
   );
+}
+
+/** FNV-1a (32-bit) of the query's canonical JSON: enough to tell one query's token from another's. */
+function fingerprintOf(parts: unknown[]): string {
+  const canonical = canonicalOf(parts);
   let hash = 0x811c9dc5;
   for (let i = 0; i < canonical.length; i++) {
     hash ^= canonical.charCodeAt(i);

@@ -354,6 +354,36 @@ describe('CatalogIndex.browse, its matches kept per visibility key', () => {
   });
 });
 
+describe('CatalogIndex.search and explore, the ranking kept per visibility key', () => {
+  it('answers each visibility key with its own hits, a health change is seen, and every change at once', () => {
+    const index = new CatalogIndex();
+    index.upsert(entry('a', 'Alpha', 'tides'));
+    index.upsert(entry('b', 'Beta', 'tides', { tenant: 'other' }));
+    const acme = { visibleTo: (e: CatalogEntry) => e.tenant === 'acme', visibilityKey: 'acme' };
+    const all = { visibleTo: everyone, visibilityKey: 'everyone' };
+    const ids = (caller: typeof acme, text = 'tides') =>
+      index
+        .search({ text, ...caller })
+        .results.map((hit) => hit.entry.id)
+        .sort();
+    assert.deepEqual(ids(acme), ['a']);
+    assert.deepEqual(ids(all), ['a', 'b']);
+    assert.deepEqual(ids(acme), ['a'], 'kept: the same answer');
+    assert.deepEqual(ids(acme, 'Tides'), ['a'], 'another text is ranked on its own');
+    index.upsert(entry('c', 'Charlie', 'tides'));
+    assert.deepEqual(ids(acme), ['a', 'c'], 'an upsert is seen');
+    index.upsert(entry('a', 'Alpha', 'tides', { health: 'unreachable' }));
+    assert.deepEqual(ids(acme), ['c'], 'an agent turned unreachable leaves');
+    const facet = (caller: typeof acme) =>
+      index.explore({ text: 'tides', facets: [{ field: 'skills.tags' }], ...caller }).facets['skills.tags']!
+        .buckets;
+    assert.deepEqual(facet(all), [{ value: 'tides', count: 2 }], 'explore counts the same ranking');
+    index.remove('c');
+    assert.deepEqual(ids(all), ['b'], 'a removal is seen');
+    assert.deepEqual(facet(all), [{ value: 'tides', count: 1 }]);
+  });
+});
+
 describe('toCatalogEntryJson', () => {
   it('is an ARD catalog entry: the card inline, tags deduped, skill ids as capabilities, flat metadata', () => {
     const e = entry('rec-9', 'Harbour Tides', 'tides', {
