@@ -31,6 +31,7 @@ import { countMetric, countTransition, MetricName, metrics } from '../observabil
 import type { ExecutorQueue } from '../ports/executor-queue.ts';
 import type { HeartbeatQueue } from '../ports/heartbeat-queue.ts';
 import type { LifecyclePublisher } from '../ports/lifecycle-publisher.ts';
+import { registrySkills } from './registry-skills.ts';
 
 // a per-event-type metric is a Powertools single metric (costly to build): only when metrics are on
 const metricsObserver: EngineObserver = {
@@ -145,11 +146,9 @@ export const taskService = (): Promise<TaskService> => {
 };
 
 let registryLoaded: Promise<LoadedRegistry> | undefined;
-/** The registry's catalog and the peers, loaded on the first message that needs them (cold start). */
+/** The registry's catalog and the peers, built on the first message that needs them. */
 const registryLookup = (): Promise<LoadedRegistry> => {
-  registryLoaded ??= import('./registry-skills.ts').then((m) =>
-    m.registrySkills(dynamoClient(), requireSetting(TABLE_NAME)),
-  );
+  registryLoaded ??= Promise.resolve().then(() => registrySkills(dynamoClient(), requireSetting(TABLE_NAME)));
   registryLoaded.catch(() => {
     registryLoaded = undefined; // tried again by the next message
   });

@@ -9,14 +9,14 @@ import { DynamoRegistryStore } from '../adapters/dynamodb/registry-store.ts';
 import { guardedHttpClientFromEnv } from '../adapters/http/guarded-client.ts';
 import { SqsProbeQueue } from '../adapters/sqs/probe-queue.ts';
 import { CardVerifier } from '../app/registry/card-verifier.ts';
-import { Catalog } from '../app/registry/discovery.ts';
+import { Catalog, CatalogEntries } from '../app/registry/catalog.ts';
 import { RegistryProber } from '../app/registry/prober.ts';
 import { RegistryService } from '../app/registry/registry-service.ts';
 import { REGISTRY_PROBE_QUEUE_URL, TABLE_NAME } from '../config/deployment.ts';
 import { probeScheduleFrom, probeTimeoutMsFrom } from '../config/registry-probe.ts';
 import { requireSetting } from '../config/settings.ts';
 import { systemClock } from '../ports/clock.ts';
-import { cardHandling, trustedKeys } from './registry.ts';
+import { cardHandling, trustedKeys } from './registry-cards.ts';
 
 let store: DynamoRegistryStore | undefined;
 const registryStore = (): DynamoRegistryStore => {
@@ -32,7 +32,7 @@ export const registryProber = (): RegistryProber => {
     prober = new RegistryProber(
       store,
       // a tick reads the feed once: the catalog it reads is as fresh as the tick
-      new Catalog(store, systemClock, 0),
+      new Catalog(new CatalogEntries(), store, systemClock, 0),
       new SqsProbeQueue(new SQSClient({}), requireSetting(REGISTRY_PROBE_QUEUE_URL)),
       guardedHttpClientFromEnv(),
       probeScheduleFrom(),

@@ -8,53 +8,24 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoRegistryStore } from '../adapters/dynamodb/registry-store.ts';
 import { guardedHttpClientFromEnv } from '../adapters/http/guarded-client.ts';
 import { CardVerifier } from '../app/registry/card-verifier.ts';
-import { Catalog, CatalogDiscovery } from '../app/registry/discovery.ts';
+import { Catalog } from '../app/registry/catalog.ts';
+import { CatalogIndex } from '../app/registry/catalog-index.ts';
+import { CatalogDiscovery, type DiscoveryCatalog } from '../app/registry/discovery.ts';
 import { RegistryHttpApi } from '../app/registry/http-api.ts';
-import { type CardHandling, RegistryService } from '../app/registry/registry-service.ts';
-import { PUBLIC_URL, TABLE_NAME } from '../config/deployment.ts';
+import { RegistryService } from '../app/registry/registry-service.ts';
+import { TABLE_NAME } from '../config/deployment.ts';
 import { REGISTRY_CATALOG_REFRESH_MS, REGISTRY_DISPLAY_NAME } from '../config/registry.ts';
-import { REGISTRY_TRUSTED_KEYS } from '../config/registry-trust.ts';
 import { readSetting, requireSetting } from '../config/settings.ts';
-import { JWKS_PATH } from '../contracts/routes.ts';
-import { type TrustAllowlist, withOwnHost } from '../domain/registry/trust.ts';
 import { systemClock } from '../ports/clock.ts';
 import type { HttpClient } from '../ports/http-client.ts';
 import type { RegistryStore } from '../ports/registry-store.ts';
-import { CARD_LIMITS, normaliseCard } from '../protocol/a2a/card-normalise.ts';
-
-/** How long the registry waits for a card URL to answer. */
-const CARD_FETCH_TIMEOUT_MS = 5_000;
-
-/** Fetching, reading and checking published cards, through `http`. */
-export const cardHandling = (http: HttpClient, verifier: CardVerifier): CardHandling => ({
-  normalise: normaliseCard,
-  fetch: async (url) => {
-    const answer = await http.request({
-      method: 'GET',
-      url,
-      headers: { accept: 'application/json' },
-      timeoutMs: CARD_FETCH_TIMEOUT_MS,
-      maxBytes: CARD_LIMITS.maxCardBytes,
-    });
-    if (!answer.ok) return { ok: false, error: answer.error };
-    if (answer.status !== 200) return { ok: false, error: `HTTP ${answer.status}` };
-    return { ok: true, body: answer.body, ...(answer.headers.etag ? { etag: answer.headers.etag } : {}) };
-  },
-  verify: (card, publisherUrl) => verifier.verify(card, { publisherUrl }),
-});
-
-/** The trusted keys: REGISTRY_TRUSTED_KEYS, and this hub's own JWKS for its own host (PUBLIC_URL). */
-export const trustedKeys = (): TrustAllowlist => {
-  const configured = readSetting(REGISTRY_TRUSTED_KEYS);
-  const publicUrl = readSetting(PUBLIC_URL)?.replace(/\/+$/, '');
-  return publicUrl ? withOwnHost(configured, publicUrl, `${publicUrl}${JWKS_PATH}`) : configured;
-};
+import { cardHandling, trustedKeys } from './registry-cards.ts';
 
 let built:
   | {
       client: DynamoDBClient;
       store: RegistryStore;
-      catalog: Catalog;
+      catalog: DiscoveryCatalog;
       service: RegistryService;
       http: HttpClient;
     }
@@ -67,7 +38,12 @@ export const registry = () => {
     const store = new DynamoRegistryStore(client, requireSetting(TABLE_NAME));
     const http = guardedHttpClientFromEnv();
     const verifier = new CardVerifier({ allowlist: trustedKeys(), http });
-    const catalog = new Catalog(store, systemClock, readSetting(REGISTRY_CATALOG_REFRESH_MS));
+    const catalog = new Catalog(
+      new CatalogIndex(),
+      store,
+      systemClock,
+      readSetting(REGISTRY_CATALOG_REFRESH_MS),
+    );
     const service = new RegistryService(store, cardHandling(http, verifier), systemClock, undefined, (e) =>
       catalog.apply(e),
     );

@@ -1,5 +1,5 @@
 /** The agent registry's own settings (docs/registry.md); its trust and probe settings have files of their own. */
-import { DEFAULT_CATALOG_REFRESH_MS } from '../app/registry/discovery.ts';
+import { DEFAULT_CATALOG_REFRESH_MS } from '../app/registry/catalog.ts';
 import { type Setting, text, wholeNumber } from './settings.ts';
 
 export const REGISTRY_CATALOG_REFRESH_MS = {

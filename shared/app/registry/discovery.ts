@@ -1,10 +1,9 @@
 /**
- * Discovery over the catalog a container holds in memory (docs/registry.md#discovery): the catalog
- * follows the store's feed of catalog entries (one query of what changed since its cursor, at most every
- * `refreshMs`), and search, explore and browse answer from it in ARD's shapes. What a caller sees is
+ * Discovery over the catalog a container holds in memory (docs/registry.md#discovery): the full-text
+ * index kept current from the store's feed (./catalog.ts), and search, explore and browse answer from it
+ * in ARD's shapes. What a caller sees is
  * what its principal may: public entries, its tenant's `tenant` entries, its own `private` ones.
  */
-import type { Caller } from '../../domain/caller.ts';
 import { ValidationError } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import {
@@ -14,81 +13,18 @@ import {
   parseOrderBy,
 } from '../../domain/registry/filter.ts';
 import type { CatalogEntry } from '../../domain/registry/record.ts';
-import type { Clock } from '../../ports/clock.ts';
-import type { RegistryStore } from '../../ports/registry-store.ts';
+import { visibilityKeyOf, visibleTo } from '../../domain/registry/visibility.ts';
 import * as z from '../../validation/zod.ts';
-import { CatalogIndex, toCatalogEntryJson, toSearchResultJson, type VisibleTo } from './catalog-index.ts';
+import type { Catalog } from './catalog.ts';
+import { type CatalogIndex, toCatalogEntryJson, toSearchResultJson } from './catalog-index.ts';
 import { RegistryError } from './errors.ts';
 import { checked, type Discovery } from './http-api.ts';
 
-/** How stale a container's catalog may be before a request reads the feed again. */
-export const DEFAULT_CATALOG_REFRESH_MS = 1_000;
 /** The public AI Catalog lists at most this many entries, the most recently changed (docs/registry.md#limits). */
 export const AI_CATALOG_MAX_ENTRIES = 1_000;
 
-/** The catalog a container holds: an index kept current from the store's feed. */
-export class Catalog {
-  readonly index = new CatalogIndex();
-  /** The last change applied per entry (the retired included): an older copy never wins, the same one is not re-indexed. */
-  readonly #seen = new Map<string, { updatedAt: string; key: string }>();
-  #cursor: string | undefined;
-  #readAt = Number.NEGATIVE_INFINITY;
-  #reading: Promise<void> | undefined;
-
-  constructor(
-    private readonly store: RegistryStore,
-    private readonly clock: Clock,
-    private readonly refreshMs = DEFAULT_CATALOG_REFRESH_MS,
-  ) {}
-
-  /**
-   * Applies an entry (from the feed, or one this container just wrote) unless it or a later one is held:
-   * every change stamps a new time, and the feed hands an entry again within its margin.
-   */
-  apply(entry: CatalogEntry): void {
-    const seen = this.#seen.get(entry.id);
-    const key = `${entry.state}:${entry.version}:${entry.health}`;
-    if (
-      seen !== undefined &&
-      (seen.updatedAt > entry.updatedAt || (seen.updatedAt === entry.updatedAt && seen.key === key))
-    )
-      return;
-    this.#seen.set(entry.id, { updatedAt: entry.updatedAt, key });
-    this.index.upsert(entry);
-  }
-
-  /** The index, after reading the feed when the last read is older than `refreshMs`. */
-  async current(): Promise<CatalogIndex> {
-    if (this.clock.now().getTime() - this.#readAt >= this.refreshMs) {
-      this.#reading ??= this.read().finally(() => {
-        this.#reading = undefined;
-      });
-      await this.#reading;
-    }
-    return this.index;
-  }
-
-  private async read(): Promise<void> {
-    const startedAt = this.clock.now().getTime();
-    const changes = await this.store.catalogChanges(this.#cursor);
-    for (const entry of changes.entries) this.apply(entry);
-    this.#cursor = changes.cursor;
-    this.#readAt = startedAt;
-  }
-}
-
-/** What `principal` (or a task's caller: its tenant and owner) may find (none given: the public only). */
-export const visibleTo =
-  (principal?: Caller): VisibleTo =>
-  (entry) =>
-    entry.visibility === 'public' ||
-    (principal !== undefined &&
-      entry.tenant === principal.tenant &&
-      (entry.visibility === 'tenant' || entry.owner === principal.owner));
-
-/** What `visibleTo(principal)` depends on: callers of one tenant and owner see alike. */
-const visibilityKeyOf = (principal?: Principal): string =>
-  principal ? `${principal.tenant}\u0000${principal.owner}` : '';
+/** The catalog discovery reads: the full-text index, kept current from the store's feed. */
+export type DiscoveryCatalog = Catalog<CatalogIndex>;
 
 const queryModel = z.strictObject({
   text: z.optional(z.string()),
@@ -138,7 +74,7 @@ const asked = <T>(run: () => T): T => {
 
 export class CatalogDiscovery implements Discovery {
   constructor(
-    private readonly catalog: Catalog,
+    private readonly catalog: DiscoveryCatalog,
     /** This registry's base URL (ARD's `source` of each result), e.g. `https://hub.example/registry`. */
     private readonly source: () => string,
     private readonly host: { displayName: string },
@@ -159,6 +95,7 @@ export class CatalogDiscovery implements Discovery {
         ...(filter ? { filter } : {}),
         includeUnhealthy: includeUnhealthy(filter),
         visibleTo: visibleTo(principal),
+        visibilityKey: visibilityKeyOf(principal),
         ...(input.pageSize !== undefined ? { pageSize: input.pageSize } : {}),
         ...(input.pageToken !== undefined ? { pageToken: input.pageToken } : {}),
       }),
@@ -185,6 +122,7 @@ export class CatalogDiscovery implements Discovery {
         })),
         includeUnhealthy: includeUnhealthy(filter),
         visibleTo: visibleTo(principal),
+        visibilityKey: visibilityKeyOf(principal),
       }),
     );
   }

@@ -11,13 +11,13 @@ import type { Clock } from '../../ports/clock.ts';
 import type { HttpClient } from '../../ports/http-client.ts';
 import type { ProbeQueue, ProbeRequest } from '../../ports/probe-queue.ts';
 import type { RegistryStore } from '../../ports/registry-store.ts';
-import type { Catalog } from './discovery.ts';
+import type { Catalog, CatalogEntries } from './catalog.ts';
 import { probeAgent } from './probe.ts';
 
 export class RegistryProber {
   constructor(
     private readonly store: RegistryStore,
-    private readonly catalog: Catalog,
+    private readonly catalog: Pick<Catalog<CatalogEntries>, 'current'>,
     private readonly queue: ProbeQueue,
     private readonly http: HttpClient,
     private readonly schedule: ProbeSchedule,

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { ManualClock } from '../../../../shared/adapters/memory/clock.ts';
 import { InMemoryRegistryStore } from '../../../../shared/adapters/memory/registry-store.ts';
-import { Catalog } from '../../../../shared/app/registry/discovery.ts';
+import { Catalog } from '../../../../shared/app/registry/catalog.ts';
 import { RegistryService } from '../../../../shared/app/registry/registry-service.ts';
 import { parseRemoteSkills } from '../../../../shared/app/synapse/bridge.ts';
-import { CatalogSkills } from '../../../../shared/app/synapse/registry-skills.ts';
+import { CatalogSkills, SkillDirectory } from '../../../../shared/app/synapse/registry-skills.ts';
 import {
   type LoadedRegistry,
   preferredFirst,
@@ -99,7 +99,7 @@ describe('RemoteSkillResolver', () => {
   let peers: ReturnType<typeof parsePeers>;
   const registry = () => {
     const loaded: LoadedRegistry = {
-      catalog: new CatalogSkills(new Catalog(store, clock, 0)),
+      catalog: new CatalogSkills(new Catalog(new SkillDirectory(), store, clock, 0)),
       peers: async () => peers,
       selfAgentId: 'hub-self',
     };
