@@ -18,10 +18,12 @@
  * cached, so a second hub in the same process reuses handler modules (and any
  * client they built at import time).
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   CreateTableCommand,
+  DeleteTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
@@ -47,6 +49,7 @@ import {
 import { type RecoveryResult, recoverPendingWork } from '../shared/app/tasks/recovery.ts';
 import { setEnvironment } from '../shared/config/environment.ts';
 import { heartbeatRulesFrom } from '../shared/config/heartbeat.ts';
+import { SYNAPSE_DYNAMO_ENDPOINT } from '../shared/config/local.ts';
 import { PUSH_SIGNING_KEYS, PUSH_SIGNING_SECRET_ARN, PUSH_URL_ALLOWLIST } from '../shared/config/push.ts';
 import { probeScheduleFrom } from '../shared/config/registry-probe.ts';
 import { readSetting } from '../shared/config/settings.ts';
@@ -96,6 +99,12 @@ export interface LocalHubOptions {
    * Queued messages are never kept: a restart re-derives them from the live tasks.
    */
   dataDir?: string;
+  /**
+   * A DynamoDB Local already running (SYNAPSE_DYNAMO_ENDPOINT by default): the hub makes its table there
+   * (named `tableName`, or a fresh name) and drops it when it stops, instead of starting a JVM of its own.
+   * Ignored with `dataDir`, whose data needs its own instance; `false`: start one of its own regardless.
+   */
+  dynamoEndpoint?: string | false;
   tableName?: string;
   /** Handlers to use instead of `functions/<name>.ts` (each loaded only when not given here). */
   handlers?: Partial<HubHandlers>;
@@ -209,6 +218,15 @@ const createTableIfMissing = async (endpoint: string, tableName: string) => {
   }
 };
 
+const dropTable = async (endpoint: string, tableName: string) => {
+  const client = localDynamo(endpoint);
+  try {
+    await client.send(new DeleteTableCommand({ TableName: tableName }));
+  } finally {
+    client.destroy();
+  }
+};
+
 const localDynamo = (endpoint: string) =>
   new DynamoDBClient({
     endpoint,
@@ -250,7 +268,13 @@ const recover = async (endpoint: string, tableName: string, sqs: LocalSqs): Prom
 
 export const startLocalHub = async (options: LocalHubOptions = {}): Promise<LocalHub> => {
   const log = options.log ?? consoleLog;
-  const tableName = options.tableName ?? DEFAULT_TABLE_NAME;
+  const dataDir = options.dataDir ? resolve(options.dataDir) : undefined;
+  const sharedDynamo =
+    dataDir || options.dynamoEndpoint === false
+      ? undefined
+      : (options.dynamoEndpoint ?? readSetting(SYNAPSE_DYNAMO_ENDPOINT));
+  const tableName =
+    options.tableName ?? (sharedDynamo ? `${DEFAULT_TABLE_NAME}-${randomUUID()}` : DEFAULT_TABLE_NAME);
   const apiHandlers: Partial<Record<FunctionName, ApiHandler>> = {};
   const cleanup: (() => Promise<void> | void)[] = [];
   // what takes work in and invokes handlers: each stops taking it at once and waits up to graceMs
@@ -307,14 +331,13 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
     workers.push((graceMs) => api.stop(graceMs));
     const publicUrl = api.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//127.0.0.1');
 
-    const dataDir = options.dataDir ? resolve(options.dataDir) : undefined;
     if (dataDir) mkdirSync(dataDir, { recursive: true });
-    const dynamo: DynamoLocal = await startDynamoLocal({
-      ...(dataDir ? { dataDir } : {}),
-      tuning: 'throughput',
-    });
-    cleanup.push(() => dynamo.stop());
+    const dynamo: Pick<DynamoLocal, 'endpoint'> = sharedDynamo
+      ? { endpoint: sharedDynamo }
+      : await startDynamoLocal({ ...(dataDir ? { dataDir } : {}), tuning: 'throughput' });
+    if (!sharedDynamo) cleanup.push(() => (dynamo as DynamoLocal).stop());
     await createTableIfMissing(dynamo.endpoint, tableName);
+    if (sharedDynamo) cleanup.push(() => dropTable(dynamo.endpoint, tableName));
 
     const sqs: LocalSqs = await startLocalSqs({
       queues: QUEUES,

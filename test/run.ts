@@ -39,7 +39,10 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-const dynamo = suites.some((s) => NEEDS_DYNAMO.has(s)) ? await startDynamoLocal() : undefined;
+// one DynamoDB Local serves every file and hub of the run: tuned to run long, not to start fast
+const dynamo = suites.some((s) => NEEDS_DYNAMO.has(s))
+  ? await startDynamoLocal({ tuning: 'throughput' })
+  : undefined;
 const code = await new Promise<number>((resolve) => {
   const child = spawn(
     process.execPath,
@@ -49,9 +52,12 @@ const code = await new Promise<number>((resolve) => {
       stdio: 'inherit',
       env: {
         ...process.env,
-        ...(dynamo ? { SYNAPSE_TEST_DYNAMO_ENDPOINT: dynamo.endpoint } : {}),
-        // the hubs the tests start (each with its own DynamoDB Local) live seconds: the JIT's second tier
-        // and parallel GC threads would cost more CPU than they save
+        // the hubs the tests start make their tables on it too (local/hub.ts), rather than a JVM each
+        ...(dynamo
+          ? { SYNAPSE_TEST_DYNAMO_ENDPOINT: dynamo.endpoint, SYNAPSE_DYNAMO_ENDPOINT: dynamo.endpoint }
+          : {}),
+        // the hubs that start their own DynamoDB Local (those with a data directory) live seconds: the
+        // JIT's second tier and parallel GC threads would cost more CPU than they save
         SYNAPSE_DYNAMO_JVM: STARTUP_JVM_OPTIONS.join(' '),
         AWS_REGION: 'us-east-1',
         AWS_ACCESS_KEY_ID: 'local',

@@ -2,7 +2,7 @@
 import { AUTH_JWT_ISSUER } from './auth.ts';
 import { AGENT_MODULE } from './deployment.ts';
 import { A2A_GENERATIONS } from './generations.ts';
-import { oneOf, port, type Setting, section, text } from './settings.ts';
+import { oneOf, port, type Setting, section, text, url } from './settings.ts';
 
 const LOCAL = ['npm start'] as const;
 
@@ -59,6 +59,14 @@ export const SYNAPSE_DYNAMO_JVM = {
   doc: "DynamoDB Local's JVM options under `npm start`, space-separated.",
   format: () => text('JVM options'),
   default: '-XX:+UseParallelGC -Xms256m -Xmx1g',
+  readBy: LOCAL,
+} satisfies Setting<string>;
+
+export const SYNAPSE_DYNAMO_ENDPOINT = {
+  name: 'SYNAPSE_DYNAMO_ENDPOINT',
+  doc: 'A DynamoDB Local already running (its URL): the hub makes a table of its own there, dropped when it stops, instead of starting one. Not with a data directory, which has its own.',
+  format: () => url('an http URL of DynamoDB Local'),
+  defaultText: 'unset: the hub starts its own',
   readBy: LOCAL,
 } satisfies Setting<string>;
 

@@ -53,7 +53,12 @@ describe('local hub (fake handlers)', () => {
   test('wires gateway → DynamoDB → executor queue → executor, fires the sweeper, and stops cleanly', async () => {
     const previousTable = process.env.TABLE_NAME;
     const started = performance.now();
-    const hub = await startLocalHub({ handlers: fakeHandlers(), sweepIntervalMs: 200 });
+    // its own DynamoDB Local, whatever SYNAPSE_DYNAMO_ENDPOINT says: its stop is what this test checks
+    const hub = await startLocalHub({
+      handlers: fakeHandlers(),
+      sweepIntervalMs: 200,
+      dynamoEndpoint: false,
+    });
     const readyMs = Math.round(performance.now() - started);
     console.log(`# hub ready in ${readyMs} ms (fake handlers, in-memory DynamoDB Local)`);
     const client = dynamoClient(hub.dynamoEndpoint);
@@ -119,6 +124,38 @@ describe('local hub (fake handlers)', () => {
     assert.ok(await refused(`${hub.url}/.well-known/agent-card.json`), 'gateway closed');
     assert.ok(await refused(hub.dynamoEndpoint), 'DynamoDB Local stopped');
     assert.deepEqual(javaChildren(), [], 'no Java process left');
+  });
+
+  test('on a DynamoDB Local already running: a table of its own, dropped at stop, no Java started', async () => {
+    const own = await startLocalHub({ handlers: fakeHandlers(), dynamoEndpoint: false });
+    const javaBefore = javaChildren().length;
+    const client = dynamoClient(own.dynamoEndpoint);
+    try {
+      const [a, b] = await Promise.all([
+        startLocalHub({ handlers: fakeHandlers(), dynamoEndpoint: own.dynamoEndpoint }),
+        startLocalHub({ handlers: fakeHandlers(), dynamoEndpoint: own.dynamoEndpoint }),
+      ]);
+      assert.equal(a.dynamoEndpoint, own.dynamoEndpoint);
+      assert.notEqual(a.tableName, b.tableName, 'each hub its own table');
+      assert.notEqual(a.tableName, own.tableName);
+      assert.equal(javaChildren().length, javaBefore, 'no Java process started');
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: a.tableName }));
+      assert.equal(Table?.TableStatus, 'ACTIVE');
+      await Promise.all([a.stop(), b.stop()]);
+      await assert.rejects(
+        client.send(new DescribeTableCommand({ TableName: a.tableName })),
+        /ResourceNotFoundException|non-existent table/,
+        'its table dropped',
+      );
+      assert.equal(
+        (await client.send(new DescribeTableCommand({ TableName: own.tableName }))).Table?.TableStatus,
+        'ACTIVE',
+        'the instance and its other tables are left as they were',
+      );
+    } finally {
+      client.destroy();
+      await own.stop();
+    }
   });
 
   test('a data directory keeps the table and its items across restarts', async () => {

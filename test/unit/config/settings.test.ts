@@ -51,6 +51,7 @@ const errorOf = (name: string, raw: string): ConfigError => {
 /** Values each setting refuses; a setting missing here must be one of FREE (every text is a value). */
 const BAD: Readonly<Record<string, readonly string[]>> = {
   PUBLIC_URL: ['hub.example.com', 'ftp://hub.example.com', 'https://'],
+  SYNAPSE_DYNAMO_ENDPOINT: ['127.0.0.1:8000', 'tcp://127.0.0.1:8000'],
   EXECUTOR_QUEUE_URL: ['executor', 'sqs://q'],
   HEARTBEAT_QUEUE_URL: ['heartbeat'],
   DELIVERY_QUEUE_URL: ['delivery'],
