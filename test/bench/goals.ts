@@ -141,7 +141,7 @@ export const goalsOf = (r: BenchResults): Goal[] => {
     // sort, not with DynamoDB; 3× over a hundredfold registry keeps a search well inside a page load
     add(
       `registry latency through HTTP, ${large.agents} vs ${small.agents} agents (interleaved)`,
-      'p50 ≤ 3× (search and browse)',
+      'p50 ≤ 3× (a search asked before, and browse; a first-time query shown, no goal)',
       `search p50 ${fmt(large.latency.search.p50Ms)} vs ${fmt(small.latency.search.p50Ms)} ms (${fmt(g.ratios.searchP50)}×; a new query ${fmt(large.latency.newSearch.p50Ms)} vs ${fmt(small.latency.newSearch.p50Ms)} ms, ${fmt(g.ratios.newSearchP50)}×), browse ${fmt(large.latency.browse.p50Ms)} vs ${fmt(small.latency.browse.p50Ms)} ms (${fmt(g.ratios.browseP50)}×)`,
       g.ratios.searchP50 <= 3 &&
         g.ratios.browseP50 <= 3 &&
