@@ -17,6 +17,7 @@ import { ValidationError } from '../../../../shared/domain/errors.ts';
 import { parseFilter } from '../../../../shared/domain/registry/filter.ts';
 import type { CatalogEntry } from '../../../../shared/domain/registry/record.ts';
 import { fixtureEntries } from '../../../bench/registry-precision.ts';
+import { catalogEntry } from '../../../support/catalog-entry.ts';
 
 const everyone = () => true;
 const filterOf = (raw: unknown) => {
@@ -33,15 +34,9 @@ function fixtureIndex(): CatalogIndex {
 
 /** A small card whose name, skill and tag are the words given. */
 function entry(id: string, name: string, words: string, overrides: Partial<CatalogEntry> = {}): CatalogEntry {
-  return {
+  return catalogEntry(
     id,
-    identifier: `urn:air:example.com:agents:${id}`,
-    tenant: 'acme',
-    owner: 'alice',
-    visibility: 'public',
-    state: 'APPROVED',
-    version: 1,
-    card: {
+    {
       name,
       description: `${name}: ${words}`,
       supportedInterfaces: [
@@ -53,11 +48,8 @@ function entry(id: string, name: string, words: string, overrides: Partial<Catal
       defaultOutputModes: ['text/plain'],
       skills: [{ id: `${id}-skill`, name: words, description: words, tags: words.split(' ') }],
     },
-    verification: { status: 'unsigned' },
-    health: 'healthy',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    ...overrides,
-  };
+    { identifier: `urn:air:example.com:agents:${id}`, ...overrides },
+  );
 }
 
 describe('CatalogIndex.search', () => {

@@ -8,6 +8,7 @@ import {
 } from '../../../../shared/app/registry/events.ts';
 import type { CatalogEntry } from '../../../../shared/domain/registry/record.ts';
 import type { StoredRecord } from '../../../../shared/ports/registry-store.ts';
+import { catalogEntry } from '../../../support/catalog-entry.ts';
 
 const record = (over: Partial<StoredRecord> = {}): StoredRecord => ({
   tenant: 'acme',
@@ -26,29 +27,26 @@ const record = (over: Partial<StoredRecord> = {}): StoredRecord => ({
   ...over,
 });
 
-const entry = (over: Partial<CatalogEntry> = {}): CatalogEntry => ({
-  id: 'rec-1',
-  identifier: 'urn:air:a.example:acme:weather',
-  tenant: 'acme',
-  owner: 'alice',
-  visibility: 'public',
-  state: 'APPROVED',
-  version: 1,
-  card: {
-    name: 'Weather',
-    description: 'd',
-    supportedInterfaces: [],
-    version: '1',
-    capabilities: {},
-    defaultInputModes: [],
-    defaultOutputModes: [],
-    skills: [],
-  },
-  verification: { status: 'unsigned' },
-  health: 'unknown',
-  updatedAt: '2026-12-01T00:00:00.000Z',
-  ...over,
-});
+const entry = (over: Partial<CatalogEntry> = {}): CatalogEntry =>
+  catalogEntry(
+    'rec-1',
+    {
+      name: 'Weather',
+      description: 'd',
+      supportedInterfaces: [],
+      version: '1',
+      capabilities: {},
+      defaultInputModes: [],
+      defaultOutputModes: [],
+      skills: [],
+    },
+    {
+      identifier: 'urn:air:a.example:acme:weather',
+      health: 'unknown',
+      updatedAt: '2026-12-01T00:00:00.000Z',
+      ...over,
+    },
+  );
 
 const typesOf = (before: StoredRecord | undefined, after: StoredRecord) =>
   registryEventsOf({ kind: 'record', ...(before ? { before } : {}), after }).map((e) => e.detailType);

@@ -8,25 +8,17 @@ import { describe, it } from 'node:test';
 import { CatalogEntries } from '../../../../shared/app/registry/catalog.ts';
 import { SkillDirectory } from '../../../../shared/app/synapse/registry-skills.ts';
 import type { CatalogEntry } from '../../../../shared/domain/registry/record.ts';
+import { catalogEntry } from '../../../support/catalog-entry.ts';
 
 const entry = (id: string, skills: string[], overrides: Partial<CatalogEntry> = {}): CatalogEntry =>
-  ({
+  catalogEntry(
     id,
-    identifier: `urn:air:example.com:acme:${id}`,
-    tenant: 'acme',
-    owner: 'alice',
-    visibility: 'public',
-    state: 'APPROVED',
-    version: 1,
-    card: {
+    {
       name: id.toUpperCase(),
       skills: skills.map((s) => ({ id: s, name: s, description: s, tags: [] })),
-    },
-    verification: { status: 'unsigned' },
-    health: 'healthy',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    ...overrides,
-  }) as CatalogEntry;
+    } as never,
+    overrides,
+  );
 
 const alice = { tenant: 'acme', owner: 'alice' };
 const ids = (list: readonly CatalogEntry[]) => list.map((e) => e.id);

@@ -15,37 +15,34 @@ import {
   valuesOf,
 } from '../../../../shared/domain/registry/filter.ts';
 import type { CatalogEntry } from '../../../../shared/domain/registry/record.ts';
+import { catalogEntry } from '../../../support/catalog-entry.ts';
 
-const entry = (overrides: Partial<CatalogEntry> = {}): CatalogEntry => ({
-  id: 'rec-1',
-  identifier: 'urn:air:acme.com:agents:weather',
-  tenant: 'acme',
-  owner: 'alice',
-  visibility: 'public',
-  state: 'APPROVED',
-  version: 1,
-  card: {
-    name: 'Acme Weather',
-    description: 'Forecasts',
-    supportedInterfaces: [
-      { url: 'https://acme.com/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-      { url: 'https://acme.com/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
-    ],
-    provider: { organization: 'Acme', url: 'https://acme.com' },
-    version: '1.0.0',
-    capabilities: { streaming: true, extensions: [{ uri: 'https://acme.com/ext/trace' }] },
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['application/json'],
-    skills: [
-      { id: 'forecast', name: 'Forecast', description: 'd', tags: ['weather', 'forecast'] },
-      { id: 'radar', name: 'Radar', description: 'd', tags: ['weather'], inputModes: ['image/png'] },
-    ],
-  },
-  verification: { status: 'verified', kid: 'k1', trustedBy: 'acme' },
-  health: 'healthy',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-  ...overrides,
-});
+const entry = (overrides: Partial<CatalogEntry> = {}): CatalogEntry =>
+  catalogEntry(
+    'rec-1',
+    {
+      name: 'Acme Weather',
+      description: 'Forecasts',
+      supportedInterfaces: [
+        { url: 'https://acme.com/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        { url: 'https://acme.com/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
+      ],
+      provider: { organization: 'Acme', url: 'https://acme.com' },
+      version: '1.0.0',
+      capabilities: { streaming: true, extensions: [{ uri: 'https://acme.com/ext/trace' }] },
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['application/json'],
+      skills: [
+        { id: 'forecast', name: 'Forecast', description: 'd', tags: ['weather', 'forecast'] },
+        { id: 'radar', name: 'Radar', description: 'd', tags: ['weather'], inputModes: ['image/png'] },
+      ],
+    },
+    {
+      identifier: 'urn:air:acme.com:agents:weather',
+      verification: { status: 'verified', kid: 'k1', trustedBy: 'acme' },
+      ...overrides,
+    },
+  );
 
 const parsed = (raw: unknown) => {
   const result = parseFilter(raw);
