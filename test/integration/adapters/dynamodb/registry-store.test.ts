@@ -8,6 +8,7 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { registryPk } from '../../../../shared/adapters/dynamodb/keys.ts';
 import { DynamoRegistryStore } from '../../../../shared/adapters/dynamodb/registry-store.ts';
 import { registryStoreContract } from '../../../contract/registry-store.ts';
+import { catalogEntry } from '../../../support/catalog-entry.ts';
 import { createTestTable, type TestTable } from '../../../support/dynamo.ts';
 
 let table: TestTable;
@@ -68,19 +69,12 @@ describe('DynamoRegistryStore', () => {
         publishedAt: at,
         publishedBy: 'alice',
       },
-      entry: {
-        id,
+      entry: catalogEntry(id, card, {
         identifier: record.identifier,
         tenant,
-        owner: 'alice',
-        visibility: 'public',
-        state: 'APPROVED',
-        version: 1,
-        card,
-        verification: { status: 'unsigned' },
         health: 'unknown',
         updatedAt: at,
-      },
+      }),
     });
     const items = await DynamoDBDocumentClient.from(table.client).send(
       new QueryCommand({
