@@ -10,7 +10,7 @@
 import { problemsIn } from '../shared/config/catalog.ts';
 import { setEnvironment } from '../shared/config/environment.ts';
 import { localSettingsFrom } from '../shared/config/local.ts';
-import { JSONRPC_PATH, ROUTES } from '../shared/contracts/routes.ts';
+import { JSONRPC_PATH, REGISTRY_PATH, ROUTES } from '../shared/contracts/routes.ts';
 import { GENERATIONS_EXTENSION_URI } from '../shared/protocol/a2a/generations.ts';
 import { JavaMissingError } from './dynamodb-local.ts';
 import type { BusEvent } from './event-bus.ts';
@@ -29,6 +29,9 @@ export const SEND_MESSAGE_EXAMPLE = JSON.stringify({
   method: 'SendMessage',
   params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hello' }] } },
 });
+
+/** An ARD search of the hub's registry, which finds the demo agent (its own card is published at start). */
+export const REGISTRY_SEARCH_EXAMPLE = JSON.stringify({ query: { text: 'echo' } });
 
 const dataDirFlag = (argv: string[]): string | undefined => {
   const i = argv.findIndex((a) => a === '--data-dir' || a.startsWith('--data-dir='));
@@ -186,6 +189,7 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
         : []),
       'Try:',
       `  curl -s ${hub.url}${JSONRPC_PATH} -H 'Content-Type: application/json' -H 'A2A-Version: 1.0'${dev ? '' : " -H 'Authorization: Bearer <key>'"} -d '${SEND_MESSAGE_EXAMPLE}'`,
+      `  curl -s ${hub.url}${REGISTRY_PATH}/search -H 'Content-Type: application/json'${dev ? '' : " -H 'Authorization: Bearer <key>'"} -d '${REGISTRY_SEARCH_EXAMPLE}'`,
       'Press Ctrl+C to stop.',
     ].join('\n'),
   );

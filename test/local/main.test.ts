@@ -83,6 +83,12 @@ describe('npm start (local/main.ts)', { concurrency: true }, () => {
           ),
           out,
         );
+        assert.ok(
+          out.includes(
+            `curl -s ${url}/registry/search -H 'Content-Type: application/json' -d '{"query":{"text":"echo"}}'`,
+          ),
+          out,
+        );
         const card = await fetch(`${url}/.well-known/agent-card.json`);
         assert.equal(card.status, 200);
 
