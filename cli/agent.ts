@@ -1,0 +1,142 @@
+/**
+ * From an agent card reference to a client (a2a-cli SPEC §8.1, §10.1, §11.1): the reference is a host
+ * (`hub.example.com`: https and the well-known path), an origin or a card URL, or a card file. The card is
+ * fetched here, so what goes wrong names itself (not found, unreachable, not a card); the client is the
+ * official @a2a-js/sdk's, on the card's first interface this CLI speaks unless `--transport` says otherwise.
+ * Credentials go where the card's security schemes say: a bearer token in `Authorization`, an API key in
+ * the header, query parameter or cookie its scheme names.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { AgentCard } from '@a2a-js/sdk';
+import {
+  type Client,
+  ClientFactory,
+  ClientFactoryOptions,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+} from '@a2a-js/sdk/client';
+import { CliError } from './errors.ts';
+
+export const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
+
+/** The bindings this CLI speaks, as the card names them. */
+export const TRANSPORTS = ['JSONRPC', 'HTTP+JSON'] as const;
+export type Transport = (typeof TRANSPORTS)[number];
+
+export interface AgentOptions {
+  agentCard?: string;
+  transport?: Transport[];
+  bearer?: string;
+  apiKey?: string;
+}
+
+/** Where the card of `ref` is: a URL to fetch, or a file to read. */
+export function cardLocationOf(ref: string): { url: string } | { file: string } {
+  if (ref.startsWith('file://')) return { file: fileURLToPath(ref) };
+  if (/^https?:\/\//i.test(ref)) {
+    const url = new URL(ref);
+    if (url.pathname === '/' || url.pathname === '') url.pathname = WELL_KNOWN_CARD_PATH;
+    return { url: url.toString() };
+  }
+  if (existsSync(ref)) return { file: ref };
+  if (/^[a-z0-9.-]+(:\d+)?(\/.*)?$/i.test(ref)) return cardLocationOf(`https://${ref}`);
+  throw new CliError(
+    'A2ACLI_ERR_USAGE',
+    `--agent-card ${JSON.stringify(ref)} is neither a URL, a host nor a card file`,
+    'give a host (hub.example.com), a URL (http://127.0.0.1:8080) or a file (./card.json)',
+  );
+}
+
+/** The card JSON of `ref`, fetched or read. */
+export async function fetchCard(ref: string, fetchImpl: typeof fetch = fetch): Promise<unknown> {
+  const where = cardLocationOf(ref);
+  let text: string;
+  if ('file' in where) {
+    try {
+      text = readFileSync(where.file, 'utf8');
+    } catch (e) {
+      throw new CliError('A2ACLI_ERR_CARD_NOT_FOUND', `cannot read ${where.file}: ${(e as Error).message}`);
+    }
+  } else {
+    let response: Response;
+    try {
+      response = await fetchImpl(where.url, { headers: { accept: 'application/json' } });
+    } catch (e) {
+      const code = (e as { cause?: { code?: string } }).cause?.code;
+      throw new CliError(
+        'A2ACLI_ERR_UNREACHABLE',
+        `cannot reach ${where.url}${code ? ` (${code})` : ''}`,
+        'is the agent running, and is the address right?',
+      );
+    }
+    if (response.status === 404)
+      throw new CliError('A2ACLI_ERR_CARD_NOT_FOUND', `no agent card at ${where.url} (HTTP 404)`);
+    if (!response.ok)
+      throw new CliError('A2ACLI_ERR_CARD_NOT_FOUND', `${where.url} answered HTTP ${response.status}`);
+    text = await response.text();
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CliError('A2ACLI_ERR_CARD_INVALID', 'the agent card is not JSON');
+  }
+}
+
+/** The card as the SDK reads it; refused when it names no interface to call. */
+export function agentCardOf(json: unknown): AgentCard {
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new CliError('A2ACLI_ERR_CARD_INVALID', 'the agent card is not a JSON object');
+  const card = AgentCard.fromJSON(json);
+  if (!card.name || card.supportedInterfaces.length === 0)
+    throw new CliError(
+      'A2ACLI_ERR_CARD_INVALID',
+      'the agent card has no name or no supportedInterfaces (an A2A v1.0 card lists where to call it)',
+    );
+  return card;
+}
+
+/** A fetch that adds the caller's credentials where the card's schemes want them. */
+export function credentialedFetch(card: AgentCard, options: AgentOptions): typeof fetch {
+  const schemes = Object.values(card.securitySchemes ?? {});
+  const apiKey = schemes.map((s) => s.scheme).find((s) => s?.$case === 'apiKeySecurityScheme')?.value;
+  return (input, init) => {
+    const headers = new Headers(init?.headers);
+    let url =
+      typeof input === 'string' || input instanceof URL ? new URL(input.toString()) : new URL(input.url);
+    if (options.bearer) headers.set('authorization', `Bearer ${options.bearer}`);
+    if (options.apiKey) {
+      const name = apiKey?.name || 'x-api-key';
+      const location = apiKey?.location ?? 'header';
+      if (location === 'query') url.searchParams.set(name, options.apiKey);
+      else if (location === 'cookie')
+        headers.append('cookie', `${name}=${encodeURIComponent(options.apiKey)}`);
+      else headers.set(name, options.apiKey);
+    }
+    url = new URL(url);
+    return fetch(url, { ...init, headers });
+  };
+}
+
+/** A client of the card's agent, and the card. */
+export async function connect(options: AgentOptions): Promise<{ client: Client; card: AgentCard }> {
+  if (!options.agentCard)
+    throw new CliError(
+      'A2ACLI_ERR_USAGE',
+      'no agent: give --agent-card (-a) or set A2ACLI_AGENT_CARD',
+      'synapse card get -a http://127.0.0.1:8080',
+    );
+  const card = agentCardOf(await fetchCard(options.agentCard));
+  const fetchImpl = credentialedFetch(card, options);
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+      ...(options.transport?.length ? { preferredTransports: options.transport } : {}),
+    }),
+  );
+  try {
+    return { client: await factory.createFromAgentCard(card), card };
+  } catch (e) {
+    throw new CliError('A2ACLI_ERR_CARD_INVALID', `cannot call this agent: ${(e as Error).message}`);
+  }
+}
