@@ -8,11 +8,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { type Message, type Part, Role, Task } from '@a2a-js/sdk';
+import {
+  ListTasksResponse,
+  type Message,
+  type Part,
+  Role,
+  type SendMessageRequest,
+  StreamResponse,
+  Task,
+  taskStateFromJSON,
+} from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { type AgentOptions, agentCardOf, connect, fetchCard, TRANSPORTS } from './agent.ts';
 import { CliError, envelopeOf } from './errors.ts';
+import { deadlineOf, follow, pollUntilSettled, settled, type WaitOptions } from './follow.ts';
 import {
   cardJson,
   cardText,
@@ -26,9 +37,13 @@ import {
   taskText,
 } from './output.ts';
 
-const VERSION = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+/** Set by the bundle (cli/build.ts); read from the package when run from source. */
+declare const SYNAPSE_VERSION: string | undefined;
+const VERSION =
+  typeof SYNAPSE_VERSION === 'string'
+    ? SYNAPSE_VERSION
+    : (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+        .version;
 
 interface Common extends AgentOptions {
   output: OutputFormat;
@@ -78,6 +93,96 @@ const formatAsked = (argv: readonly string[]): OutputFormat => {
     if (arg === '-o=json' || arg === '--output=json' || arg === '-ojson') return 'json';
   }
   return process.env.A2ACLI_OUTPUT === 'json' ? 'json' : 'text';
+};
+
+interface SendArgs extends Common, WaitOptions {
+  text?: string[];
+  data?: string[];
+  contextId?: string;
+  taskId?: string;
+  async: boolean;
+  stream: boolean;
+}
+
+const waitOptions = {
+  'poll-interval': { type: 'number', default: 2, describe: 'seconds between polls while waiting' },
+  timeout: { type: 'number', describe: 'give up waiting after this many seconds (exit 5)' },
+} as const;
+
+/** Follows a stream, printing each event (json: a line each; text: what changed), then the end. */
+async function followOut(
+  args: Common & WaitOptions,
+  client: Client,
+  events: AsyncIterable<StreamResponse>,
+  deadline: number,
+): Promise<Task | Message> {
+  let lastLine: unknown;
+  const end = await follow(
+    client,
+    events,
+    {
+      event: (event) => {
+        if (args.output === 'json') {
+          lastLine = event;
+          process.stdout.write(`${JSON.stringify(StreamResponse.toJSON(event))}\n`);
+        } else process.stdout.write(eventText(event));
+      },
+    },
+    args,
+    deadline,
+  );
+  if (args.output === 'json') {
+    // the last line is the end: a stream that broke, or ended on a status, gets the task polled to its end
+    const endLine: StreamResponse = {
+      payload: 'messageId' in end ? { $case: 'message', value: end } : { $case: 'task', value: end },
+    };
+    if (lastLine === undefined || !isEndEvent(lastLine as StreamResponse))
+      process.stdout.write(`${JSON.stringify(StreamResponse.toJSON(endLine))}\n`);
+  } else
+    process.stdout.write(
+      `\n${'messageId' in end ? messageText(end) : taskText(end, resumeCommand(args.agentCard, end))}`,
+    );
+  return end;
+}
+
+/** An event that ends a stream: a message, or a task or status in a terminal or interrupted state. */
+const isEndEvent = (event: StreamResponse): boolean => {
+  const p = event.payload;
+  if (p?.$case === 'message') return true;
+  if (p?.$case === 'task') return settled(p.value);
+  if (p?.$case === 'statusUpdate') {
+    const state = p.value.status?.state;
+    return state !== undefined && (isTerminal(state) || isInterrupted(state));
+  }
+  return false;
+};
+
+/** One event as the text a person watches: the state as it changes, status texts, artifact chunks. */
+const eventText = (event: StreamResponse): string => {
+  const p = event.payload;
+  switch (p?.$case) {
+    case 'task':
+      return `Task: ${p.value.id}\nContext: ${p.value.contextId}\nState: ${stateName(p.value.status?.state ?? 0)}\n`;
+    case 'statusUpdate': {
+      const text = (p.value.status?.message?.parts ?? [])
+        .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+        .join('');
+      return `State: ${stateName(p.value.status?.state ?? 0)}${text ? `\nStatus: ${text}` : ''}\n`;
+    }
+    case 'artifactUpdate': {
+      const a = p.value.artifact;
+      const text = (a?.parts ?? [])
+        .map((part) =>
+          part.content?.$case === 'text' ? part.content.value : JSON.stringify(part.content?.value ?? null),
+        )
+        .join('');
+      return `Artifact ${a?.name || a?.artifactId || ''}: ${text}\n`;
+    }
+    case 'message':
+      return '';
+    default:
+      return '';
+  }
 };
 
 const common = (y: Argv) =>
@@ -156,18 +261,28 @@ async function main(argv: string[]): Promise<number> {
           })
           .option('context-id', { type: 'string', describe: 'start a task in this context' })
           .option('task-id', { type: 'string', describe: 'continue this task' })
+          .option('stream', {
+            type: 'boolean',
+            default: false,
+            describe: 'follow the task as it runs (json: one line per event)',
+          })
+          .options(waitOptions)
           .option('async', {
             type: 'boolean',
             default: false,
             describe: 'return at once with the ids, not waiting',
           }),
-      run<{ text?: string[]; data?: string[]; contextId?: string; taskId?: string; async: boolean }>(
-        async (args) => {
-          const parts = [...(args.text ?? []).map(textPart), ...(args.data ?? []).map(dataPart)];
-          if (parts.length === 0)
-            throw new CliError('A2ACLI_ERR_USAGE', 'nothing to send: give --text or --data');
-          const { client } = await connect(args);
-          const message: Message = {
+      run<SendArgs>(async (args) => {
+        const parts = [...(args.text ?? []).map(textPart), ...(args.data ?? []).map(dataPart)];
+        if (parts.length === 0)
+          throw new CliError('A2ACLI_ERR_USAGE', 'nothing to send: give --text or --data');
+        if (args.stream && args.async)
+          throw new CliError('A2ACLI_ERR_USAGE', '--stream and --async do not go together');
+        const { client, card } = await connect(args);
+        const deadline = deadlineOf(args);
+        const request: SendMessageRequest = {
+          tenant: '',
+          message: {
             messageId: randomUUID(),
             contextId: args.contextId ?? '',
             taskId: args.taskId ?? '',
@@ -176,31 +291,38 @@ async function main(argv: string[]): Promise<number> {
             metadata: undefined,
             extensions: [],
             referenceTaskIds: [],
-          };
-          const reply = await client.sendMessage({
-            tenant: '',
-            message,
-            configuration: {
-              acceptedOutputModes: [],
-              taskPushNotificationConfig: undefined,
-              historyLength: undefined,
-              returnImmediately: args.async,
-            },
-            metadata: undefined,
-          });
-          if ('messageId' in reply) print(args.output, sendResponseJson(reply), messageText(reply));
-          else {
-            print(
-              args.output,
-              sendResponseJson(reply),
-              taskText(reply, resumeCommand(args.agentCard, reply)),
-            );
-            warnOutcome(reply);
-          }
-        },
-      ),
+          },
+          configuration: {
+            acceptedOutputModes: [],
+            taskPushNotificationConfig: undefined,
+            historyLength: undefined,
+            // with --timeout the task is polled, so that the wait can end while the task goes on
+            returnImmediately: args.async || args.stream || args.timeout !== undefined,
+          },
+          metadata: undefined,
+        };
+        if (args.stream && card.capabilities?.streaming) {
+          const end = await followOut(args, client, client.sendMessageStream(request), deadline);
+          if ('messageId' in end) return;
+          warnOutcome(end);
+          return;
+        }
+        let reply = await client.sendMessage(request);
+        if ('messageId' in reply) {
+          print(args.output, sendResponseJson(reply), messageText(reply));
+          return;
+        }
+        if (!args.async && !settled(reply)) reply = await pollUntilSettled(client, reply, args, deadline);
+        if (args.stream && args.output === 'json')
+          process.stdout.write(
+            `${JSON.stringify(StreamResponse.toJSON({ payload: { $case: 'task', value: reply } }))}\n`,
+          );
+        else
+          print(args.output, sendResponseJson(reply), taskText(reply, resumeCommand(args.agentCard, reply)));
+        warnOutcome(reply);
+      }),
     )
-    .command('task', 'one task: get, cancel', (y) =>
+    .command('task', 'tasks: get, cancel, subscribe, list', (y) =>
       y
         .command(
           'get <id>',
@@ -208,10 +330,13 @@ async function main(argv: string[]): Promise<number> {
           (c) =>
             c
               .positional('id', { type: 'string', demandOption: true })
-              .option('history', { type: 'number', describe: 'the last n messages too' }),
-          run<{ id: string; history?: number }>(async (args) => {
+              .option('history', { type: 'number', describe: 'the last n messages too' })
+              .option('wait', { type: 'boolean', default: false, describe: 'poll until it ends or pauses' })
+              .options(waitOptions),
+          run<{ id: string; history?: number; wait: boolean } & WaitOptions>(async (args) => {
             const { client } = await connect(args);
-            const task = await client.getTask({ tenant: '', id: args.id, historyLength: args.history });
+            let task = await client.getTask({ tenant: '', id: args.id, historyLength: args.history });
+            if (args.wait) task = await pollUntilSettled(client, task, args, deadlineOf(args));
             taskOut(args.output, task, args.agentCard);
           }),
         )
@@ -225,7 +350,74 @@ async function main(argv: string[]): Promise<number> {
             taskOut(args.output, task, args.agentCard);
           }),
         )
-        .demandCommand(1, 'name a task command: get or cancel'),
+        .command(
+          'subscribe <id>',
+          'follow a task as it runs, to its end (json: one line per event)',
+          (c) => c.positional('id', { type: 'string', demandOption: true }).options(waitOptions),
+          run<{ id: string } & WaitOptions>(async (args) => {
+            const { client, card } = await connect(args);
+            if (!card.capabilities?.streaming)
+              throw new CliError(
+                'A2ACLI_ERR_USAGE',
+                'this agent does not stream (its card says capabilities.streaming: false)',
+                `synapse task get ${args.id} --wait`,
+              );
+            const end = await followOut(
+              args,
+              client,
+              client.resubscribeTask({ tenant: '', id: args.id }),
+              deadlineOf(args),
+            );
+            if (!('messageId' in end)) warnOutcome(end);
+          }),
+        )
+        .command(
+          'list',
+          'list tasks, newest first, a page at a time',
+          (c) =>
+            c
+              .option('context-id', { type: 'string', describe: 'only this context' })
+              .option('status', { type: 'string', describe: 'only this state (COMPLETED, WORKING …)' })
+              .option('page-size', {
+                type: 'number',
+                describe: 'tasks per page (the agent’s default when absent)',
+              })
+              .option('page-token', {
+                type: 'string',
+                describe: 'the page after the one that gave this token',
+              }),
+          run<{ contextId?: string; status?: string; pageSize?: number; pageToken?: string }>(
+            async (args) => {
+              const status =
+                args.status === undefined
+                  ? 0
+                  : taskStateFromJSON(
+                      args.status.startsWith('TASK_STATE_')
+                        ? args.status
+                        : `TASK_STATE_${args.status.toUpperCase()}`,
+                    );
+              if (status === -1)
+                throw new CliError('A2ACLI_ERR_USAGE', `--status ${args.status} is not a task state`);
+              const { client } = await connect(args);
+              const page = await client.listTasks({
+                tenant: '',
+                contextId: args.contextId ?? '',
+                status,
+                pageSize: args.pageSize,
+                pageToken: args.pageToken ?? '',
+                historyLength: undefined,
+                statusTimestampAfter: undefined,
+                includeArtifacts: undefined,
+              } as Parameters<Client['listTasks']>[0]);
+              const lines = page.tasks.map(
+                (t) => `Task: ${t.id} ${stateName(t.status?.state ?? 0)} ${t.contextId}`,
+              );
+              if (page.nextPageToken) lines.push(`Next page: --page-token ${page.nextPageToken}`);
+              print(args.output, ListTasksResponse.toJSON(page), lines.length ? `${lines.join('\n')}\n` : '');
+            },
+          ),
+        )
+        .demandCommand(1, 'name a task command: get, cancel, subscribe or list'),
     );
   try {
     await parser.parseAsync();

@@ -1,6 +1,7 @@
 /**
- * The `synapse` command line (cli/main.ts) against the local hub, as a person or a script runs it: a child
- * process per command, over both of the card's bindings, in `text` and `json` modes. Checks what it prints
+ * The `synapse` command line against the local hub, as a person or a script runs it: the bundle the
+ * package ships (cli/build.ts), a child process per command, over both of the card's bindings, in `text`
+ * and `json` modes. Checks what it prints
  * (the protocol's own JSON, the ids and state in text, the error envelope) and how it exits (a2a-cli SPEC
  * §9.6: 0 for any task outcome, 1 for a protocol error, 2 usage, 3 unreachable).
  */
@@ -10,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { buildCli } from '../../cli/build.ts';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -24,7 +26,7 @@ interface Run {
 const synapse = (args: string[], env: Record<string, string> = {}): Promise<Run> =>
   new Promise((resolve, reject) => {
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('A2ACLI_')));
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'cli', 'main.ts'), ...args], {
+    const child = spawn(process.execPath, [bundle, ...args], {
       cwd: ROOT,
       env: { ...clean, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -51,10 +53,17 @@ const json = (run: Run): Doc => {
 };
 
 let hub: LocalHub;
+let bundleDir: string;
+let bundle: string;
 before(async () => {
-  hub = await startLocalHub({ port: 0, sweepIntervalMs: 60_000 });
+  bundleDir = mkdtempSync(join(tmpdir(), 'synapse-cli-bundle-'));
+  bundle = join(bundleDir, 'synapse.mjs');
+  [hub] = await Promise.all([startLocalHub({ port: 0, sweepIntervalMs: 60_000 }), buildCli(bundle)]);
 });
-after(async () => hub?.stop());
+after(async () => {
+  await hub?.stop();
+  rmSync(bundleDir, { recursive: true, force: true });
+});
 
 describe('synapse card get', () => {
   it('shows the card from an origin, a card URL or a card file, in text and json', async () => {
@@ -214,6 +223,97 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       const canceled = await synapse(['task', 'cancel', started.task.id, ...agent()]);
       assert.equal(canceled.code, 0, canceled.stderr);
       assert.match(canceled.stdout, /^State: CANCELED$/m);
+    });
+
+    it('--stream follows the task: json one StreamResponse per line, the last one its end; text as it changes', async () => {
+      const streamed = await synapse(['send', ...agent(), '-o', 'json', '--stream', '--text', 'slow 2']);
+      assert.equal(streamed.code, 0, streamed.stderr);
+      const lines = streamed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Doc);
+      assert.ok(lines.length >= 3, streamed.stdout);
+      for (const line of lines)
+        assert.equal(
+          Object.keys(line).length,
+          1,
+          'a StreamResponse: one of task, message, statusUpdate, artifactUpdate',
+        );
+      const last = lines.at(-1)!;
+      assert.equal((last.statusUpdate ?? last.task).status.state, 'TASK_STATE_COMPLETED');
+
+      const text = await synapse(['send', ...agent(), '--stream', '--text', 'slow 2']);
+      assert.equal(text.code, 0, text.stderr);
+      assert.match(text.stdout, /^Status: 1\/2 s$/m, 'progress as it comes');
+      assert.match(text.stdout, /^State: WORKING$/m);
+      assert.match(
+        text.stdout.trim(),
+        /State: COMPLETED\n\nStatus message:\nDone after 2 s$/,
+        'the end restated',
+      );
+    });
+
+    it('task subscribe follows a running task to its end; task get --wait polls it there', async () => {
+      const started = json(await synapse(['send', ...agent(), '-o', 'json', '--async', '--text', 'slow 2']));
+      const [subscribed, waited] = await Promise.all([
+        synapse(['task', 'subscribe', started.task.id, ...agent(), '-o', 'json']),
+        synapse([
+          'task',
+          'get',
+          started.task.id,
+          ...agent(),
+          '--wait',
+          '--poll-interval',
+          '0.2',
+          '-o',
+          'json',
+        ]),
+      ]);
+      assert.equal(subscribed.code, 0, subscribed.stderr);
+      const last = JSON.parse(subscribed.stdout.trim().split('\n').at(-1)!) as Doc;
+      assert.equal((last.statusUpdate ?? last.task).status.state, 'TASK_STATE_COMPLETED');
+      assert.equal(json(waited).status.state, 'TASK_STATE_COMPLETED');
+    });
+
+    it('--timeout ends the wait (exit 5) and names the task to look at later; the task goes on', async () => {
+      const out = await synapse(['send', ...agent(), '-o', 'json', '--timeout', '0.5', '--text', 'slow 3']);
+      assert.equal(out.code, 5);
+      const { error } = json(out);
+      assert.equal(error.code, 'A2ACLI_ERR_TIMEOUT');
+      const id = /synapse task get (\S+)/.exec(error.hint)?.[1];
+      assert.ok(id, error.hint);
+      const later = json(await synapse(['task', 'get', id, ...agent(), '--wait', '-o', 'json']));
+      assert.equal(later.status.state, 'TASK_STATE_COMPLETED');
+    });
+
+    it('task list pages through tasks and filters by state', async () => {
+      const done = json(await synapse(['send', ...agent(), '-o', 'json', '--text', 'hello'])).task;
+      const page = json(
+        await synapse([
+          'task',
+          'list',
+          ...agent(),
+          '-o',
+          'json',
+          '--status',
+          'completed',
+          '--page-size',
+          '2',
+        ]),
+      );
+      assert.ok(page.tasks.length >= 1 && page.tasks.length <= 2);
+      for (const t of page.tasks) assert.equal(t.status.state, 'TASK_STATE_COMPLETED');
+      const inContext = json(
+        await synapse(['task', 'list', ...agent(), '-o', 'json', '--context-id', done.contextId]),
+      );
+      assert.deepEqual(
+        inContext.tasks.map((t: Doc) => t.id),
+        [done.id],
+      );
+      const text = await synapse(['task', 'list', ...agent(), '--context-id', done.contextId]);
+      assert.match(text.stdout, new RegExp(`^Task: ${done.id} COMPLETED ${done.contextId}$`, 'm'));
+      const bad = await synapse(['task', 'list', ...agent(), '--status', 'bogus']);
+      assert.equal(bad.code, 2);
     });
 
     it('sends a data part as given', async () => {

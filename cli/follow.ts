@@ -1,0 +1,115 @@
+/**
+ * Waiting for a task (a2a-cli SPEC §7): by polling `GetTask` (`--poll-interval`, 2 s, growing by half up to
+ * 10 s between polls), or by following its stream, which falls back to polling when the stream breaks. Both
+ * stop at a terminal state or an interrupted one (input or authorization required), and at `--timeout`
+ * (A2ACLI_ERR_TIMEOUT, exit 5: the task goes on, and the hint says how to look at it again).
+ */
+import { type Message, StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
+import { A2AError } from '@a2a-js/sdk/errors';
+import { CliError } from './errors.ts';
+import { isInterrupted, isTerminal } from './output.ts';
+
+export interface WaitOptions {
+  /** Seconds between the first polls. */
+  pollInterval: number;
+  /** Seconds in all; none: no limit. */
+  timeout?: number;
+}
+
+const MAX_POLL_INTERVAL_MS = 10_000;
+
+export const settled = (task: Task): boolean => {
+  const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
+  return isTerminal(state) || isInterrupted(state);
+};
+
+const timedOut = (id: string) =>
+  new CliError(
+    'A2ACLI_ERR_TIMEOUT',
+    `task ${id} had not ended when --timeout ran out`,
+    `synapse task get ${id}`,
+  );
+
+/** A deadline from `--timeout`, started now. */
+export const deadlineOf = (options: WaitOptions): number =>
+  options.timeout === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeout * 1000;
+
+/** `task` once it has settled, polled until then or until the deadline. */
+export async function pollUntilSettled(client: Client, task: Task, options: WaitOptions, deadline: number) {
+  let current = task;
+  let intervalMs = options.pollInterval * 1000;
+  while (!settled(current)) {
+    const wait = Math.min(intervalMs, deadline - Date.now());
+    if (wait <= 0) throw timedOut(current.id);
+    await new Promise((r) => setTimeout(r, wait));
+    current = await client.getTask({ tenant: '', id: current.id, historyLength: undefined });
+    intervalMs = Math.min(intervalMs * 1.5, MAX_POLL_INTERVAL_MS);
+  }
+  return current;
+}
+
+export interface FollowHandlers {
+  /** Each event as it comes. */
+  event(event: StreamResponse): void;
+}
+
+/**
+ * Follows `events` to the end, handing each to `handlers`; the task (or the message) it ends with. A
+ * stream that breaks is not the task's end: the task is then polled (SPEC §7.4). A protocol error is
+ * thrown as it came.
+ */
+export async function follow(
+  client: Client,
+  events: AsyncIterable<StreamResponse>,
+  handlers: FollowHandlers,
+  options: WaitOptions,
+  deadline: number,
+): Promise<Task | Message> {
+  let taskId: string | undefined;
+  let last: Task | undefined;
+  const iterator = events[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw timedOut(taskId ?? '(not known yet)');
+      let timer: NodeJS.Timeout | undefined;
+      const next = await Promise.race([
+        iterator.next(),
+        new Promise<'timeout'>((r) => {
+          timer = setTimeout(() => r('timeout'), Math.min(left, 2 ** 31 - 1));
+        }),
+      ]);
+      clearTimeout(timer);
+      if (next === 'timeout') throw timedOut(taskId ?? '(not known yet)');
+      if (next.done) break;
+      const event = next.value;
+      handlers.event(event);
+      const payload = event.payload;
+      if (payload?.$case === 'message') return payload.value;
+      if (payload?.$case === 'task') {
+        taskId = payload.value.id;
+        last = payload.value;
+        if (settled(last)) return last;
+      }
+      if (payload?.$case === 'statusUpdate') {
+        taskId = payload.value.taskId;
+        const state = payload.value.status?.state;
+        if (state !== undefined && (isTerminal(state) || isInterrupted(state)))
+          return await client.getTask({ tenant: '', id: taskId, historyLength: undefined });
+      }
+      if (payload?.$case === 'artifactUpdate') taskId = payload.value.taskId;
+    }
+  } catch (e) {
+    if (e instanceof A2AError || e instanceof CliError || taskId === undefined) throw e;
+    process.stderr.write(`note: the stream broke (${(e as Error).message}); polling task ${taskId}\n`);
+  } finally {
+    void iterator.return?.();
+  }
+  if (taskId === undefined)
+    throw new CliError('A2ACLI_ERR_INTERNAL', 'the stream ended before it named a task');
+  const task = last ?? (await client.getTask({ tenant: '', id: taskId, historyLength: undefined }));
+  return pollUntilSettled(client, task, options, deadline);
+}
+
+export const streamResponseJson = (event: StreamResponse): unknown => StreamResponse.toJSON(event);
