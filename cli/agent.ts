@@ -16,6 +16,7 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
+import { debugFetch } from './debug.ts';
 import { CliError } from './errors.ts';
 
 export const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
@@ -29,7 +30,13 @@ export interface AgentOptions {
   transport?: Transport[];
   bearer?: string;
   apiKey?: string;
+  /** Log every exchange to stderr, credentials redacted. */
+  debug?: boolean;
 }
+
+/** The fetch every request of this run goes through: plain, or logged by `--debug`. */
+export const baseFetch = (options: AgentOptions): typeof fetch =>
+  options.debug ? debugFetch(fetch, [options.bearer ?? '', options.apiKey ?? '']) : fetch;
 
 /** Where the card of `ref` is: a URL to fetch, or a file to read. */
 export function cardLocationOf(ref: string): { url: string } | { file: string } {
@@ -100,9 +107,10 @@ export function agentCardOf(json: unknown): AgentCard {
 export function credentialedFetch(card: AgentCard, options: AgentOptions): typeof fetch {
   const schemes = Object.values(card.securitySchemes ?? {});
   const apiKey = schemes.map((s) => s.scheme).find((s) => s?.$case === 'apiKeySecurityScheme')?.value;
+  const send = baseFetch(options);
   return (input, init) => {
     const headers = new Headers(init?.headers);
-    let url =
+    const url =
       typeof input === 'string' || input instanceof URL ? new URL(input.toString()) : new URL(input.url);
     if (options.bearer) headers.set('authorization', `Bearer ${options.bearer}`);
     if (options.apiKey) {
@@ -113,8 +121,7 @@ export function credentialedFetch(card: AgentCard, options: AgentOptions): typeo
         headers.append('cookie', `${name}=${encodeURIComponent(options.apiKey)}`);
       else headers.set(name, options.apiKey);
     }
-    url = new URL(url);
-    return fetch(url, { ...init, headers });
+    return send(url, { ...init, headers });
   };
 }
 
@@ -126,7 +133,7 @@ export async function connect(options: AgentOptions): Promise<{ client: Client; 
       'no agent: give --agent-card (-a) or set A2ACLI_AGENT_CARD',
       'synapse card get -a http://127.0.0.1:8080',
     );
-  const card = agentCardOf(await fetchCard(options.agentCard));
+  const card = agentCardOf(await fetchCard(options.agentCard, baseFetch(options)));
   const fetchImpl = credentialedFetch(card, options);
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {

@@ -21,7 +21,7 @@ import {
 import type { Client } from '@a2a-js/sdk/client';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { type AgentOptions, agentCardOf, connect, fetchCard, TRANSPORTS } from './agent.ts';
+import { type AgentOptions, agentCardOf, baseFetch, connect, fetchCard, TRANSPORTS } from './agent.ts';
 import { CliError, envelopeOf } from './errors.ts';
 import { deadlineOf, follow, pollUntilSettled, settled, type WaitOptions } from './follow.ts';
 import {
@@ -205,12 +205,20 @@ const common = (y: Argv) =>
       describe: 'preferred bindings, in order (default: the card’s order)',
     })
     .option('bearer', { type: 'string', describe: 'a bearer token (or A2ACLI_BEARER)' })
-    .option('api-key', { type: 'string', describe: 'an API key (or A2ACLI_API_KEY)' });
+    .option('api-key', { type: 'string', describe: 'an API key (or A2ACLI_API_KEY)' })
+    .option('debug', {
+      type: 'boolean',
+      default: false,
+      describe: 'every request and answer on stderr, credentials redacted',
+    });
 
 async function main(argv: string[]): Promise<number> {
   // `--stream` is never taken from the environment (SPEC §9.1)
   delete process.env.A2ACLI_STREAM;
   let format = formatAsked(argv);
+  // yargs writes the zsh completion script when SHELL names zsh (read as the parser is made), bash's otherwise
+  if (argv[0] === 'completion' && argv[1] !== undefined)
+    process.env.SHELL = argv[1] === 'zsh' ? '/bin/zsh' : '/bin/bash';
   let exitCode = 0;
   /** A command's handler, its arguments as yargs parsed them (camel-cased, defaults applied). */
   const run =
@@ -242,7 +250,7 @@ async function main(argv: string[]): Promise<number> {
           'fetch and show the agent card',
           (c) => c,
           run(async (args) => {
-            const card = agentCardOf(await fetchCard(requireAgent(args.agentCard)));
+            const card = agentCardOf(await fetchCard(requireAgent(args.agentCard), baseFetch(args)));
             print(args.output, cardJson(card), cardText(card));
           }),
         )
@@ -418,6 +426,17 @@ async function main(argv: string[]): Promise<number> {
           ),
         )
         .demandCommand(1, 'name a task command: get, cancel, subscribe or list'),
+    );
+  parser
+    // the script a shell sources asks `synapse --get-yargs-completions …` for the words at the cursor
+    .completion('__complete', false)
+    .command(
+      'completion <shell>',
+      'print a completion script: synapse completion bash >> ~/.bashrc',
+      (c) => c.positional('shell', { choices: ['bash', 'zsh'] as const, demandOption: true }),
+      () => {
+        parser.showCompletionScript();
+      },
     );
   try {
     await parser.parseAsync();

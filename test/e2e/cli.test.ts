@@ -6,7 +6,7 @@
  * §9.6: 0 for any task outcome, 1 for a protocol error, 2 usage, 3 unreachable).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,6 +138,42 @@ describe('synapse --version and help', () => {
     const unknown = await synapse(['frobnicate', '-o', 'json']);
     assert.equal(unknown.code, 2);
     assert.equal(json(unknown).error.code, 'A2ACLI_ERR_USAGE');
+  });
+});
+
+describe('synapse completion and --debug', () => {
+  it('prints a bash script bash reads, a zsh one, and refuses another shell (2)', async () => {
+    const bash = await synapse(['completion', 'bash']);
+    assert.equal(bash.code, 0, bash.stderr);
+    const check = spawnSync('bash', ['-n'], { input: bash.stdout });
+    assert.equal(check.status, 0, String(check.stderr));
+    assert.match(bash.stdout, /complete -o bashdefault -o default -F \S+ synapse/);
+    const zsh = await synapse(['completion', 'zsh']);
+    assert.match(zsh.stdout, /compdef \S+ synapse/);
+    assert.equal((await synapse(['completion', 'fish'])).code, 2);
+  });
+
+  it('--debug logs each request and answer on stderr, the credentials redacted; stdout is still the answer', async () => {
+    const secret = `s3cret-${crypto.randomUUID()}`;
+    const out = await synapse([
+      'send',
+      '-a',
+      hub.url,
+      '-o',
+      'json',
+      '--debug',
+      '--bearer',
+      secret,
+      '--text',
+      'hello',
+    ]);
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(json(out).task.status.state, 'TASK_STATE_COMPLETED');
+    assert.match(out.stderr, /^debug: > GET .*\/\.well-known\/agent-card\.json$/m);
+    assert.match(out.stderr, /^debug: > POST .*\/a2a\//m);
+    assert.match(out.stderr, /^debug: > authorization: Bearer \[redacted\]$/m);
+    assert.match(out.stderr, /^debug: < 200 /m);
+    assert.ok(!out.stderr.includes(secret) && !out.stdout.includes(secret), 'the token appears nowhere');
   });
 });
 
