@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { BUNDLE, ESM_REQUIRE_BANNER, PROJECT_ROOT } from '../infra/bundling.ts';
+import { esbuildEntryBuildOptions, PROJECT_ROOT } from '../infra/bundling.ts';
 
 export const CLI_ENTRY = join(PROJECT_ROOT, 'cli', 'main.ts');
 
@@ -15,19 +15,11 @@ const packageVersion = (): string =>
 /** Bundles the CLI to `outfile`; its size in bytes. */
 export async function buildCli(outfile: string): Promise<number> {
   const result = await build({
-    entryPoints: [CLI_ENTRY],
-    outfile,
-    bundle: true,
-    platform: BUNDLE.platform,
-    format: BUNDLE.format,
-    target: BUNDLE.target,
-    minify: BUNDLE.minify,
+    ...esbuildEntryBuildOptions(CLI_ENTRY, outfile),
+    // no map beside a command people run; the version is known when it is built
     sourcemap: false,
-    mainFields: [...BUNDLE.mainFields],
-    banner: { js: ESM_REQUIRE_BANNER },
     define: { SYNAPSE_VERSION: JSON.stringify(packageVersion()) },
     metafile: true,
-    logLevel: 'warning',
   });
   return Object.values(result.metafile.outputs)[0]?.bytes ?? 0;
 }

@@ -94,7 +94,7 @@ export const BUNDLE = {
  */
 export const SOURCE_MAP_NODE_OPTIONS = '--enable-source-maps';
 
-/** Build options for esbuild's JS API (`esbuild.build`) for any entry file, used by the benchmark. */
+/** Build options for esbuild's JS API (`esbuild.build`) for any entry file: the benchmark's, and the CLI's (cli/build.ts). */
 export const esbuildEntryBuildOptions = (entry: string, outfile: string, agentModule?: string) => ({
   entryPoints: [entry],
   outfile,
