@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import {
+  ListTaskPushNotificationConfigsResponse,
   ListTasksResponse,
   type Message,
   type Part,
@@ -16,6 +17,7 @@ import {
   type SendMessageRequest,
   StreamResponse,
   Task,
+  TaskPushNotificationConfig,
   taskStateFromJSON,
 } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
@@ -79,6 +81,13 @@ const dataPart = (json: string): Part => {
 /** The resume command for an interrupted task: the same agent, the task's ids. */
 const resumeCommand = (agentCard: string | undefined, task: Task) =>
   `synapse send -a ${agentCard ?? '<agent>'} --task-id ${task.id} --context-id ${task.contextId} --text '…'`;
+
+const pushConfigOut = (format: OutputFormat, config: TaskPushNotificationConfig) =>
+  print(
+    format,
+    TaskPushNotificationConfig.toJSON(config),
+    `Config: ${config.id}\nTask: ${config.taskId}\nURL: ${config.url}\n`,
+  );
 
 const taskOut = (format: OutputFormat, task: Task, agentCard?: string) => {
   print(format, Task.toJSON(task), taskText(task, resumeCommand(agentCard, task)));
@@ -425,7 +434,102 @@ async function main(argv: string[]): Promise<number> {
             },
           ),
         )
-        .demandCommand(1, 'name a task command: get, cancel, subscribe or list'),
+        .command('push-config', 'a task’s push-notification configs: create, get, list, delete', (p) =>
+          p
+            .command(
+              'create <taskId>',
+              'have the agent POST the task’s updates to --url',
+              (c) =>
+                c
+                  .positional('taskId', { type: 'string', demandOption: true })
+                  .option('url', {
+                    type: 'string',
+                    demandOption: true,
+                    describe: 'where the agent sends the updates',
+                  })
+                  .option('token', {
+                    type: 'string',
+                    describe: 'a token the agent sends back with each update',
+                  })
+                  .option('config-id', {
+                    type: 'string',
+                    describe: 'the config’s id (the agent picks one when absent)',
+                  }),
+              run<{ taskId: string; url: string; token?: string; configId?: string }>(async (args) => {
+                const { client } = await connect(args);
+                const config = await client.createTaskPushNotificationConfig({
+                  tenant: '',
+                  id: args.configId ?? '',
+                  taskId: args.taskId,
+                  url: args.url,
+                  token: args.token ?? '',
+                  authentication: undefined,
+                });
+                pushConfigOut(args.output, config);
+              }),
+            )
+            .command(
+              'get <taskId> <configId>',
+              'show one config',
+              (c) =>
+                c
+                  .positional('taskId', { type: 'string', demandOption: true })
+                  .positional('configId', { type: 'string', demandOption: true }),
+              run<{ taskId: string; configId: string }>(async (args) => {
+                const { client } = await connect(args);
+                pushConfigOut(
+                  args.output,
+                  await client.getTaskPushNotificationConfig({
+                    tenant: '',
+                    taskId: args.taskId,
+                    id: args.configId,
+                  }),
+                );
+              }),
+            )
+            .command(
+              'list <taskId>',
+              'list the task’s configs',
+              (c) => c.positional('taskId', { type: 'string', demandOption: true }),
+              run<{ taskId: string }>(async (args) => {
+                const { client } = await connect(args);
+                const page = await client.listTaskPushNotificationConfig({
+                  tenant: '',
+                  taskId: args.taskId,
+                  pageSize: 0,
+                  pageToken: '',
+                });
+                const text = page.configs.map((c) => `Config: ${c.id} ${c.url}`).join('\n');
+                print(
+                  args.output,
+                  ListTaskPushNotificationConfigsResponse.toJSON(page),
+                  text ? `${text}\n` : '',
+                );
+              }),
+            )
+            .command(
+              'delete <taskId> <configId>',
+              'remove a config: the agent stops sending there',
+              (c) =>
+                c
+                  .positional('taskId', { type: 'string', demandOption: true })
+                  .positional('configId', { type: 'string', demandOption: true }),
+              run<{ taskId: string; configId: string }>(async (args) => {
+                const { client, card } = await connect(args);
+                // the SDK asks without looking at the card; the card says whether the agent pushes at all
+                if (!card.capabilities?.pushNotifications)
+                  throw new CliError('A2ACLI_ERR_USAGE', 'this agent does not send push notifications');
+                await client.deleteTaskPushNotificationConfig({
+                  tenant: '',
+                  taskId: args.taskId,
+                  id: args.configId,
+                });
+                print(args.output, {}, `Deleted: ${args.configId}\n`);
+              }),
+            )
+            .demandCommand(1, 'name a push-config command: create, get, list or delete'),
+        )
+        .demandCommand(1, 'name a task command: get, cancel, subscribe, list or push-config'),
     );
   parser
     // the script a shell sources asks `synapse --get-yargs-completions …` for the words at the cursor

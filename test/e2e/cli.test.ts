@@ -352,6 +352,55 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       assert.equal(bad.code, 2);
     });
 
+    it('task push-config creates, gets, lists and deletes a task’s config', async () => {
+      const task = json(
+        await synapse(['send', ...agent(), '-o', 'json', '--async', '--text', 'slow 30']),
+      ).task;
+      try {
+        const url = `${hub.url}/hook`;
+        const created = await synapse([
+          'task',
+          'push-config',
+          'create',
+          task.id,
+          ...agent(),
+          '--url',
+          url,
+          '--config-id',
+          'c1',
+        ]);
+        assert.equal(created.code, 0, created.stderr);
+        assert.match(created.stdout, /^Config: c1$/m);
+        const got = json(
+          await synapse(['task', 'push-config', 'get', task.id, 'c1', ...agent(), '-o', 'json']),
+        );
+        assert.deepEqual([got.id, got.taskId, got.url], ['c1', task.id, url]);
+        const listed = json(
+          await synapse(['task', 'push-config', 'list', task.id, ...agent(), '-o', 'json']),
+        );
+        assert.deepEqual(
+          listed.configs.map((c: Doc) => c.id),
+          ['c1'],
+        );
+        const deleted = await synapse([
+          'task',
+          'push-config',
+          'delete',
+          task.id,
+          'c1',
+          ...agent(),
+          '-o',
+          'json',
+        ]);
+        assert.equal(deleted.code, 0, deleted.stderr);
+        assert.deepEqual(json(deleted), {}, 'the protocol answers a delete with nothing');
+        const after = json(await synapse(['task', 'push-config', 'list', task.id, ...agent(), '-o', 'json']));
+        assert.deepEqual(after.configs ?? [], []);
+      } finally {
+        await synapse(['task', 'cancel', task.id, ...agent()]);
+      }
+    });
+
     it('sends a data part as given', async () => {
       const out = await synapse(['send', ...agent(), '-o', 'json', '--data', '{"text":"hello"}']);
       assert.equal(out.code, 0, out.stderr);
