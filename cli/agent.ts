@@ -18,6 +18,7 @@ import {
 } from '@a2a-js/sdk/client';
 import { debugFetch } from './debug.ts';
 import { CliError } from './errors.ts';
+import { PROGRAM } from './output.ts';
 
 export const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
 
@@ -37,6 +38,17 @@ export interface AgentOptions {
 /** The fetch every request of this run goes through: plain, or logged by `--debug`. */
 export const baseFetch = (options: AgentOptions): typeof fetch =>
   options.debug ? debugFetch(fetch, [options.bearer ?? '', options.apiKey ?? '']) : fetch;
+
+/** The agent reference given, or the usage error that names how to give one. */
+export const requireAgent = (ref: string | undefined): string => {
+  if (!ref)
+    throw new CliError(
+      'A2ACLI_ERR_USAGE',
+      'no agent: give --agent-card (-a) or set A2ACLI_AGENT_CARD',
+      `${PROGRAM} card get -a http://127.0.0.1:8080`,
+    );
+  return ref;
+};
 
 /** Where the card of `ref` is: a URL to fetch, or a file to read. */
 export function cardLocationOf(ref: string): { url: string } | { file: string } {
@@ -127,13 +139,7 @@ export function credentialedFetch(card: AgentCard, options: AgentOptions): typeo
 
 /** A client of the card's agent, and the card. */
 export async function connect(options: AgentOptions): Promise<{ client: Client; card: AgentCard }> {
-  if (!options.agentCard)
-    throw new CliError(
-      'A2ACLI_ERR_USAGE',
-      'no agent: give --agent-card (-a) or set A2ACLI_AGENT_CARD',
-      'synapse card get -a http://127.0.0.1:8080',
-    );
-  const card = agentCardOf(await fetchCard(options.agentCard, baseFetch(options)));
+  const card = agentCardOf(await fetchCard(requireAgent(options.agentCard), baseFetch(options)));
   const fetchImpl = credentialedFetch(card, options);
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {

@@ -4,11 +4,11 @@
  * stop at a terminal state or an interrupted one (input or authorization required), and at `--timeout`
  * (A2ACLI_ERR_TIMEOUT, exit 5: the task goes on, and the hint says how to look at it again).
  */
-import { type Message, StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
+import { type Message, type StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { A2AError } from '@a2a-js/sdk/errors';
 import { CliError } from './errors.ts';
-import { isInterrupted, isTerminal } from './output.ts';
+import { isInterrupted, isTerminal, PROGRAM } from './output.ts';
 
 export interface WaitOptions {
   /** Seconds between the first polls. */
@@ -19,16 +19,27 @@ export interface WaitOptions {
 
 const MAX_POLL_INTERVAL_MS = 10_000;
 
-export const settled = (task: Task): boolean => {
-  const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
-  return isTerminal(state) || isInterrupted(state);
+/** A state a wait stops at: the task's end, or a pause for input or authorization. */
+const stopsWait = (state: TaskState | undefined): boolean =>
+  state !== undefined && (isTerminal(state) || isInterrupted(state));
+
+export const settled = (task: Task): boolean =>
+  stopsWait(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED);
+
+/** An event that ends a stream: a message, or a task or status a wait stops at. */
+export const endsStream = (event: StreamResponse): boolean => {
+  const p = event.payload;
+  if (p?.$case === 'message') return true;
+  if (p?.$case === 'task') return settled(p.value);
+  if (p?.$case === 'statusUpdate') return stopsWait(p.value.status?.state);
+  return false;
 };
 
 const timedOut = (id: string) =>
   new CliError(
     'A2ACLI_ERR_TIMEOUT',
     `task ${id} had not ended when --timeout ran out`,
-    `synapse task get ${id}`,
+    `${PROGRAM} task get ${id}`,
   );
 
 /** A deadline from `--timeout`, started now. */
@@ -90,15 +101,12 @@ export async function follow(
       if (payload?.$case === 'task') {
         taskId = payload.value.id;
         last = payload.value;
-        if (settled(last)) return last;
-      }
-      if (payload?.$case === 'statusUpdate') {
-        taskId = payload.value.taskId;
-        const state = payload.value.status?.state;
-        if (state !== undefined && (isTerminal(state) || isInterrupted(state)))
-          return await client.getTask({ tenant: '', id: taskId, historyLength: undefined });
-      }
-      if (payload?.$case === 'artifactUpdate') taskId = payload.value.taskId;
+      } else if (payload) taskId = payload.value.taskId;
+      // a status ends the stream but is not the whole task: the task itself is read once
+      if (endsStream(event))
+        return payload?.$case === 'task'
+          ? payload.value
+          : await client.getTask({ tenant: '', id: taskId!, historyLength: undefined });
     }
   } catch (e) {
     if (e instanceof A2AError || e instanceof CliError || taskId === undefined) throw e;
@@ -111,5 +119,3 @@ export async function follow(
   const task = last ?? (await client.getTask({ tenant: '', id: taskId, historyLength: undefined }));
   return pollUntilSettled(client, task, options, deadline);
 }
-
-export const streamResponseJson = (event: StreamResponse): unknown => StreamResponse.toJSON(event);

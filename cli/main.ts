@@ -17,15 +17,25 @@ import {
   type SendMessageRequest,
   StreamResponse,
   Task,
+  type TaskArtifactUpdateEvent,
   TaskPushNotificationConfig,
+  type TaskState,
   taskStateFromJSON,
 } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { type AgentOptions, agentCardOf, baseFetch, connect, fetchCard, TRANSPORTS } from './agent.ts';
+import {
+  type AgentOptions,
+  agentCardOf,
+  baseFetch,
+  connect,
+  fetchCard,
+  requireAgent,
+  TRANSPORTS,
+} from './agent.ts';
 import { CliError, envelopeOf } from './errors.ts';
-import { deadlineOf, follow, pollUntilSettled, settled, type WaitOptions } from './follow.ts';
+import { deadlineOf, endsStream, follow, pollUntilSettled, settled, type WaitOptions } from './follow.ts';
 import {
   cardJson,
   cardText,
@@ -33,6 +43,7 @@ import {
   isTerminal,
   messageText,
   type OutputFormat,
+  PROGRAM,
   printError,
   sendResponseJson,
   stateName,
@@ -80,7 +91,7 @@ const dataPart = (json: string): Part => {
 
 /** The resume command for an interrupted task: the same agent, the task's ids. */
 const resumeCommand = (agentCard: string | undefined, task: Task) =>
-  `synapse send -a ${agentCard ?? '<agent>'} --task-id ${task.id} --context-id ${task.contextId} --text '…'`;
+  `${PROGRAM} send -a ${agentCard ?? '<agent>'} --task-id ${task.id} --context-id ${task.contextId} --text '…'`;
 
 const pushConfigOut = (format: OutputFormat, config: TaskPushNotificationConfig) =>
   print(
@@ -125,7 +136,8 @@ async function followOut(
   events: AsyncIterable<StreamResponse>,
   deadline: number,
 ): Promise<Task | Message> {
-  let lastLine: unknown;
+  let lastLine: StreamResponse | undefined;
+  const watch = new StateWatch();
   const end = await follow(
     client,
     events,
@@ -134,7 +146,7 @@ async function followOut(
         if (args.output === 'json') {
           lastLine = event;
           process.stdout.write(`${JSON.stringify(StreamResponse.toJSON(event))}\n`);
-        } else process.stdout.write(eventText(event));
+        } else process.stdout.write(watch.text(event));
       },
     },
     args,
@@ -145,7 +157,7 @@ async function followOut(
     const endLine: StreamResponse = {
       payload: 'messageId' in end ? { $case: 'message', value: end } : { $case: 'task', value: end },
     };
-    if (lastLine === undefined || !isEndEvent(lastLine as StreamResponse))
+    if (lastLine === undefined || !endsStream(lastLine))
       process.stdout.write(`${JSON.stringify(StreamResponse.toJSON(endLine))}\n`);
   } else
     process.stdout.write(
@@ -154,44 +166,39 @@ async function followOut(
   return end;
 }
 
-/** An event that ends a stream: a message, or a task or status in a terminal or interrupted state. */
-const isEndEvent = (event: StreamResponse): boolean => {
-  const p = event.payload;
-  if (p?.$case === 'message') return true;
-  if (p?.$case === 'task') return settled(p.value);
-  if (p?.$case === 'statusUpdate') {
-    const state = p.value.status?.state;
-    return state !== undefined && (isTerminal(state) || isInterrupted(state));
-  }
-  return false;
-};
+/** Events as the text a person watches: the state when it changes, status texts, artifact chunks. */
+class StateWatch {
+  #state: string | undefined;
 
-/** One event as the text a person watches: the state as it changes, status texts, artifact chunks. */
-const eventText = (event: StreamResponse): string => {
-  const p = event.payload;
-  switch (p?.$case) {
-    case 'task':
-      return `Task: ${p.value.id}\nContext: ${p.value.contextId}\nState: ${stateName(p.value.status?.state ?? 0)}\n`;
-    case 'statusUpdate': {
+  #stateLine(state: TaskState | undefined): string {
+    const name = stateName(state ?? 0);
+    if (name === this.#state) return '';
+    this.#state = name;
+    return `State: ${name}\n`;
+  }
+
+  text(event: StreamResponse): string {
+    const p = event.payload;
+    if (p?.$case === 'task')
+      return `Task: ${p.value.id}\nContext: ${p.value.contextId}\n${this.#stateLine(p.value.status?.state)}`;
+    if (p?.$case === 'statusUpdate') {
       const text = (p.value.status?.message?.parts ?? [])
         .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
         .join('');
-      return `State: ${stateName(p.value.status?.state ?? 0)}${text ? `\nStatus: ${text}` : ''}\n`;
+      return `${this.#stateLine(p.value.status?.state)}${text ? `Status: ${text}\n` : ''}`;
     }
-    case 'artifactUpdate': {
-      const a = p.value.artifact;
-      const text = (a?.parts ?? [])
-        .map((part) =>
-          part.content?.$case === 'text' ? part.content.value : JSON.stringify(part.content?.value ?? null),
-        )
-        .join('');
-      return `Artifact ${a?.name || a?.artifactId || ''}: ${text}\n`;
-    }
-    case 'message':
-      return '';
-    default:
-      return '';
+    return p?.$case === 'artifactUpdate' ? artifactText(p.value) : '';
   }
+}
+
+const artifactText = (update: TaskArtifactUpdateEvent): string => {
+  const a = update.artifact;
+  const text = (a?.parts ?? [])
+    .map((part) =>
+      part.content?.$case === 'text' ? part.content.value : JSON.stringify(part.content?.value ?? null),
+    )
+    .join('');
+  return `Artifact ${a?.name || a?.artifactId || ''}: ${text}\n`;
 };
 
 const common = (y: Argv) =>
@@ -377,7 +384,7 @@ async function main(argv: string[]): Promise<number> {
               throw new CliError(
                 'A2ACLI_ERR_USAGE',
                 'this agent does not stream (its card says capabilities.streaming: false)',
-                `synapse task get ${args.id} --wait`,
+                `${PROGRAM} task get ${args.id} --wait`,
               );
             const end = await followOut(
               args,
@@ -551,16 +558,6 @@ async function main(argv: string[]): Promise<number> {
   }
   return exitCode;
 }
-
-const requireAgent = (ref: string | undefined): string => {
-  if (!ref)
-    throw new CliError(
-      'A2ACLI_ERR_USAGE',
-      'no agent: give --agent-card (-a) or set A2ACLI_AGENT_CARD',
-      'synapse card get -a http://127.0.0.1:8080',
-    );
-  return ref;
-};
 
 /** A task that ended other than completed, or waits, is named on stderr; the exit stays 0 (SPEC §9.6). */
 const warnOutcome = (task: Task) => {

@@ -9,6 +9,9 @@ import type { ErrorEnvelope } from './errors.ts';
 
 export type OutputFormat = 'text' | 'json';
 
+/** How the person typed this program, for the commands hints print: the npm script in this repository. */
+export const PROGRAM = process.env.npm_lifecycle_event === 'synapse' ? 'npm run synapse --' : 'synapse';
+
 /** The state's name without its prefix: `TASK_STATE_COMPLETED` → `COMPLETED`. */
 export const stateName = (state: TaskState): string =>
   (TaskState[state] ?? String(state)).replace(/^TASK_STATE_/, '');

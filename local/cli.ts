@@ -190,6 +190,7 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
       'Try:',
       `  curl -s ${hub.url}${JSONRPC_PATH} -H 'Content-Type: application/json' -H 'A2A-Version: 1.0'${dev ? '' : " -H 'Authorization: Bearer <key>'"} -d '${SEND_MESSAGE_EXAMPLE}'`,
       `  curl -s ${hub.url}${REGISTRY_PATH}/search -H 'Content-Type: application/json'${dev ? '' : " -H 'Authorization: Bearer <key>'"} -d '${REGISTRY_SEARCH_EXAMPLE}'`,
+      `  npm run synapse -- send -a ${hub.url}${dev ? '' : ' --api-key <key>'} --text hello   (the command line: docs/cli.md)`,
       'Press Ctrl+C to stop.',
     ].join('\n'),
   );

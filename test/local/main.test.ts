@@ -89,6 +89,7 @@ describe('npm start (local/main.ts)', { concurrency: true }, () => {
           ),
           out,
         );
+        assert.ok(out.includes(`npm run synapse -- send -a ${url} --text hello`), out);
         const card = await fetch(`${url}/.well-known/agent-card.json`);
         assert.equal(card.status, 200);
 
