@@ -1,6 +1,8 @@
 /**
- * The `synapse` command line as one ESM file (esbuild, the options the functions use: infra/bundling.ts),
- * so that it starts without compiling TypeScript: what the package ships as its bin, and what the tests run.
+ * The `synapse` command line as ESM (esbuild, the options the functions use: infra/bundling.ts), so that it
+ * starts without compiling TypeScript: what the package ships as its bin, and what the tests run. Split
+ * into chunks: what only some commands need (an interactive session, the local runtime) is imported by
+ * them, so `synapse --version` and `synapse card get` do not parse it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,17 +11,41 @@ import { esbuildEntryBuildOptions, PROJECT_ROOT } from '../infra/bundling.ts';
 
 export const CLI_ENTRY = join(PROJECT_ROOT, 'cli', 'main.ts');
 
+/** The file the bin runs, in the directory `buildCli` writes. */
+export const CLI_BIN = 'synapse.mjs';
+
 const packageVersion = (): string =>
   (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
-/** Bundles the CLI to `outfile`; its size in bytes. */
-export async function buildCli(outfile: string): Promise<number> {
+export interface CliBundle {
+  /** The file to run: `node <bin>`. */
+  bin: string;
+  /** Bytes of the entry file, which every command parses. */
+  entryBytes: number;
+  /** Bytes of all files written. */
+  totalBytes: number;
+}
+
+/** Bundles the CLI into `outdir`. */
+export async function buildCli(outdir: string): Promise<CliBundle> {
+  const { outfile: _, ...options } = esbuildEntryBuildOptions(CLI_ENTRY, join(outdir, CLI_BIN));
   const result = await build({
-    ...esbuildEntryBuildOptions(CLI_ENTRY, outfile),
+    ...options,
+    entryPoints: { synapse: CLI_ENTRY },
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     // no map beside a command people run; the version is known when it is built
     sourcemap: false,
     define: { SYNAPSE_VERSION: JSON.stringify(packageVersion()) },
     metafile: true,
   });
-  return Object.values(result.metafile.outputs)[0]?.bytes ?? 0;
+  const outputs = Object.entries(result.metafile.outputs);
+  const bin = join(outdir, CLI_BIN);
+  return {
+    bin,
+    entryBytes: outputs.find(([file]) => file.endsWith(CLI_BIN))?.[1].bytes ?? 0,
+    totalBytes: outputs.reduce((sum, [, o]) => sum + o.bytes, 0),
+  };
 }

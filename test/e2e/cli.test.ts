@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildCli } from '../../cli/build.ts';
+import { buildCli, type CliBundle } from '../../cli/build.ts';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -57,8 +57,12 @@ let bundleDir: string;
 let bundle: string;
 before(async () => {
   bundleDir = mkdtempSync(join(tmpdir(), 'synapse-cli-bundle-'));
-  bundle = join(bundleDir, 'synapse.mjs');
-  [hub] = await Promise.all([startLocalHub({ port: 0, sweepIntervalMs: 60_000 }), buildCli(bundle)]);
+  let built: CliBundle;
+  [hub, built] = await Promise.all([
+    startLocalHub({ port: 0, sweepIntervalMs: 60_000 }),
+    buildCli(bundleDir),
+  ]);
+  bundle = built.bin;
 });
 after(async () => {
   await hub?.stop();
