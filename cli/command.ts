@@ -19,6 +19,13 @@ export const useFormat = (format: OutputFormat) => {
   formatInUse = format;
 };
 
+/** An exit code a command asks for without an error (a report that found failures). */
+let exitAsked = 0;
+export const exitWith = (code: number) => {
+  exitAsked = code;
+};
+export const exitCodeAsked = () => exitAsked;
+
 /** A command's handler, given its arguments as yargs parsed them (camel-cased, defaults applied). */
 export const run =
   <A>(fn: (args: A & Common) => Promise<void>) =>

@@ -9,8 +9,9 @@
 import { readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { commonOptions, currentFormat, useFormat } from './command.ts';
+import { commonOptions, currentFormat, exitCodeAsked, useFormat } from './command.ts';
 import { cardCommands } from './commands/card.ts';
+import { conformanceCommands } from './commands/conformance.ts';
 import { sendCommands } from './commands/send.ts';
 import { taskCommands } from './commands/task.ts';
 import { CliError, envelopeOf } from './errors.ts';
@@ -52,12 +53,12 @@ async function main(argv: string[]): Promise<number> {
       .alias('help', 'h')
       .strict()
       .recommendCommands()
-      .demandCommand(1, 'name a command: card, send or task')
+      .demandCommand(1, 'name a command: card, send, task or conformance')
       .fail((message, error) => {
         throw error ?? new CliError('A2ACLI_ERR_USAGE', message, 'synapse --help');
       }),
   );
-  for (const group of [cardCommands, sendCommands, taskCommands]) parser = group(parser);
+  for (const group of [cardCommands, sendCommands, taskCommands, conformanceCommands]) parser = group(parser);
   parser
     // the script a shell sources asks `synapse --get-yargs-completions …` for the words at the cursor
     .completion('__complete', false)
@@ -76,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
     printError(envelope, currentFormat());
     exitCode = code;
   }
-  return exitCode;
+  return exitCode || exitCodeAsked();
 }
 
 process.exitCode = await main(hideBin(process.argv));
