@@ -1,11 +1,13 @@
 /**
  * `npm test`: starts one DynamoDB Local for the whole run, then runs the test
  * files with Node's test runner. Suites: unit, integration, local, infra, e2e, fuzz
- * (all by default; pass names to run some).
+ * (all by default; pass names to run some). `--compliance` (npm run cli:compliance) runs the test files
+ * that prove a2a-cli requirements (their test names carry `[A2ACLI_…]`) and writes the CLI's compliance
+ * report from the outcomes (test/cli-compliance/report.ts).
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { STARTUP_JVM_OPTIONS, startDynamoLocal } from '../local/dynamodb-local.ts';
 
@@ -32,8 +34,14 @@ const testFiles = (dir: string): string[] => {
  */
 const CONCURRENCY = Math.max(2, availableParallelism() + 1);
 
-const suites = process.argv.slice(2).length ? process.argv.slice(2) : ALL_SUITES;
-const files = suites.flatMap((s) => testFiles(join(root, 'test', s))).map((f) => relative(root, f));
+const args = process.argv.slice(2);
+const compliance = args.includes('--compliance');
+const named = args.filter((a) => a !== '--compliance');
+const suites = named.length ? named : ALL_SUITES;
+const files = suites
+  .flatMap((s) => testFiles(join(root, 'test', s)))
+  .filter((f) => !compliance || readFileSync(f, 'utf8').includes('[A2ACLI_'))
+  .map((f) => relative(root, f));
 if (files.length === 0) {
   console.error(`no test files found for suites: ${suites.join(', ')}`);
   process.exit(1);
@@ -43,10 +51,19 @@ if (files.length === 0) {
 const dynamo = suites.some((s) => NEEDS_DYNAMO.has(s))
   ? await startDynamoLocal({ tuning: 'throughput' })
   : undefined;
+const outcomesDir = compliance ? mkdtempSync(join(tmpdir(), 'synapse-compliance-')) : undefined;
+const reporters = outcomesDir
+  ? [
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=./test/cli-compliance/reporter.mjs',
+      `--test-reporter-destination=${join(outcomesDir, 'outcomes.json')}`,
+    ]
+  : [];
 const code = await new Promise<number>((resolve) => {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`, ...files],
+    ['--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`, ...reporters, ...files],
     {
       cwd: root,
       stdio: 'inherit',
@@ -68,4 +85,11 @@ const code = await new Promise<number>((resolve) => {
   child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
 });
 await dynamo?.stop();
+if (outcomesDir) {
+  const { writeReport, REPORT_MD } = await import('./cli-compliance/report.ts');
+  const outcomes = JSON.parse(readFileSync(join(outcomesDir, 'outcomes.json'), 'utf8'));
+  const report = writeReport(outcomes, 'npm run cli:compliance');
+  rmSync(outcomesDir, { recursive: true, force: true });
+  console.error(`${relative(root, REPORT_MD)}: tier ${report.report.tier_claimed} claimed`);
+}
 process.exit(code);
