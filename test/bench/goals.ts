@@ -364,5 +364,19 @@ export const goalsOf = (r: BenchResults): Goal[] => {
       r.coldStart.maxImportRatio <= 1.0,
     );
   }
+  if (r.cli) {
+    add(
+      'synapse --version, p50 (a fresh process)',
+      '≤ 150 ms',
+      `${fmt(r.cli.version.p50Ms, 1)} ms`,
+      r.cli.version.p50Ms <= 150,
+    );
+    add(
+      'synapse card get against the local hub, p50',
+      '≤ 300 ms',
+      `${fmt(r.cli.cardGet.p50Ms, 1)} ms`,
+      r.cli.cardGet.p50Ms <= 300,
+    );
+  }
   return goals;
 };

@@ -257,7 +257,7 @@ const runClient = async (
 };
 
 /** Nearest-rank percentile of sorted values. */
-const percentile = (sorted: number[], q: number): number | null =>
+export const percentile = (sorted: number[], q: number): number | null =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]! : null;
 
 const round2 = (n: number | null) => (n === null ? null : Math.round(n * 100) / 100);

@@ -665,5 +665,25 @@ unless \`-c sourceMaps=true\` (see \`infra/bundling.ts\`).`);
 \`npm start\` to ready: ${r.startup.wallMs} ms wall (the hub reports ${r.startup.reportedMs} ms; DynamoDB Local's
 JVM is most of it).`);
   }
+  if (r.cli) {
+    const c = r.cli;
+    out.push(`## The command line
+
+\`synapse\` as the package ships it (cli/build.ts: an entry of ${(c.entryBytes / 1024).toFixed(0)} KB that every command parses, ${(c.totalBytes / 1024).toFixed(0)} KB with the chunks only
+some commands load), each run a fresh \`node\` process, ${c.runs} rounds interleaved with a bare \`node -e 0\`:
+
+${table(
+  ['command', 'p50 ms', 'p99 ms'],
+  [
+    [
+      'node -e 0 (this machine’s process start-up, same rounds)',
+      n(c.bareNode.p50Ms, 1),
+      n(c.bareNode.p99Ms, 1),
+    ],
+    ['synapse --version', n(c.version.p50Ms, 1), n(c.version.p99Ms, 1)],
+    ['synapse card get -a <local hub>', n(c.cardGet.p50Ms, 1), n(c.cardGet.p99Ms, 1)],
+  ],
+)}`);
+  }
   return `${out.join('\n\n')}\n`;
 };

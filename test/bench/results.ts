@@ -1,6 +1,7 @@
 /** The shape of `.bench/results.json`: one bench run, section by section. */
 import type { AuthResult } from './auth.ts';
 import type { ColdStartResult } from './bundles.ts';
+import type { CliBenchResult } from './cli.ts';
 import type { CostResult } from './cost.ts';
 import type { CrashResult, CrashRunningResult } from './crash.ts';
 import type { DeliveryBenchResult } from './deliveries.ts';
@@ -46,5 +47,7 @@ export interface BenchResults {
   latency?: LatencyResult;
   coldStart?: ColdStartResult;
   startup?: StartupResult;
+  /** The synapse CLI's start-up: --version and card get against the local hub. */
+  cli?: CliBenchResult;
   goals?: Goal[];
 }

@@ -6,7 +6,7 @@
  * (results.json then holds just those, and the docs are left alone).
  *
  * Sections: cost, store, registry, scale, races, crash, heartbeats, deliveries, synapse, auth,
- * streaming, latency, coldstart, startup. The timing sections run last and alone, so nothing of the bench's
+ * streaming, latency, coldstart, startup, cli. The timing sections run last and alone, so nothing of the bench's
  * own competes with them for the two cores (streaming times deliveries too,
  * but they are bounded by its poll interval, not by the cores).
  */
@@ -17,6 +17,7 @@ import { startDynamoLocal } from '../../local/dynamodb-local.ts';
 import { createTestTable } from '../support/dynamo.ts';
 import { benchAuthIsolated, printAuth } from './auth.ts';
 import { coldStartRows, measureColdStart } from './bundles.ts';
+import { benchCli, printCli } from './cli.ts';
 import { benchCost } from './cost.ts';
 import { benchCrash, benchCrashRunning } from './crash.ts';
 import { benchDeliveries } from './deliveries.ts';
@@ -48,6 +49,7 @@ const SECTIONS = [
   'latency',
   'coldstart',
   'startup',
+  'cli',
 ] as const;
 const root = join(import.meta.dirname, '..', '..');
 /** Interleaved import rounds of the cold-start section (each imports every bundle and the baseline once). */
@@ -207,6 +209,12 @@ if (want('coldstart')) {
 if (want('startup')) {
   step('npm start to ready');
   results.startup = await benchStartup();
+}
+
+if (want('cli')) {
+  step('the synapse command line: --version and card get, each a fresh process');
+  results.cli = await benchCli();
+  printCli(results.cli);
 }
 
 results.goals = goalsOf(results);
