@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * `synapse`: a command-line client of A2A agents and of this hub (docs/cli.md), after the a2a-cli
  * specification v0.2 (github.com/a2aproject/a2a-cli, specification/SPEC.md). Stateless between runs: every
@@ -6,7 +5,6 @@
  * as `A2ACLI_<OPTION>` in the environment (`A2ACLI_AGENT_CARD`, `A2ACLI_BEARER` …); a flag wins.
  * Credentials given as flags show in `ps` and the shell's history: prefer the environment.
  */
-import { readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commonOptions, currentFormat, exitCodeAsked, useFormat } from './command.ts';
@@ -16,14 +14,7 @@ import { sendCommands } from './commands/send.ts';
 import { taskCommands } from './commands/task.ts';
 import { CliError, envelopeOf } from './errors.ts';
 import { type OutputFormat, printError } from './output.ts';
-
-/** Set by the bundle (cli/build.ts); read from the package when run from source. */
-declare const SYNAPSE_VERSION: string | undefined;
-const VERSION =
-  typeof SYNAPSE_VERSION === 'string'
-    ? SYNAPSE_VERSION
-    : (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
-        .version;
+import { VERSION } from './version.ts';
 
 /** The format asked for, read before parsing so that a usage error is printed in it too. */
 const formatAsked = (argv: readonly string[]): OutputFormat => {

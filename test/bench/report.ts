@@ -669,7 +669,7 @@ JVM is most of it).`);
     const c = r.cli;
     out.push(`## The command line
 
-\`synapse\` as the package ships it (cli/build.ts: an entry of ${(c.entryBytes / 1024).toFixed(0)} KB that every command parses, ${(c.totalBytes / 1024).toFixed(0)} KB with the chunks only
+\`synapse\` as the package ships it (cli/build.ts: ${(c.entryBytes / 1024).toFixed(0)} KB that every command but \`--version\` parses, ${(c.totalBytes / 1024).toFixed(0)} KB with the chunks only
 some commands load), each run a fresh \`node\` process, ${c.runs} rounds interleaved with a bare \`node -e 0\`:
 
 ${table(
