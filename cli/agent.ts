@@ -16,8 +16,10 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
+import { loginHint } from './config.ts';
 import { debugFetch } from './debug.ts';
 import { CliError } from './errors.ts';
+import { storedBearer } from './oauth.ts';
 import { PROGRAM } from './output.ts';
 
 export const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
@@ -120,7 +122,7 @@ export function credentialedFetch(card: AgentCard, options: AgentOptions): typeo
   const schemes = Object.values(card.securitySchemes ?? {});
   const apiKey = schemes.map((s) => s.scheme).find((s) => s?.$case === 'apiKeySecurityScheme')?.value;
   const send = baseFetch(options);
-  return (input, init) => {
+  return async (input, init) => {
     const headers = new Headers(init?.headers);
     const url =
       typeof input === 'string' || input instanceof URL ? new URL(input.toString()) : new URL(input.url);
@@ -133,14 +135,28 @@ export function credentialedFetch(card: AgentCard, options: AgentOptions): typeo
         headers.append('cookie', `${name}=${encodeURIComponent(options.apiKey)}`);
       else headers.set(name, options.apiKey);
     }
-    return send(url, { ...init, headers });
+    const response = await send(url, { ...init, headers });
+    // the agent's refusal is a credential failure (exit 4), named for what was or was not sent
+    if (response.status === 401 || response.status === 403) {
+      const sent = options.bearer || options.apiKey;
+      throw new CliError(
+        sent ? 'A2ACLI_ERR_AUTH_FAILED' : 'A2ACLI_ERR_CREDENTIALS_MISSING',
+        `the agent refused the request (HTTP ${response.status}${sent ? '' : ', no credential was sent'})`,
+        sent ? 'check the credential, or log in again' : loginHint(options.agentCard),
+      );
+    }
+    return response;
   };
 }
 
 /** A client of the card's agent, and the card. */
 export async function connect(options: AgentOptions): Promise<{ client: Client; card: AgentCard }> {
-  const card = agentCardOf(await fetchCard(requireAgent(options.agentCard), baseFetch(options)));
-  const fetchImpl = credentialedFetch(card, options);
+  const ref = requireAgent(options.agentCard);
+  const card = agentCardOf(await fetchCard(ref, baseFetch(options)));
+  // without a credential given, the stored login for this agent is used (SPEC §10.2)
+  const stored =
+    options.bearer || options.apiKey ? undefined : await storedBearer(ref, card, baseFetch(options));
+  const fetchImpl = credentialedFetch(card, stored ? { ...options, bearer: stored } : options);
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],

@@ -1,8 +1,10 @@
 /**
  * `--debug` (a2a-cli SPEC §9.5, §10.1): every request and answer on standard error — method, URL, status,
  * time, and the bodies (an SSE answer as its frames arrive) — with every credential this run was given
- * replaced by `[redacted]`, wherever it appears (a header, a query parameter, a body). Standard output
- * stays the answer alone.
+ * replaced by `[redacted]`, wherever it appears (a header, a query parameter, a body), and so is every
+ * OAuth secret (a client secret, an access, refresh or ID token, a device or authorization code, in a
+ * JSON or form body) and every Authorization header's credential, known or not. Standard output stays
+ * the answer alone.
  */
 export const REDACTED = '[redacted]';
 
@@ -13,16 +15,30 @@ export const redact = (text: string, secrets: readonly string[]): string =>
     .flatMap((s) => [s, encodeURIComponent(s)])
     .reduce((out, secret) => out.split(secret).join(REDACTED), text);
 
+const OAUTH_SECRETS =
+  'access_token|refresh_token|id_token|device_code|client_secret|client_assertion|code|assertion';
+const OAUTH_JSON = new RegExp(`("(?:${OAUTH_SECRETS})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'g');
+const OAUTH_FORM = new RegExp(`(^|[?&\\s])(${OAUTH_SECRETS})=[^&\\s]*`, 'g');
+const AUTHORIZATION = /(authorization:\s*[A-Za-z-]+\s+)\S+/gi;
+
+/** Any OAuth secret and any Authorization credential in `text`, whoever's. */
+export const redactOAuth = (text: string): string =>
+  text
+    .replace(OAUTH_JSON, `$1"${REDACTED}"`)
+    .replace(OAUTH_FORM, `$1$2=${REDACTED}`)
+    .replace(AUTHORIZATION, `$1${REDACTED}`);
+
 /** `fetchImpl`, logging each exchange to stderr with `secrets` redacted. */
 export function debugFetch(fetchImpl: typeof fetch, secrets: readonly string[]): typeof fetch {
-  const log = (line: string) => process.stderr.write(`debug: ${redact(line, secrets)}\n`);
+  const log = (line: string) => process.stderr.write(`debug: ${redactOAuth(redact(line, secrets))}\n`);
   return async (input, init) => {
     const url = typeof input === 'string' || input instanceof URL ? input.toString() : input.url;
     const method = init?.method ?? 'GET';
     const started = performance.now();
     log(`> ${method} ${url}`);
     for (const [name, value] of new Headers(init?.headers)) log(`> ${name}: ${value}`);
-    if (typeof init?.body === 'string') log(`> ${init.body}`);
+    if (typeof init?.body === 'string' || init?.body instanceof URLSearchParams)
+      log(`> ${init.body.toString()}`);
     const response = await fetchImpl(input, init);
     log(`< ${response.status} ${url} (${Math.round(performance.now() - started)} ms)`);
     if (!response.body) return response;

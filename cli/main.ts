@@ -2,34 +2,47 @@
  * `synapse`: a command-line client of A2A agents and of this hub (docs/cli.md), after the a2a-cli
  * specification v0.2 (github.com/a2aproject/a2a-cli, specification/SPEC.md). Stateless between runs: every
  * id it needs is given on the command line and every id it learns is printed. Each option may also be set
- * as `A2ACLI_<OPTION>` in the environment (`A2ACLI_AGENT_CARD`, `A2ACLI_BEARER` …); a flag wins.
- * Credentials given as flags show in `ps` and the shell's history: prefer the environment.
+ * as `A2ACLI_<OPTION>` in the environment or a `.env` file (`A2ACLI_AGENT_CARD`, `A2ACLI_BEARER` …; the
+ * layers are cli/config.ts); a flag wins. Credentials given as flags show in `ps` and the shell's history:
+ * prefer the environment or a 0600 file.
  */
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commonOptions, currentFormat, exitCodeAsked, useFormat } from './command.ts';
+import { authCommands } from './commands/auth.ts';
 import { cardCommands } from './commands/card.ts';
+import { configCommands } from './commands/config.ts';
 import { conformanceCommands } from './commands/conformance.ts';
 import { sendCommands } from './commands/send.ts';
 import { taskCommands } from './commands/task.ts';
+import { type ConfigLayers, configMiddleware, loadConfig } from './config.ts';
 import { CliError, envelopeOf } from './errors.ts';
 import { type OutputFormat, printError } from './output.ts';
 import { VERSION } from './version.ts';
 
 /** The format asked for, read before parsing so that a usage error is printed in it too. */
-const formatAsked = (argv: readonly string[]): OutputFormat => {
+const formatAsked = (argv: readonly string[], layers?: ConfigLayers): OutputFormat => {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '-o' || arg === '--output') return argv[i + 1] === 'json' ? 'json' : 'text';
     if (arg === '-o=json' || arg === '--output=json' || arg === '-ojson') return 'json';
   }
-  return process.env.A2ACLI_OUTPUT === 'json' ? 'json' : 'text';
+  return (layers?.lookup('output')?.value ?? process.env.A2ACLI_OUTPUT) === 'json' ? 'json' : 'text';
 };
 
 async function main(argv: string[]): Promise<number> {
   // `--stream` is never taken from the environment (SPEC §9.1)
   delete process.env.A2ACLI_STREAM;
   useFormat(formatAsked(argv));
+  let layers: ConfigLayers;
+  try {
+    layers = loadConfig(argv);
+  } catch (e) {
+    const { envelope, exitCode: code } = envelopeOf(e);
+    printError(envelope, currentFormat());
+    return code;
+  }
+  useFormat(formatAsked(argv, layers));
   // yargs writes the zsh completion script when SHELL names zsh (read as the parser is made), bash's otherwise
   if (argv[0] === 'completion' && argv[1] !== undefined)
     process.env.SHELL = argv[1] === 'zsh' ? '/bin/zsh' : '/bin/bash';
@@ -37,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
   let parser: Argv = commonOptions(
     yargs(argv)
       .scriptName('synapse')
-      .env('A2ACLI')
+      .middleware(configMiddleware(layers, argv) as never, true)
       .version(VERSION)
       .alias('version', 'v')
       .help()
@@ -49,7 +62,15 @@ async function main(argv: string[]): Promise<number> {
         throw error ?? new CliError('A2ACLI_ERR_USAGE', message, 'synapse --help');
       }),
   );
-  for (const group of [cardCommands, sendCommands, taskCommands, conformanceCommands]) parser = group(parser);
+  for (const group of [
+    cardCommands,
+    sendCommands,
+    taskCommands,
+    conformanceCommands,
+    configCommands,
+    authCommands,
+  ])
+    parser = group(parser);
   parser
     // the script a shell sources asks `synapse --get-yargs-completions …` for the words at the cursor
     .completion('__complete', false)
