@@ -16,11 +16,11 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
-import { loginHint } from './config.ts';
+import { configDir, currentLayers, loginHint } from './config.ts';
 import { debugFetch } from './debug.ts';
 import { CliError } from './errors.ts';
-import { storedBearer } from './oauth.ts';
 import { PROGRAM } from './output.ts';
+import { hasLogin } from './token-store.ts';
 
 export const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
 
@@ -155,7 +155,9 @@ export async function connect(options: AgentOptions): Promise<{ client: Client; 
   const card = agentCardOf(await fetchCard(ref, baseFetch(options)));
   // without a credential given, the stored login for this agent is used (SPEC §10.2)
   const stored =
-    options.bearer || options.apiKey ? undefined : await storedBearer(ref, card, baseFetch(options));
+    options.bearer || options.apiKey || !hasLogin(currentLayers()?.dir ?? configDir(), ref, card)
+      ? undefined
+      : await (await import('./oauth.ts')).storedBearer(ref, card, baseFetch(options));
   const fetchImpl = credentialedFetch(card, stored ? { ...options, bearer: stored } : options);
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {

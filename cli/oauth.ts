@@ -7,9 +7,9 @@
  */
 import type { AgentCard } from '@a2a-js/sdk';
 import * as oauth from 'oauth4webapi';
-import { agentKeyOf, configDir, currentLayers, loginHint } from './config.ts';
+import { configDir, currentLayers, loginHint } from './config.ts';
 import { CliError } from './errors.ts';
-import { type Flow, readLogin, type StoredLogin, writeLogin } from './token-store.ts';
+import { type Flow, isExpired, loginKeyOf, readLogin, type StoredLogin, writeLogin } from './token-store.ts';
 
 export interface Endpoints {
   as: oauth.AuthorizationServer;
@@ -285,12 +285,6 @@ export async function deviceCodeLogin(
   }
 }
 
-/** Seconds before expiry at which a stored token counts as expired (the clocks may differ). */
-export const EXPIRY_SKEW_SECONDS = 30;
-
-export const isExpired = (login: StoredLogin, now = Math.floor(Date.now() / 1000)) =>
-  login.expiresAt !== undefined && login.expiresAt - EXPIRY_SKEW_SECONDS <= now;
-
 /** A new access token for an expired login, by its refresh token (which the server may rotate). */
 export async function refreshLogin(
   login: StoredLogin,
@@ -321,14 +315,6 @@ export async function refreshLogin(
   } catch (err) {
     throw oauthError(err, 'refreshing the stored login');
   }
-}
-
-/** The name a login is stored under: the agent scope's (cli/config.ts), or for a card file its first interface's host. */
-export function loginKeyOf(ref: string, card?: AgentCard): string | undefined {
-  const key = agentKeyOf(ref);
-  if (key || !card) return key;
-  const url = card.supportedInterfaces[0]?.url;
-  return url ? agentKeyOf(url) : undefined;
 }
 
 /**

@@ -16,6 +16,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import type { AgentCard } from '@a2a-js/sdk';
+import { agentKeyOf } from './config.ts';
 import { CliError } from './errors.ts';
 
 export type Flow = 'device_code' | 'client_credentials';
@@ -93,3 +95,23 @@ export function listLogins(configDir: string): { key: string; login: StoredLogin
       return login ? [{ key, login }] : [];
     });
 }
+
+/** Seconds before expiry at which a stored token counts as expired (the clocks may differ). */
+export const EXPIRY_SKEW_SECONDS = 30;
+
+export const isExpired = (login: StoredLogin, now = Math.floor(Date.now() / 1000)) =>
+  login.expiresAt !== undefined && login.expiresAt - EXPIRY_SKEW_SECONDS <= now;
+
+/** The name a login is stored under: the agent scope's (cli/config.ts), or for a card file its first interface's host. */
+export function loginKeyOf(ref: string, card?: AgentCard): string | undefined {
+  const key = agentKeyOf(ref);
+  if (key || !card) return key;
+  const url = card.supportedInterfaces[0]?.url;
+  return url ? agentKeyOf(url) : undefined;
+}
+
+/** Whether a login is stored for this agent (cheap: the OAuth code is loaded only when one is). */
+export const hasLogin = (configDir: string, ref: string, card?: AgentCard): boolean => {
+  const key = loginKeyOf(ref, card);
+  return key !== undefined && existsSync(tokenFile(configDir, key));
+};

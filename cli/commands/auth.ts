@@ -11,9 +11,10 @@ import { type CommandGroup, print, run } from '../command.ts';
 import { configDir, currentLayers, loginHint } from '../config.ts';
 import { debugFetch, REDACTED } from '../debug.ts';
 import { CliError } from '../errors.ts';
-import { clientCredentialsLogin, deviceCodeLogin, endpointsFor, isExpired, loginKeyOf } from '../oauth.ts';
 import {
+  isExpired,
   listLogins,
+  loginKeyOf,
   readLogin,
   removeLogin,
   type StoredLogin,
@@ -100,6 +101,8 @@ export const authCommands: CommandGroup = (y) =>
               describe: 'the device authorization endpoint (default: from the card)',
             }),
         run<LoginArgs>(async (args) => {
+          // the OAuth client is loaded by the command that uses it only (cli/build.ts splits it off)
+          const { clientCredentialsLogin, deviceCodeLogin, endpointsFor } = await import('../oauth.ts');
           const ref = requireAgent(args.agentCard);
           const secrets = [args.bearer ?? '', args.apiKey ?? '', args.clientSecret ?? ''];
           const fetchImpl = args.debug ? debugFetch(fetch, secrets) : fetch;
