@@ -138,6 +138,8 @@ export function credentialedFetch(card: AgentCard, options: AgentOptions): typeo
     const response = await send(url, { ...init, headers });
     // the agent's refusal is a credential failure (exit 4), named for what was or was not sent
     if (response.status === 401 || response.status === 403) {
+      // its body is not read: released, so that nothing holds the run open
+      await response.body?.cancel();
       const sent = options.bearer || options.apiKey;
       throw new CliError(
         sent ? 'A2ACLI_ERR_AUTH_FAILED' : 'A2ACLI_ERR_CREDENTIALS_MISSING',

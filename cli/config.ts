@@ -24,8 +24,8 @@ export type FileSource = 'local' | 'agent' | 'global';
 export const ENV_PREFIX = 'A2ACLI_';
 /** Options only ever given on the command line. */
 export const EXPLICIT_ONLY = new Set(['stream', 'help', 'version', 'config']);
-/** Options whose values are credentials: redacted when shown, and kept in 0600 files only. */
-export const SECRET_OPTIONS = new Set(['bearer', 'api-key', 'client-secret']);
+/** Options whose values are or may carry credentials (SPEC §10.1): redacted when shown, read from 0600 files only. */
+export const SECRET_OPTIONS = new Set(['bearer', 'api-key', 'client-secret', 'svc-param']);
 
 /** `--agent-card` → `A2ACLI_AGENT_CARD`. */
 export const envNameOf = (option: string) => `${ENV_PREFIX}${option.toUpperCase().replace(/-/g, '_')}`;

@@ -19,14 +19,13 @@ const OAUTH_SECRETS =
   'access_token|refresh_token|id_token|device_code|client_secret|client_assertion|code|assertion';
 const OAUTH_JSON = new RegExp(`("(?:${OAUTH_SECRETS})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'g');
 const OAUTH_FORM = new RegExp(`(^|[?&\\s])(${OAUTH_SECRETS})=[^&\\s]*`, 'g');
-const AUTHORIZATION = /(authorization:\s*[A-Za-z-]+\s+)\S+/gi;
 
-/** Any OAuth secret and any Authorization credential in `text`, whoever's. */
+/** Any OAuth secret in `text` (a JSON or form body), whoever's. */
 export const redactOAuth = (text: string): string =>
-  text
-    .replace(OAUTH_JSON, `$1"${REDACTED}"`)
-    .replace(OAUTH_FORM, `$1$2=${REDACTED}`)
-    .replace(AUTHORIZATION, `$1${REDACTED}`);
+  text.replace(OAUTH_JSON, `$1"${REDACTED}"`).replace(OAUTH_FORM, `$1$2=${REDACTED}`);
+
+/** An Authorization header's value: its scheme, never its credential. */
+const authorizationShown = (value: string) => `${value.split(/\s+/)[0]} ${REDACTED}`;
 
 /** `fetchImpl`, logging each exchange to stderr with `secrets` redacted. */
 export function debugFetch(fetchImpl: typeof fetch, secrets: readonly string[]): typeof fetch {
@@ -36,7 +35,8 @@ export function debugFetch(fetchImpl: typeof fetch, secrets: readonly string[]):
     const method = init?.method ?? 'GET';
     const started = performance.now();
     log(`> ${method} ${url}`);
-    for (const [name, value] of new Headers(init?.headers)) log(`> ${name}: ${value}`);
+    for (const [name, value] of new Headers(init?.headers))
+      log(`> ${name}: ${/^(proxy-)?authorization$/.test(name) ? authorizationShown(value) : value}`);
     if (typeof init?.body === 'string' || init?.body instanceof URLSearchParams)
       log(`> ${init.body.toString()}`);
     const response = await fetchImpl(input, init);

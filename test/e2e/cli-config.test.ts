@@ -226,6 +226,15 @@ describe('synapse configuration', () => {
     assert.match(card.stdout, /^Name: /, 'the --config file (text) wins over the global (json) file');
     const viaEnv = await synapse(['card', 'get', ...a], { A2ACLI_CONFIG: explicit });
     assert.match(viaEnv.stdout, /^Name: /, 'A2ACLI_CONFIG names the file as --config does');
+    // --stream is never taken from a file or the environment (SPEC §9.3)
+    write(local, 'A2ACLI_STREAM=true\n');
+    const token = await issuer.token('bob', { tenant: 'acme' });
+    const notStreamed = await synapse(['send', ...a, '-o', 'json', '--text', 'hello'], {
+      A2ACLI_STREAM: 'true',
+      A2ACLI_BEARER: token,
+    });
+    assert.equal(notStreamed.code, 0, notStreamed.stderr);
+    assert.equal(json(notStreamed).task.status.state, 'TASK_STATE_COMPLETED', 'one document, not a stream');
     const missing = await synapse(['card', 'get', ...a, '--config', join(home, 'nowhere.env')]);
     assert.equal(missing.code, 2, missing.stderr);
   });
@@ -315,6 +324,9 @@ describe('synapse configuration', () => {
     const error = errorOf(run);
     assert.equal(error.code, 'A2ACLI_ERR_CREDENTIALS_MISSING');
     assert.match(error.hint, /auth login -a /);
+    const streamed = await synapse(['send', '-a', hub.url, '-o', 'json', '--stream', '--text', 'hello']);
+    assert.equal(streamed.code, 4, streamed.stderr);
+    assert.equal(errorOf(streamed).code, 'A2ACLI_ERR_CREDENTIALS_MISSING');
     const noClient = await synapse([
       'auth',
       'login',
@@ -371,6 +383,18 @@ describe('synapse auth', () => {
     assert.equal(wrong.code, 4, wrong.stderr);
     assert.equal(errorOf(wrong).code, 'A2ACLI_ERR_AUTH_FAILED');
     assert.match(errorOf(wrong).message, /invalid_client/);
+
+    // expired, with no refresh token: the configured client secret gets a new token first
+    const stored2 = JSON.parse(readFileSync(tokenPath(), 'utf8'));
+    write(tokenPath(), JSON.stringify({ ...stored2, expiresAt: Math.floor(Date.now() / 1000) - 60 }));
+    const grantsThen = issuer.grants.length;
+    const renewed = await synapse(['send', '-a', hub.url, '-o', 'json', '--text', 'hello']);
+    assert.equal(renewed.code, 0, renewed.stderr);
+    assert.deepEqual(
+      issuer.grants.slice(grantsThen).map((g) => [g.grantType, g.outcome]),
+      [['client_credentials', 'issued']],
+    );
+    assert.notEqual(JSON.parse(readFileSync(tokenPath(), 'utf8')).accessToken, stored2.accessToken);
   });
 
   it('[A2ACLI_AUTH_005] [A2ACLI_AUTH_007] the device-code flow: the person approves the code at the issuer; the token is attached, refreshed when expired', async () => {
@@ -425,6 +449,13 @@ describe('synapse auth', () => {
       all.logins.map((l: Doc) => [l.key, l.flow]),
       [[hubKey(), 'device_code']],
     );
+
+    // a login file others can read is not used
+    chmodSync(tokenPath(), 0o644);
+    const exposed = await synapse(['send', '-a', hub.url, '-o', 'json', '--text', 'hello']);
+    assert.equal(exposed.code, 4, exposed.stderr);
+    assert.match(errorOf(exposed).message, /readable by others/);
+    chmodSync(tokenPath(), 0o600);
 
     const out = await synapse(['auth', 'logout', '-a', hub.url, '-o', 'json']);
     assert.deepEqual(json(out), { agent: hub.url, removed: true });
