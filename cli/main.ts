@@ -50,6 +50,8 @@ async function main(argv: string[]): Promise<number> {
   let parser: Argv = commonOptions(
     yargs(argv)
       .scriptName('synapse')
+      // before validation, so that a configured value meets `choices` as a flag does; yargs hands the
+      // middleware its instance as a second argument, which its types do not declare
       .middleware(configMiddleware(layers, argv) as never, true)
       .version(VERSION)
       .alias('version', 'v')
