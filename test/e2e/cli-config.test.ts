@@ -397,6 +397,49 @@ describe('synapse auth', () => {
     assert.notEqual(JSON.parse(readFileSync(tokenPath(), 'utf8')).accessToken, stored2.accessToken);
   });
 
+  it('[A2ACLI_AUTH_006] the endpoint from an oauth2 scheme of a card file, or from --token-url', async () => {
+    // the hub's card as a file, its security an oauth2 client-credentials flow at the issuer
+    const card = (await (await fetch(`${hub.url}/.well-known/agent-card.json`)).json()) as Doc;
+    card.securitySchemes = {
+      oauth: {
+        oauth2SecurityScheme: {
+          flows: { clientCredentials: { tokenUrl: issuer.tokenEndpoint, scopes: {} } },
+        },
+      },
+    };
+    card.securityRequirements = [{ schemes: { oauth: { list: [] } } }];
+    delete card.signatures;
+    const cardFile = join(work, 'card.json');
+    writeFileSync(cardFile, JSON.stringify(card));
+    const env = { A2ACLI_CLIENT_ID: CI_CLIENT.clientId, A2ACLI_CLIENT_SECRET: CI_CLIENT.clientSecret };
+    const login = await synapse(['auth', 'login', '-a', cardFile, '-o', 'json'], env);
+    assert.equal(login.code, 0, login.stderr);
+    // a card file's login is kept under its first interface's host
+    assert.deepEqual([json(login).flow, json(login).store], ['client_credentials', tokenPath()]);
+    assert.equal(JSON.parse(readFileSync(tokenPath(), 'utf8')).tokenEndpoint, issuer.tokenEndpoint);
+    const sent = await synapse(['send', '-a', cardFile, '-o', 'json', '--text', 'hello']);
+    assert.equal(sent.code, 0, sent.stderr);
+
+    rmSync(tokenPath());
+    const flagged = await synapse(
+      [
+        'auth',
+        'login',
+        '-a',
+        hub.url,
+        '--flow',
+        'client-credentials',
+        '--token-url',
+        issuer.tokenEndpoint,
+        '-o',
+        'json',
+      ],
+      env,
+    );
+    assert.equal(flagged.code, 0, flagged.stderr);
+    assert.equal(JSON.parse(readFileSync(tokenPath(), 'utf8')).tokenEndpoint, issuer.tokenEndpoint);
+  });
+
   it('[A2ACLI_AUTH_005] [A2ACLI_AUTH_007] the device-code flow: the person approves the code at the issuer; the token is attached, refreshed when expired', async () => {
     const login = await deviceLogin({ subject: 'bob', claims: { tenant: 'acme' } });
     assert.equal(login.code, 0, login.stderr);
