@@ -228,7 +228,7 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       ).task;
       const subscribed = await cli.run(['task', 'subscribe', started.id, ...agent(), '-o', 'json']);
       assert.equal(subscribed.code, 0, subscribed.stderr);
-      const [first] = jsonLines(subscribed);
+      const first = jsonLines(subscribed)[0] ?? {};
       assert.equal(first?.task?.id, started.id, subscribed.stdout);
       assert.equal(first.task.contextId, started.contextId);
       assert.ok(first.task.status.state, 'the task’s state');
