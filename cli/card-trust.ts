@@ -35,10 +35,12 @@ function keysOf(json: unknown, where: string): JWK[] {
 async function fetchJwks(url: URL, fetchImpl: typeof fetch): Promise<JWK[]> {
   // no redirects: a redirect would take the key set from wherever it points, not from the origin judged
   const response = await fetchImpl(url, {
-    redirect: 'error',
+    redirect: 'manual',
     headers: { accept: 'application/json' },
     signal: AbortSignal.timeout(JWKS_TIMEOUT_MS),
   });
+  if (response.status >= 300 && response.status < 400)
+    throw new Error(`${url} answered a redirect (HTTP ${response.status}), which is not followed`);
   if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`);
   const text = await response.text();
   if (text.length > MAX_JWKS_BYTES) throw new Error(`${url} is larger than a JWKS (${text.length} bytes)`);
