@@ -56,13 +56,14 @@ export const pushCommands: CommandGroup = (y) =>
             .option('count', { type: 'number', describe: 'exit after this many notifications' })
             .option('timeout', { type: 'number', describe: 'give up after this many seconds (exit 5)' })
             .check((a) => {
-              for (const key of ['count', 'timeout', 'port'] as const) {
-                const v = a[key];
-                if (
-                  v !== undefined &&
-                  !(Number.isFinite(v) && v >= 0 && (key === 'timeout' || Number.isInteger(v)))
-                )
-                  throw new CliError('A2ACLI_ERR_USAGE', `--${key} must be a non-negative number`);
+              const rules = { count: [1, true], timeout: [0, false], port: [0, true] } as const;
+              for (const [key, [least, whole]] of Object.entries(rules)) {
+                const v = a[key as keyof typeof rules];
+                if (v !== undefined && !(Number.isFinite(v) && v >= least && (!whole || Number.isInteger(v))))
+                  throw new CliError(
+                    'A2ACLI_ERR_USAGE',
+                    `--${key} must be ${whole ? 'a whole number' : 'a number'} of at least ${least}`,
+                  );
               }
               return true;
             }),
