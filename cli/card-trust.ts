@@ -110,11 +110,15 @@ export async function verifySignature(card: unknown, options: VerifyOptions): Pr
       // their own, and only the origin that served the card over TLS speaks for its publisher
       // (docs/registry.md, "Which domain judges a card"; A2A §8.4.3 fetches keys over HTTPS)
       const origin = options.cardUrl ? new URL(options.cardUrl).origin : undefined;
-      if (origin === undefined || url.origin !== origin || !isSafeKeyUrl(url)) {
+      if (origin === undefined || url.origin !== origin) {
         notes.set(
           header.kid,
           `kid ${header.kid}: jku ${url} is not on the card's origin${origin ? ` (${origin})` : ' (the card is a file)'}; give --jwks to trust a key set`,
         );
+        return undefined;
+      }
+      if (!isSafeKeyUrl(url)) {
+        notes.set(header.kid, `kid ${header.kid}: jku ${url} is not https; give --jwks to trust a key set`);
         return undefined;
       }
       from = url.toString();
