@@ -492,6 +492,16 @@ describe('credentials against the hub', () => {
     assert.equal(json(sent).task.status.state, 'TASK_STATE_COMPLETED');
   });
 
+  it('[A2ACLI_AUTH_004] --debug shows the hub requests with the key redacted', async () => {
+    const run = await synapse(['p2p', 'show', 'no-such-task', '--debug', '-o', 'json'], hubEnv());
+    assert.equal(run.code, 1);
+    assert.equal(json(run).error.code, 'SYNAPSE_TASK_NOT_FOUND');
+    assert.match(run.stderr, /^debug: > GET http:\/\/127\.0\.0\.1:\d+\/synapse\/tasks\/no-such-task$/m);
+    assert.match(run.stderr, /^debug: > authorization: Bearer \[redacted\]$/m);
+    assert.match(run.stderr, /^debug: < 404 /m);
+    assert.ok(!run.stderr.includes(apiKey) && !run.stdout.includes(apiKey), 'the key is never printed');
+  });
+
   it('a revoked key is refused from the next request on (4)', async () => {
     const revoked = ok(await synapse(['admin', 'keys', 'revoke', keyId, '-o', 'json'], adminEnv()));
     assert.deepEqual(revoked, { keyId, revoked: true });
