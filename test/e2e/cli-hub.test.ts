@@ -225,7 +225,7 @@ describe('synapse admin', () => {
     assert.ok(!JSON.stringify(keys).includes(apiKey.slice(22)), 'no secret listed');
   });
 
-  it('refuses bad input: an unregistered tenant, unknown rights (2), no table (2), an unknown key (1)', async () => {
+  it('refuses bad input: an unregistered tenant, unknown rights (2), no table (2), a table it cannot reach (3), an unknown key (1)', async () => {
     const unregistered = await synapse(
       ['admin', 'keys', 'create', '--tenant', 'nobody', '--principal', 'x', '-o', 'json'],
       adminEnv(),
@@ -241,6 +241,13 @@ describe('synapse admin', () => {
     const noTable = await synapse(['admin', 'tenants', 'list', '-o', 'json']);
     assert.equal(noTable.code, 2);
     assert.match(json(noTable).error.message, /TABLE_NAME/);
+    const ghost = await freePort();
+    const unreachable = await synapse(['admin', 'tenants', 'list', '-o', 'json'], {
+      TABLE_NAME: hubA.tableName,
+      AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${ghost}`,
+    });
+    assert.equal(unreachable.code, 3);
+    assert.equal(json(unreachable).error.code, 'A2ACLI_ERR_UNREACHABLE');
     const unknown = await synapse(['admin', 'keys', 'revoke', 'nosuchkey', '-o', 'json'], adminEnv());
     assert.equal(unknown.code, 1);
     assert.equal(json(unknown).error.code, 'SYNAPSE_KEY_NOT_FOUND');
@@ -482,14 +489,30 @@ describe('synapse registry', () => {
 
 describe('credentials against the hub', () => {
   it('[A2ACLI_AUTH_001] --api-key goes where the hub’s card says (its bearer scheme) and the call succeeds', async () => {
-    const listed = await synapse(['task', 'list', '-o', 'json', '-a', hubA.url, '--api-key', apiKey]);
-    assert.equal(listed.code, 0, listed.stdout + listed.stderr);
-    assert.ok(Array.isArray(json(listed).tasks));
     const sent = await synapse(['send', '--text', 'hello', '-o', 'json', '-a', hubA.url], {
       A2ACLI_API_KEY: apiKey,
     });
     assert.equal(sent.code, 0, sent.stdout + sent.stderr);
     assert.equal(json(sent).task.status.state, 'TASK_STATE_COMPLETED');
+    for (const transport of ['JSONRPC', 'HTTP+JSON']) {
+      const listed = await synapse([
+        'task',
+        'list',
+        '-o',
+        'json',
+        '-a',
+        hubA.url,
+        '--transport',
+        transport,
+        '--api-key',
+        apiKey,
+      ]);
+      assert.equal(listed.code, 0, listed.stdout + listed.stderr);
+      assert.ok(
+        json(listed).tasks.some((t: Doc) => t.id === json(sent).task.id),
+        `${transport}: the sent task is listed`,
+      );
+    }
   });
 
   it('[A2ACLI_AUTH_004] --debug shows the hub requests with the key redacted', async () => {
