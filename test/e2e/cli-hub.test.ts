@@ -9,10 +9,10 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildCli } from '../../cli/build.ts';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
@@ -223,6 +223,26 @@ describe('synapse admin', () => {
     assert.deepEqual(mine.rights, ['read', 'write', 'approve']);
     assert.equal(mine.secretHash, undefined);
     assert.ok(!JSON.stringify(keys).includes(apiKey.slice(22)), 'no secret listed');
+  });
+
+  it('loads the AWS SDK only for admin: the chunks every other command parses hold none of it', () => {
+    const chunks = join(bundleDir, 'chunks');
+    const main = readdirSync(chunks).find((f) => f.startsWith('main-'));
+    assert.ok(main, 'cli/main.ts is a chunk of its own');
+    const parsed = new Set<string>();
+    const visit = (file: string) => {
+      if (parsed.has(file)) return;
+      parsed.add(file);
+      for (const [, path] of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*"(\.{1,2}\/[^"]+)"/g))
+        visit(join(dirname(file), path!));
+    };
+    visit(join(chunks, main));
+    const withSdk = (file: string) => readFileSync(file, 'utf8').includes('DynamoDBClient');
+    assert.ok(
+      readdirSync(chunks).some((f) => withSdk(join(chunks, f))),
+      'the SDK is in the bundle (admin’s chunk)',
+    );
+    for (const file of parsed) assert.ok(!withSdk(file), `${file} holds no AWS SDK`);
   });
 
   it('refuses bad input: an unregistered tenant, unknown rights (2), no table (2), a table it cannot reach (3), an unknown key (1)', async () => {
