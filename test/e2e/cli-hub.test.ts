@@ -509,6 +509,11 @@ describe('synapse registry', () => {
 
 describe('credentials against the hub', () => {
   it('[A2ACLI_AUTH_001] --api-key goes where the hub’s card says (its bearer scheme) and the call succeeds', async () => {
+    // the hub takes its API keys as bearer credentials, and its card says so: an HTTP bearer scheme, no
+    // API-key scheme (which would name a header, query parameter or cookie the hub does not read)
+    const card = (await (await fetch(`${hubA.url}/.well-known/agent-card.json`)).json()) as Doc;
+    assert.equal(card.securitySchemes.apiKey.httpAuthSecurityScheme.scheme, 'Bearer');
+    assert.ok(!Object.values(card.securitySchemes).some((s) => (s as Doc).apiKeySecurityScheme));
     const sent = await synapse(['send', '--text', 'hello', '-o', 'json', '-a', hubA.url], {
       A2ACLI_API_KEY: apiKey,
     });
