@@ -131,13 +131,22 @@ export function agentCardOf(json: unknown): AgentCard {
 export function credentialedFetch(card: AgentCard, options: AgentOptions): typeof fetch {
   const schemes = Object.values(card.securitySchemes ?? {});
   const apiKey = schemes.map((s) => s.scheme).find((s) => s?.$case === 'apiKeySecurityScheme')?.value;
+  // a card that declares no API-key scheme but an HTTP bearer one (this hub's: its keys are bearer
+  // credentials, docs/security.md) takes the key there, as its scheme says, rather than in a guessed header
+  const keyAsBearer =
+    !apiKey &&
+    schemes.some(
+      (s) => s.scheme?.$case === 'httpAuthSecurityScheme' && s.scheme.value.scheme.toLowerCase() === 'bearer',
+    );
   const send = baseFetch(options);
   return (input, init) => {
     const headers = new Headers(init?.headers);
     const url =
       typeof input === 'string' || input instanceof URL ? new URL(input.toString()) : new URL(input.url);
     if (options.bearer) headers.set('authorization', `Bearer ${options.bearer}`);
-    if (options.apiKey) {
+    if (options.apiKey && keyAsBearer) {
+      if (!options.bearer) headers.set('authorization', `Bearer ${options.apiKey}`);
+    } else if (options.apiKey) {
       const name = apiKey?.name || 'x-api-key';
       const location = apiKey?.location ?? 'header';
       if (location === 'query') url.searchParams.set(name, options.apiKey);
