@@ -63,6 +63,11 @@ export async function pollUntilSettled(client: Client, task: Task, options: Wait
 export interface FollowHandlers {
   /** Each event as it comes. */
   event(event: StreamResponse): void;
+  /**
+   * Whether `event` ends the follow (default: endsStream). A live view reads past a settled snapshot to the
+   * status update that ends the stream, for what its metadata says (docs/streaming.md#progress-and-questions).
+   */
+  ends?(event: StreamResponse): boolean;
 }
 
 /**
@@ -103,7 +108,7 @@ export async function follow(
         last = payload.value;
       } else if (payload) taskId = payload.value.taskId;
       // a status ends the stream but is not the whole task: the task itself is read once
-      if (endsStream(event))
+      if (handlers.ends ? handlers.ends(event) : endsStream(event))
         return payload?.$case === 'task'
           ? payload.value
           : await client.getTask({ tenant: '', id: taskId!, historyLength: undefined });
