@@ -253,17 +253,21 @@ export async function sendInteractive(
 
 /**
  * `chat` (a2a-cli SPEC §6.2, A2ACLI_CHAT_001): turns read at a prompt, each a new task in the context the
- * previous one gave (its questions answered on the task within the turn), until `/quit` or Ctrl-C.
+ * previous one gave (its questions answered on the task within the turn; a question left unanswered is
+ * answered by the next turn, on that task), until `/quit` or Ctrl-C.
  */
 export async function chatInteractive(args: ChatOptions, client: Client, card: AgentCard): Promise<void> {
   let contextId = args.contextId;
+  /** A task left waiting (its prompt left with Ctrl-C): the next turn answers it. */
+  let taskId: string | undefined;
   process.stdout.write(`Chat with ${card.name} — /quit or Ctrl-C to leave\n`);
   for (;;) {
     const said = await text({ message: 'You', placeholder: 'a message to the agent' });
     if (isCancel(said) || CHAT_QUIT.has(said.trim())) break;
     if (!said.trim()) continue;
-    const end = await converse(args, client, card, requestOf([textPart(said)], { contextId }));
+    const end = await converse(args, client, card, requestOf([textPart(said)], { contextId, taskId }));
     contextId = end.contextId || contextId;
+    taskId = !('messageId' in end) && isInterrupted(end.status?.state ?? 0) ? end.id : undefined;
   }
   if (contextId) process.stdout.write(`Context: ${contextId}\n`);
   process.stdin.unref?.();

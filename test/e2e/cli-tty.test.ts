@@ -239,6 +239,27 @@ describe('synapse chat', () => {
     });
   });
 
+  it('[A2ACLI_CHAT_001] on a terminal, a question left at its prompt is answered by the next turn, on its task', async () => {
+    await inTerminal(['chat', '-a', hub.url], async (t) => {
+      await t.waitFor(/◆ {2}You/);
+      t.keys('approve', 'Enter');
+      await t.waitFor(/● approve\n│\s+○ reject/);
+      t.keys('C-c');
+      await t.waitFor(/Resume: [^\n]+\n[\s\S]*◆ {2}You/);
+      t.keys('reject not now', 'Enter');
+      await t.waitFor(/A human rejected the request: not now\n[\s\S]*◆ {2}You/);
+      t.keys('/quit', 'Enter');
+      assert.equal(await t.exited(), 0);
+      const screen = t.screen();
+      assert.equal(
+        new Set(field(screen, 'Task')).size,
+        1,
+        `the next turn went to the waiting task:\n${screen}`,
+      );
+      assert.match(screen, /State: REJECTED/);
+    });
+  });
+
   it('[A2ACLI_CHAT_001] [A2ACLI_OUT_005] off a terminal, a turn per line: the context carried, and the task while it waits', async () => {
     const run = await piped(['chat', '-a', hub.url], 'hello\nask\nseven\n');
     assert.equal(run.code, 0, run.stderr);
