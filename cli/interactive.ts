@@ -198,9 +198,10 @@ async function converse(
   card: AgentCard,
   first: SendMessageRequest,
 ): Promise<Task | Message> {
-  const deadline = deadlineOf(args);
   let request = first;
   for (let answers = 0; ; answers++) {
+    // --timeout bounds each wait for the agent, not the time a person takes at a prompt
+    const deadline = deadlineOf(args);
     const view = new LiveView(answers === 0);
     let end: Task | Message;
     try {

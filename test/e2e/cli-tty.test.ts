@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildCli } from '../../cli/build.ts';
+import { buildCli, type CliBundle } from '../../cli/build.ts';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -120,6 +120,7 @@ const field = (text: string, label: string): string[] =>
   [...text.matchAll(new RegExp(`^${label}: (\\S+)$`, 'gm'))].map((m) => m[1]!);
 
 let hub: LocalHub;
+let built: CliBundle;
 let socketPath: string | undefined;
 let bundleDir: string;
 let bundle: string;
@@ -130,7 +131,6 @@ before(async () => {
   tmux('new-session', '-d', '-s', 'keep', 'exec sleep 3600');
   socketPath = tmux('display-message', '-p', '-t', 'keep', '#{socket_path}').trim();
   bundleDir = mkdtempSync(join(tmpdir(), 'synapse-cli-tty-'));
-  let built: { bin: string };
   [hub, built] = await Promise.all([
     startLocalHub({ port: 0, sweepIntervalMs: 60_000 }),
     buildCli(bundleDir),
@@ -142,6 +142,18 @@ after(async () => {
   if (socketPath) rmSync(socketPath, { force: true });
   await hub?.stop();
   rmSync(bundleDir, { recursive: true, force: true });
+});
+
+describe('the bundle', () => {
+  it('loads the prompt and progress libraries only for send -i and chat: card get does not parse them', () => {
+    const libraries = built.entryInputs.filter((f) => /node_modules\/(cli-progress|@clack)\//.test(f));
+    assert.deepEqual(libraries, []);
+    assert.ok(
+      built.entryInputs.some((f) => f.endsWith('cli/commands/chat.ts')),
+      'the chat command is there',
+    );
+    assert.ok(!built.entryInputs.some((f) => f.endsWith('cli/interactive.ts')), 'its live view is not');
+  });
 });
 
 describe('synapse send -i on a terminal', () => {
