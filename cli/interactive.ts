@@ -9,14 +9,15 @@
  * `send -i` and `chat` import this module only when a person is watching (cli/tty.ts), so no other command
  * parses these libraries; off a terminal `chat` reads its turns line by line (cli/chat-lines.ts).
  */
-import type {
-  AgentCard,
-  Message,
-  Part,
-  SendMessageRequest,
-  StreamResponse,
-  Task,
-  TaskStatusUpdateEvent,
+import {
+  type AgentCard,
+  type Message,
+  type Part,
+  type SendMessageRequest,
+  type StreamResponse,
+  type Task,
+  TaskState,
+  type TaskStatusUpdateEvent,
 } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { isCancel, select, text } from '@clack/prompts';
@@ -49,8 +50,10 @@ const partsText = (parts: readonly Part[] | undefined): string =>
 const objectsOf = (value: unknown): Record<string, unknown>[] =>
   Array.isArray(value) ? value.filter((v) => typeof v === 'object' && v !== null) : [];
 
-/** The question of a status update (or of the task's status, when no update said more). */
-export function questionOf(update: TaskStatusUpdateEvent | undefined, task: Task): Question {
+/** The question of the status update that paused the task (or of the task's status, when none said more). */
+export function questionOf(last: TaskStatusUpdateEvent | undefined, task: Task): Question {
+  // an earlier update (progress, say) asks nothing
+  const update = last?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED ? last : undefined;
   const status = update?.status ?? task.status;
   const questionText = partsText(status?.message?.parts) || 'The agent asks for input';
   const asked = update?.metadata?.[QUESTION_KEY] as
@@ -223,7 +226,7 @@ async function converse(
       return end;
     }
     const state = end.status?.state ?? 0;
-    if (isInterrupted(state) && stateName(state) === 'INPUT_REQUIRED') {
+    if (state === TaskState.TASK_STATE_INPUT_REQUIRED) {
       const answer = await answerAt(questionOf(view.lastStatus, end));
       if (answer) {
         request = requestOf(answer, { contextId: end.contextId, taskId: end.id });

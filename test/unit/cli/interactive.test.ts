@@ -63,6 +63,14 @@ describe('the question of a paused task', () => {
     assert.deepEqual(q, { kind: 'info', text: 'Approve?', missingFields });
   });
 
+  it('an update from before the pause asks nothing: the task’s own status text', () => {
+    const progress = {
+      ...update({ 'synapse.progress': 40 }),
+      status: { ...status('2/5 s'), state: TaskState.TASK_STATE_WORKING },
+    };
+    assert.deepEqual(questionOf(progress, task), { kind: 'info', text: 'from the task', missingFields: [] });
+  });
+
   it('an agent that says nothing of it, or no update at all: free text, the task’s own status text', () => {
     assert.deepEqual(questionOf(update(undefined), task), {
       kind: 'info',
