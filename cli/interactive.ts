@@ -108,7 +108,8 @@ class LiveView {
         format: 'Progress [{bar}] {percentage}% {status}',
         barCompleteChar: '#',
         barIncompleteChar: '-',
-        hideCursor: true,
+        // a cursor hidden by the bar would stay hidden after a Ctrl-C mid-task
+        hideCursor: false,
         clearOnComplete: false,
         stream: process.stdout,
       });
