@@ -90,6 +90,11 @@ export const pollUntilSettled = (client: Client, task: Task, options: WaitOption
 export interface FollowHandlers {
   /** Each event as it comes. */
   event(event: StreamResponse): void;
+  /**
+   * Whether `event` ends the follow (default: endsStream). A live view reads past a settled snapshot to the
+   * status update that ends the stream, for what its metadata says (docs/streaming.md#progress-and-questions).
+   */
+  ends?(event: StreamResponse): boolean;
 }
 
 /**
@@ -144,7 +149,7 @@ async function followStream(
         last = payload.value;
       } else if (payload) seen.taskId = payload.value.taskId;
       // a status ends the stream but is not the whole task: the task itself is read once
-      if (endsStream(event))
+      if (handlers.ends ? handlers.ends(event) : endsStream(event))
         return payload?.$case === 'task'
           ? payload.value
           : await client.getTask({ tenant: '', id: seen.taskId!, historyLength: undefined });

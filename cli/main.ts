@@ -10,6 +10,7 @@ import { hideBin } from 'yargs/helpers';
 import { commonOptions, currentFormat, exitCodeAsked, useFormat } from './command.ts';
 import { adminCommands } from './commands/admin.ts';
 import { cardCommands } from './commands/card.ts';
+import { chatCommands } from './commands/chat.ts';
 import { conformanceCommands } from './commands/conformance.ts';
 import { p2pCommands } from './commands/p2p.ts';
 import { pushCommands } from './commands/push.ts';
@@ -48,7 +49,7 @@ async function main(argv: string[]): Promise<number> {
       .alias('help', 'h')
       .strict()
       .recommendCommands()
-      .demandCommand(1, 'name a command: card, send, task or conformance')
+      .demandCommand(1, 'name a command: card, send, task, chat, conformance, push, p2p, registry or admin')
       .fail((message, error) => {
         throw error ?? new CliError('A2ACLI_ERR_USAGE', message, 'synapse --help');
       }),
@@ -58,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
     sendCommands,
     taskCommands,
     conformanceCommands,
+    chatCommands,
     pushCommands,
     p2pCommands,
     registryCommands,
