@@ -9,10 +9,15 @@
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commonOptions, currentFormat, exitCodeAsked, useFormat } from './command.ts';
+import { adminCommands } from './commands/admin.ts';
 import { authCommands } from './commands/auth.ts';
 import { cardCommands } from './commands/card.ts';
+import { chatCommands } from './commands/chat.ts';
 import { configCommands } from './commands/config.ts';
 import { conformanceCommands } from './commands/conformance.ts';
+import { p2pCommands } from './commands/p2p.ts';
+import { pushCommands } from './commands/push.ts';
+import { registryCommands } from './commands/registry.ts';
 import { sendCommands } from './commands/send.ts';
 import { taskCommands } from './commands/task.ts';
 import { type ConfigLayers, configMiddleware, loadConfig } from './config.ts';
@@ -59,7 +64,10 @@ async function main(argv: string[]): Promise<number> {
       .alias('help', 'h')
       .strict()
       .recommendCommands()
-      .demandCommand(1, 'name a command: card, send, task or conformance')
+      .demandCommand(
+        1,
+        'name a command: card, send, task, chat, conformance, push, p2p, registry, admin, config or auth',
+      )
       .fail((message, error) => {
         throw error ?? new CliError('A2ACLI_ERR_USAGE', message, 'synapse --help');
       }),
@@ -69,6 +77,11 @@ async function main(argv: string[]): Promise<number> {
     sendCommands,
     taskCommands,
     conformanceCommands,
+    chatCommands,
+    pushCommands,
+    p2pCommands,
+    registryCommands,
+    adminCommands,
     configCommands,
     authCommands,
   ])
