@@ -10,6 +10,7 @@ import { hideBin } from 'yargs/helpers';
 import { commonOptions, currentFormat, exitCodeAsked, useFormat } from './command.ts';
 import { cardCommands } from './commands/card.ts';
 import { conformanceCommands } from './commands/conformance.ts';
+import { devCommands } from './commands/dev.ts';
 import { sendCommands } from './commands/send.ts';
 import { taskCommands } from './commands/task.ts';
 import { CliError, envelopeOf } from './errors.ts';
@@ -49,7 +50,8 @@ async function main(argv: string[]): Promise<number> {
         throw error ?? new CliError('A2ACLI_ERR_USAGE', message, 'synapse --help');
       }),
   );
-  for (const group of [cardCommands, sendCommands, taskCommands, conformanceCommands]) parser = group(parser);
+  for (const group of [cardCommands, sendCommands, taskCommands, conformanceCommands, devCommands])
+    parser = group(parser);
   parser
     // the script a shell sources asks `synapse --get-yargs-completions …` for the words at the cursor
     .completion('__complete', false)

@@ -15,11 +15,11 @@ import { existsSync, readdirSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The nearest folder above `from` holding a package.json. */
+/** The nearest folder above `from` holding a package.json (without one: the folder above `from`, this tree's layout). */
 const packageRootOf = (from: string): string => {
   for (let dir = from; ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'package.json'))) return dir;
-    if (dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+    if (dirname(dir) === dir) return resolve(from, '..');
   }
 };
 

@@ -21,6 +21,8 @@ export interface CliOptions {
   env: NodeJS.ProcessEnv;
   /** For tests: handlers instead of functions/*.ts. */
   handlers?: Partial<HubHandlers>;
+  /** How the start-up message says to call the command line (`synapse dev` says `npx synapse`). */
+  synapseCommand?: string;
 }
 
 export const SEND_MESSAGE_EXAMPLE = JSON.stringify({
@@ -90,7 +92,12 @@ const fail = (message: string): never => {
   process.exit(1);
 };
 
-export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<LocalHub> => {
+export const runCli = async ({
+  argv,
+  env,
+  handlers,
+  synapseCommand = 'npm run synapse --',
+}: CliOptions): Promise<LocalHub> => {
   const started = performance.now();
   // the SDK's notice that future versions need Node 22 would open every start-up; Lambda runs 22 already
   setEnvironment({}, { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
@@ -138,7 +145,7 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
       host,
       ...(dataDir ? { dataDir } : {}),
       auth: dev ? 'dev' : {},
-      ...(settings.agentModule ? { env: { AGENT_MODULE: settings.agentModule } } : {}),
+      ...(settings.agentModule ? { agentModule: settings.agentModule } : {}),
       ...(handlers ? { handlers } : {}),
       // lifecycle events go to the log; SYNAPSE_QUIET_EVENTS=1 keeps them off it
       ...(settings.quietEvents
@@ -190,7 +197,7 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
       'Try:',
       `  curl -s ${hub.url}${JSONRPC_PATH} -H 'Content-Type: application/json' -H 'A2A-Version: 1.0'${dev ? '' : " -H 'Authorization: Bearer <key>'"} -d '${SEND_MESSAGE_EXAMPLE}'`,
       `  curl -s ${hub.url}${REGISTRY_PATH}/search -H 'Content-Type: application/json'${dev ? '' : " -H 'Authorization: Bearer <key>'"} -d '${REGISTRY_SEARCH_EXAMPLE}'`,
-      `  npm run synapse -- send -a ${hub.url}${dev ? '' : ' --api-key <key>'} --text hello   (the command line: docs/cli.md)`,
+      `  ${synapseCommand} send -a ${hub.url}${dev ? '' : ' --api-key <key>'} --text hello   (the command line: docs/cli.md)`,
       'Press Ctrl+C to stop.',
     ].join('\n'),
   );
