@@ -211,6 +211,17 @@ describe('the installed package', () => {
     assert.equal(task.artifacts[0].parts[0].text, 'HELLO THERE');
   });
 
+  it('refuses a missing agent module or a bad port with a usage error, starting nothing', () => {
+    for (const args of [
+      ['--agent', './no-such-agent.ts'],
+      ['--agent', './agent.ts', '--port', '-1'],
+    ]) {
+      const run = exec('npx', ['synapse', 'dev', ...args, '-o', 'json'], project);
+      assert.equal(run.code, 2, `exit 2 for ${args.join(' ')}:\n${run.stdout}${run.stderr}`);
+      assert.equal(JSON.parse(run.stdout).error.code, 'A2ACLI_ERR_USAGE');
+    }
+  });
+
   it('synthesizes a CDK app that deploys the hub with the agent from `synapse-a2a-hub/cdk`', () => {
     ok(exec('npx', ['tsx', 'app.ts'], project), 'the CDK app');
     const out = join(project, 'cdk.out');
