@@ -64,18 +64,25 @@ const WRONG = `import { complete } from '${manifest.name}/agent';
 export const outcome: number = complete('done');
 `;
 
-const TSCONFIG = {
+/** The module resolutions a user's project may have: `exports` serves the first two, `typesVersions` the last. */
+const RESOLUTIONS = [
+  { module: 'NodeNext', moduleResolution: 'NodeNext' },
+  { module: 'ESNext', moduleResolution: 'Bundler' },
+  { module: 'CommonJS', moduleResolution: 'Node10' },
+];
+
+const tsconfig = (resolution: (typeof RESOLUTIONS)[number], files: string[]) => ({
   compilerOptions: {
     target: 'ES2022',
-    module: 'NodeNext',
-    moduleResolution: 'NodeNext',
+    ...resolution,
     strict: true,
     noEmit: true,
     skipLibCheck: false,
+    esModuleInterop: true,
     types: ['node'],
   },
-  files: ['agent.ts', 'app.ts'],
-};
+  files,
+});
 
 // the children get no npm_* settings of an `npm test` around this run, nor A2ACLI_* defaults
 const childEnv = Object.fromEntries(
@@ -136,11 +143,17 @@ before(() => {
   writeFileSync(join(project, 'agent.ts'), AGENT);
   writeFileSync(join(project, 'app.ts'), APP);
   writeFileSync(join(project, 'wrong.ts'), WRONG);
-  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(TSCONFIG));
-  writeFileSync(
-    join(project, 'tsconfig.wrong.json'),
-    JSON.stringify({ extends: './tsconfig.json', files: ['wrong.ts'] }),
-  );
+  for (const resolution of RESOLUTIONS) {
+    const name = resolution.moduleResolution;
+    writeFileSync(
+      join(project, `tsconfig.${name}.json`),
+      JSON.stringify(tsconfig(resolution, ['agent.ts', 'app.ts'])),
+    );
+    writeFileSync(
+      join(project, `tsconfig.${name}.wrong.json`),
+      JSON.stringify(tsconfig(resolution, ['wrong.ts'])),
+    );
+  }
 });
 
 after(async () => {
@@ -164,13 +177,16 @@ describe('the installed package', () => {
   });
 
   it("type-checks the user's agent and CDK app against the package's declarations", () => {
-    ok(exec('npx', ['tsc', '-p', 'tsconfig.json'], project), 'tsc');
-    const wrong = exec('npx', ['tsc', '-p', 'tsconfig.wrong.json'], project);
-    assert.notEqual(wrong.code, 0, 'a wrong use of the agent API fails the type check');
-    assert.match(
-      wrong.stdout,
-      /wrong\.ts\(2,14\): error TS2322: Type 'Outcome' is not assignable to type 'number'/,
-    );
+    for (const { moduleResolution: name } of RESOLUTIONS) {
+      ok(exec('npx', ['tsc', '-p', `tsconfig.${name}.json`], project), `tsc (${name})`);
+      const wrong = exec('npx', ['tsc', '-p', `tsconfig.${name}.wrong.json`], project);
+      assert.notEqual(wrong.code, 0, `a wrong use of the agent API fails the type check (${name})`);
+      assert.match(
+        wrong.stdout,
+        /wrong\.ts\(2,14\): error TS2322: Type 'Outcome' is not assignable to type 'number'/,
+        name,
+      );
+    }
   });
 
   it('runs the agent with `npx synapse dev` and talks to it with `npx synapse`', async () => {
