@@ -176,6 +176,29 @@ describe('the installed package', () => {
     ok(exec('npm', ['ls', '--omit=dev'], project), 'npm ls');
   });
 
+  it("keeps synapse dev's work out of what the other commands parse", () => {
+    const cli = join(project, 'node_modules', manifest.name, 'dist', 'cli');
+    const files = [
+      join(cli, 'synapse.mjs'),
+      ...readdirSync(join(cli, 'chunks')).map((f) => join(cli, 'chunks', f)),
+    ];
+    const text = new Map(files.map((f) => [f, readFileSync(f, 'utf8')]));
+    // the chunk that bundles the agent (cli/dev/run.ts) is the one importing esbuild
+    const devChunks = files
+      .filter((f) => /from\s*"esbuild"/.test(text.get(f)!))
+      .map((f) => f.slice(f.lastIndexOf('/') + 1));
+    assert.equal(devChunks.length, 1, 'one chunk imports esbuild');
+    const [devChunk] = devChunks as [string];
+    const importers = files.filter((f) => text.get(f)!.includes(devChunk));
+    assert.ok(importers.length > 0, 'the dev chunk is imported');
+    for (const f of importers)
+      assert.doesNotMatch(
+        text.get(f)!,
+        new RegExp(`(from\\s*|import\\s*)"[^"]*${devChunk.replace('.', '\\.')}"`),
+        `${f} imports ${devChunk} only when the command runs`,
+      );
+  });
+
   it("type-checks the user's agent and CDK app against the package's declarations", () => {
     for (const { moduleResolution: name } of RESOLUTIONS) {
       ok(exec('npx', ['tsc', '-p', `tsconfig.${name}.json`], project), `tsc (${name})`);
