@@ -16,6 +16,7 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
+import { resolveCard } from './catalog.ts';
 import { debugFetch } from './debug.ts';
 import { CliError } from './errors.ts';
 import { PROGRAM } from './output.ts';
@@ -67,8 +68,19 @@ export function cardLocationOf(ref: string): { url: string } | { file: string } 
   );
 }
 
-/** The card JSON of `ref`, fetched or read. */
+/**
+ * The card JSON of `ref`, fetched or read; a catalog or registry entry is followed to its card
+ * (cli/catalog.ts, a2a-cli SPEC §8.1).
+ */
 export async function fetchCard(ref: string, fetchImpl: typeof fetch = fetch): Promise<unknown> {
+  return (await resolveCard(ref, fetchImpl)).card;
+}
+
+/** The JSON document at `ref` (a URL, host or file, as `cardLocationOf` reads it), and its URL if fetched. */
+export async function fetchDocument(
+  ref: string,
+  fetchImpl: typeof fetch = fetch,
+): Promise<{ json: unknown; url?: string }> {
   const where = cardLocationOf(ref);
   let text: string;
   if ('file' in where) {
@@ -96,7 +108,7 @@ export async function fetchCard(ref: string, fetchImpl: typeof fetch = fetch): P
     text = await response.text();
   }
   try {
-    return JSON.parse(text);
+    return { json: JSON.parse(text), ...('url' in where ? { url: where.url } : {}) };
   } catch {
     throw new CliError('A2ACLI_ERR_CARD_INVALID', 'the agent card is not JSON');
   }
@@ -119,13 +131,22 @@ export function agentCardOf(json: unknown): AgentCard {
 export function credentialedFetch(card: AgentCard, options: AgentOptions): typeof fetch {
   const schemes = Object.values(card.securitySchemes ?? {});
   const apiKey = schemes.map((s) => s.scheme).find((s) => s?.$case === 'apiKeySecurityScheme')?.value;
+  // a card that declares no API-key scheme but an HTTP bearer one (this hub's: its keys are bearer
+  // credentials, docs/security.md) takes the key there, as its scheme says, rather than in a guessed header
+  const keyAsBearer =
+    !apiKey &&
+    schemes.some(
+      (s) => s.scheme?.$case === 'httpAuthSecurityScheme' && s.scheme.value.scheme.toLowerCase() === 'bearer',
+    );
   const send = baseFetch(options);
   return (input, init) => {
     const headers = new Headers(init?.headers);
     const url =
       typeof input === 'string' || input instanceof URL ? new URL(input.toString()) : new URL(input.url);
     if (options.bearer) headers.set('authorization', `Bearer ${options.bearer}`);
-    if (options.apiKey) {
+    if (options.apiKey && keyAsBearer) {
+      if (!options.bearer) headers.set('authorization', `Bearer ${options.apiKey}`);
+    } else if (options.apiKey) {
       const name = apiKey?.name || 'x-api-key';
       const location = apiKey?.location ?? 'header';
       if (location === 'query') url.searchParams.set(name, options.apiKey);

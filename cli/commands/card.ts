@@ -1,18 +1,76 @@
-/** `synapse card get` (a2a-cli SPEC §8.1): the agent card, from a host, a URL or a file. */
-import { agentCardOf, baseFetch, fetchCard, requireAgent } from '../agent.ts';
+/**
+ * `synapse card get` (a2a-cli SPEC §8.1): the agent card, from a host, a URL, a file or a catalog entry, and
+ * the verdict on its signatures (verified / unverifiable / absent). `-o json` prints the card alone, the
+ * protocol's AgentCard (Appendix B); its verdict goes to stderr as one JSON line, `{"signature": …}`.
+ */
+import { agentCardOf, baseFetch, requireAgent } from '../agent.ts';
+import type { SignatureVerdict } from '../card-trust.ts';
+import { resolveCard } from '../catalog.ts';
 import { type CommandGroup, print, run } from '../command.ts';
-import { cardJson, cardText } from '../output.ts';
+import { CliError } from '../errors.ts';
+import { cardJson, cardText, PROGRAM } from '../output.ts';
+
+interface CardGetArgs {
+  jwks?: string;
+  requireSignature: boolean;
+}
+
+const hasSignatures = (json: unknown) => {
+  const signatures = (json as { signatures?: unknown } | null)?.signatures;
+  return signatures !== undefined && !(Array.isArray(signatures) && signatures.length === 0);
+};
+
+/** The verdict as a text field. */
+const verdictText = (v: SignatureVerdict): string =>
+  v.status === 'verified'
+    ? `Signature: verified (kid ${v.kid}, key from ${v.keys})\n`
+    : v.status === 'unverifiable'
+      ? `Signature: unverifiable (${v.reason})\n`
+      : 'Signature: absent\n';
 
 export const cardCommands: CommandGroup = (y) =>
   y.command('card', 'the agent’s card', (c) =>
     c
       .command(
         'get',
-        'fetch and show the agent card',
-        (g) => g,
-        run(async (args) => {
-          const card = agentCardOf(await fetchCard(requireAgent(args.agentCard), baseFetch(args)));
-          print(args.output, cardJson(card), cardText(card));
+        'fetch and show the agent card, and whether its signature verifies',
+        (g) =>
+          g
+            .option('jwks', {
+              type: 'string',
+              describe: 'verify the signature with this key set (a JWKS URL or file) instead of its jku',
+            })
+            .option('require-signature', {
+              type: 'boolean',
+              default: false,
+              describe: 'fail (exit 1) unless the signature verifies',
+            }),
+        run<CardGetArgs>(async (args) => {
+          const fetchImpl = baseFetch(args);
+          const resolved = await resolveCard(requireAgent(args.agentCard), fetchImpl);
+          const card = agentCardOf(resolved.card);
+          let verdict: SignatureVerdict = { status: 'absent' };
+          // the verifier (jose, JCS) is loaded only for a card that has something to verify
+          if (hasSignatures(resolved.card) || args.jwks) {
+            const trust = await import('../card-trust.ts');
+            verdict = await trust.verifySignature(resolved.card, {
+              ...(args.jwks ? { keys: await trust.callerKeys(args.jwks, fetchImpl) } : {}),
+              ...(resolved.url ? { cardUrl: resolved.url } : {}),
+              fetchImpl,
+            });
+          }
+          if (args.requireSignature && verdict.status !== 'verified')
+            throw new CliError(
+              'A2ACLI_ERR_CARD_INVALID',
+              verdict.status === 'absent'
+                ? 'the agent card is not signed, and --require-signature asks for a verified signature'
+                : `the agent card's signature does not verify: ${verdict.reason}`,
+              `${PROGRAM} card get -a ${args.agentCard} --jwks <the publisher's JWKS URL or file>`,
+            );
+          if (args.output === 'json') {
+            print('json', cardJson(card), '');
+            process.stderr.write(`${JSON.stringify({ signature: verdict })}\n`);
+          } else print('text', null, `${cardText(card)}${verdictText(verdict)}`);
         }),
       )
       .demandCommand(1, 'name a card command: get'),

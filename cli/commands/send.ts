@@ -19,6 +19,7 @@ import {
 import { CliError } from '../errors.ts';
 import { deadlineOf, pollUntilSettled, settled, type WaitOptions } from '../follow.ts';
 import { messageText, sendResponseJson, taskText } from '../output.ts';
+import { personWatching } from '../tty.ts';
 import { followOut } from '../watch.ts';
 
 interface SendArgs extends Common, WaitOptions {
@@ -28,6 +29,7 @@ interface SendArgs extends Common, WaitOptions {
   taskId?: string;
   async: boolean;
   stream: boolean;
+  interactive: boolean;
 }
 
 const textPart = (text: string): Part => ({
@@ -78,6 +80,12 @@ export const sendCommands: CommandGroup = (y) =>
           type: 'boolean',
           default: false,
           describe: 'return at once with the ids, not waiting',
+        })
+        .option('interactive', {
+          alias: 'i',
+          type: 'boolean',
+          default: false,
+          describe: 'on a terminal: live progress, questions answered at a prompt (else plain text)',
         }),
     run<SendArgs>(async (args) => {
       const parts = [...(args.text ?? []).map(textPart), ...(args.data ?? []).map(dataPart)];
@@ -85,6 +93,8 @@ export const sendCommands: CommandGroup = (y) =>
         throw new CliError('A2ACLI_ERR_USAGE', 'nothing to send: give --text or --data');
       if (args.stream && args.async)
         throw new CliError('A2ACLI_ERR_USAGE', '--stream and --async do not go together');
+      if (args.interactive && args.async)
+        throw new CliError('A2ACLI_ERR_USAGE', '--interactive and --async do not go together');
       const { client, card } = await connect(args);
       const deadline = deadlineOf(args);
       const request: SendMessageRequest = {
@@ -108,6 +118,11 @@ export const sendCommands: CommandGroup = (y) =>
         },
         metadata: undefined,
       };
+      // a person watching sees the task live (docs/cli.md#live-progress); anywhere else -i changes nothing
+      if (args.interactive && personWatching(args.output)) {
+        const { sendInteractive } = await import('../interactive.ts');
+        return sendInteractive(args, client, card, request);
+      }
       if (args.stream && card.capabilities?.streaming) {
         const end = await followOut(args, client, client.sendMessageStream(request), deadline);
         if (!('messageId' in end)) warnOutcome(end);
