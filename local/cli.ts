@@ -171,6 +171,7 @@ export const runCli = async ({
   }
 
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const inRepository = synapseCommand === 'npm run synapse --';
   const card = ROUTES.find((r) => r.function === 'agent-card')!.path;
   console.log(
     [
@@ -178,7 +179,8 @@ export const runCli = async ({
       `  Agent card: ${hub.url}${card}`,
       `  JSON-RPC:   ${hub.url}${JSONRPC_PATH}`,
       `  Data:       ${dataDir ? `kept in ${dataDir}` : 'in memory (--data-dir or SYNAPSE_DATA_DIR keeps it)'}`,
-      `  DynamoDB:   ${hub.dynamoEndpoint} (table ${hub.tableName}; e.g. ${adminCommand(hub, 'delivery-log -- <taskId>')})`,
+      // in a user's project (synapse dev) there are no npm scripts: the command line is the door
+      `  DynamoDB:   ${hub.dynamoEndpoint} (table ${hub.tableName}${inRepository ? `; e.g. ${adminCommand(hub, 'delivery-log -- <taskId>')}` : ''})`,
       ...(hub.recovered
         ? [
             `  Recovered:  ${hub.recovered.live} live task(s): ${hub.recovered.runs} run(s) and ${hub.recovered.watches} heartbeat watch(es) queued again`,
@@ -187,7 +189,9 @@ export const runCli = async ({
       dev
         ? '  Auth:       NONE (dev mode)'
         : `  Auth:       API keys${settings.issuer ? ` and JWTs of ${settings.issuer}` : ''}; make a tenant and a key with ` +
-          adminCommand(hub, 'auth -- tenants add acme'),
+          (inRepository
+            ? adminCommand(hub, 'auth -- tenants add acme')
+            : `AWS_ENDPOINT_URL_DYNAMODB=${hub.dynamoEndpoint} TABLE_NAME=${hub.tableName} ${synapseCommand} admin tenants add acme`),
       ...(settings.generations
         ? [
             '  Generations: on (A2A dev-1.1; shown to requests that send A2A-Extensions: ' +
