@@ -131,13 +131,13 @@ async function followStream(
       const left = deadline - Date.now();
       if (left <= 0) throw timedOut(seen.taskId ?? '(not known yet)');
       let timer: NodeJS.Timeout | undefined;
+      // the timer is cleared however the race ends: one left behind would keep the process alive
       const next = await Promise.race([
         iterator.next(),
         new Promise<'timeout'>((r) => {
           timer = setTimeout(() => r('timeout'), Math.min(left, 2 ** 31 - 1));
         }),
-      ]);
-      clearTimeout(timer);
+      ]).finally(() => clearTimeout(timer));
       if (next === 'timeout') throw timedOut(seen.taskId ?? '(not known yet)');
       if (next.done) break;
       const event = next.value;
