@@ -42,6 +42,8 @@ export async function buildCli(outdir: string): Promise<CliBundle> {
     sourcemap: false,
     define: { SYNAPSE_VERSION: JSON.stringify(packageVersion()) },
     metafile: true,
+    // `synapse dev` bundles the user's agent with esbuild, which runs its own binary: the installed one
+    external: [...options.external, 'esbuild'],
   });
   const outputs = result.metafile.outputs;
   const main = Object.keys(outputs).find((file) => outputs[file]?.entryPoint?.endsWith('cli/main.ts'));

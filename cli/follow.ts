@@ -131,7 +131,7 @@ async function followStream(
       const left = deadline - Date.now();
       if (left <= 0) throw timedOut(seen.taskId ?? '(not known yet)');
       let timer: NodeJS.Timeout | undefined;
-      // cleared however the race ends: a pending timer would keep the run alive after a failed stream
+      // the timer is cleared however the race ends: one left behind would keep the process alive
       const next = await Promise.race([
         iterator.next(),
         new Promise<'timeout'>((r) => {

@@ -15,6 +15,7 @@ import { cardCommands } from './commands/card.ts';
 import { chatCommands } from './commands/chat.ts';
 import { configCommands } from './commands/config.ts';
 import { conformanceCommands } from './commands/conformance.ts';
+import { devCommands } from './commands/dev.ts';
 import { p2pCommands } from './commands/p2p.ts';
 import { pushCommands } from './commands/push.ts';
 import { registryCommands } from './commands/registry.ts';
@@ -66,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
       .recommendCommands()
       .demandCommand(
         1,
-        'name a command: card, send, task, chat, conformance, push, p2p, registry, admin, config or auth',
+        'name a command: card, send, task, chat, conformance, push, p2p, registry, admin, dev, config or auth',
       )
       .fail((message, error) => {
         throw error ?? new CliError('A2ACLI_ERR_USAGE', message, 'synapse --help');
@@ -82,6 +83,7 @@ async function main(argv: string[]): Promise<number> {
     p2pCommands,
     registryCommands,
     adminCommands,
+    devCommands,
     configCommands,
     authCommands,
   ])

@@ -15,8 +15,25 @@ import { existsSync, readdirSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Repository root (the folder holding package.json). */
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** The nearest folder above `from` holding a package.json (without one: the folder above `from`, this tree's layout). */
+const packageRootOf = (from: string): string => {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return resolve(from, '..');
+  }
+};
+
+/**
+ * The package root (the nearest folder holding package.json): the repository here, and the installed
+ * package when this file is part of its bundled construct (dist/cdk.mjs, docs/package.md).
+ */
+export const PROJECT_ROOT = packageRootOf(dirname(fileURLToPath(import.meta.url)));
+
+/** The package's name: what a user's agent imports the agent API from (`<name>/agent`). */
+export const PACKAGE_NAME = 'synapse-a2a-hub';
+
+/** The specifier of the agent API, as agents import it (docs/package.md). */
+export const AGENT_API_SPECIFIER = `${PACKAGE_NAME}/agent`;
 
 /** The folder holding one Lambda entry per file. */
 export const FUNCTIONS_DIR = join(PROJECT_ROOT, 'functions');
@@ -52,6 +69,9 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
     'lambda-credentials.ts',
   ),
   '@smithy/core/event-streams': join(PROJECT_ROOT, 'shared', 'adapters', 'aws', 'no-event-streams.ts'),
+  // the agent API from its sources, whether the package is built or not (it keeps no state: a copy
+  // in the agent's bundle would work as well)
+  [AGENT_API_SPECIFIER]: join(PROJECT_ROOT, 'shared', 'agent', 'api.ts'),
 };
 
 /** The agent bundled when none is given. */

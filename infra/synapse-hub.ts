@@ -8,8 +8,8 @@
  * - `SynapseHub`: both in one scope, for your own CDK app:
  *
  *   ```ts
- *   import { SynapseHub } from 'synapse-a2a-hub/infra/synapse-hub.ts';
- *   new SynapseHub(stack, 'Hub', { agentModule: 'src/my-agent.ts', alarmEmail: 'ops@example.com' });
+ *   import { SynapseHub } from 'synapse-a2a-hub/cdk';
+ *   new SynapseHub(stack, 'Hub', { agent: './src/my-agent.ts', alarmEmail: 'ops@example.com' });
  *   ```
  *
  * The agent module is bundled into the functions at synth time (esbuild alias
@@ -177,6 +177,8 @@ export interface SynapseServicesOptions {
    * Path of the agent module bundled into the functions (relative to the working
    * directory, or absolute); default the demo agent (agents/demo/index.ts).
    */
+  agent?: string;
+  /** The same as `agent` (its earlier name); give one of them. */
   agentModule?: string;
   /** Base URL the agent card advertises (custom domain); default the API stage URL. */
   publicUrl?: string;
@@ -251,7 +253,9 @@ export class SynapseServices extends Construct {
 
   constructor(scope: Construct, id: string, props: SynapseServicesProps) {
     super(scope, id);
-    this.agentModule = resolveAgentModule(props.agentModule);
+    if (props.agent !== undefined && props.agentModule !== undefined)
+      throw new Error(`${this.node.path}: give the agent module as \`agent\` or \`agentModule\`, not both`);
+    this.agentModule = resolveAgentModule(props.agent ?? props.agentModule);
     const executorQueue = props.state.queues.find((q) => q.definition.name === EXECUTOR_QUEUE.name);
     if (!executorQueue) throw new Error(`state has no ${EXECUTOR_QUEUE.name} queue`);
     const heartbeatQueue = props.state.queues.find((q) => q.definition.name === HEARTBEAT_QUEUE.name);

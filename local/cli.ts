@@ -21,6 +21,8 @@ export interface CliOptions {
   env: NodeJS.ProcessEnv;
   /** For tests: handlers instead of functions/*.ts. */
   handlers?: Partial<HubHandlers>;
+  /** How the start-up message says to call the command line (`synapse dev` says `npx synapse`). */
+  synapseCommand?: string;
 }
 
 export const SEND_MESSAGE_EXAMPLE = JSON.stringify({
@@ -90,7 +92,12 @@ const fail = (message: string): never => {
   process.exit(1);
 };
 
-export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<LocalHub> => {
+export const runCli = async ({
+  argv,
+  env,
+  handlers,
+  synapseCommand = 'npm run synapse --',
+}: CliOptions): Promise<LocalHub> => {
   const started = performance.now();
   // the SDK's notice that future versions need Node 22 would open every start-up; Lambda runs 22 already
   setEnvironment({}, { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
@@ -138,7 +145,7 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
       host,
       ...(dataDir ? { dataDir } : {}),
       auth: dev ? 'dev' : {},
-      ...(settings.agentModule ? { env: { AGENT_MODULE: settings.agentModule } } : {}),
+      ...(settings.agentModule ? { agentModule: settings.agentModule } : {}),
       ...(handlers ? { handlers } : {}),
       // lifecycle events go to the log; SYNAPSE_QUIET_EVENTS=1 keeps them off it
       ...(settings.quietEvents
@@ -164,6 +171,7 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
   }
 
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const inRepository = synapseCommand === 'npm run synapse --';
   const card = ROUTES.find((r) => r.function === 'agent-card')!.path;
   console.log(
     [
@@ -171,7 +179,8 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
       `  Agent card: ${hub.url}${card}`,
       `  JSON-RPC:   ${hub.url}${JSONRPC_PATH}`,
       `  Data:       ${dataDir ? `kept in ${dataDir}` : 'in memory (--data-dir or SYNAPSE_DATA_DIR keeps it)'}`,
-      `  DynamoDB:   ${hub.dynamoEndpoint} (table ${hub.tableName}; e.g. ${adminCommand(hub, 'delivery-log -- <taskId>')})`,
+      // in a user's project (synapse dev) there are no npm scripts: the command line is the door
+      `  DynamoDB:   ${hub.dynamoEndpoint} (table ${hub.tableName}${inRepository ? `; e.g. ${adminCommand(hub, 'delivery-log -- <taskId>')}` : ''})`,
       ...(hub.recovered
         ? [
             `  Recovered:  ${hub.recovered.live} live task(s): ${hub.recovered.runs} run(s) and ${hub.recovered.watches} heartbeat watch(es) queued again`,
@@ -180,7 +189,9 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
       dev
         ? '  Auth:       NONE (dev mode)'
         : `  Auth:       API keys${settings.issuer ? ` and JWTs of ${settings.issuer}` : ''}; make a tenant and a key with ` +
-          adminCommand(hub, 'auth -- tenants add acme'),
+          (inRepository
+            ? adminCommand(hub, 'auth -- tenants add acme')
+            : `AWS_ENDPOINT_URL_DYNAMODB=${hub.dynamoEndpoint} TABLE_NAME=${hub.tableName} ${synapseCommand} admin tenants add acme`),
       ...(settings.generations
         ? [
             '  Generations: on (A2A dev-1.1; shown to requests that send A2A-Extensions: ' +
@@ -190,7 +201,7 @@ export const runCli = async ({ argv, env, handlers }: CliOptions): Promise<Local
       'Try:',
       `  curl -s ${hub.url}${JSONRPC_PATH} -H 'Content-Type: application/json' -H 'A2A-Version: 1.0'${dev ? '' : " -H 'Authorization: Bearer <key>'"} -d '${SEND_MESSAGE_EXAMPLE}'`,
       `  curl -s ${hub.url}${REGISTRY_PATH}/search -H 'Content-Type: application/json'${dev ? '' : " -H 'Authorization: Bearer <key>'"} -d '${REGISTRY_SEARCH_EXAMPLE}'`,
-      `  npm run synapse -- send -a ${hub.url}${dev ? '' : ' --api-key <key>'} --text hello   (the command line: docs/cli.md)`,
+      `  ${synapseCommand} send -a ${hub.url}${dev ? '' : ' --api-key <key>'} --text hello   (the command line: docs/cli.md)`,
       'Press Ctrl+C to stop.',
     ].join('\n'),
   );

@@ -46,7 +46,9 @@ import {
   QUEUES,
   REGISTRY_PROBE_QUEUE,
 } from '../shared/adapters/sqs/queues.ts';
+import { resetAgentCache } from '../shared/agent/load.ts';
 import { type RecoveryResult, recoverPendingWork } from '../shared/app/tasks/recovery.ts';
+import { AGENT_MODULE } from '../shared/config/deployment.ts';
 import { setEnvironment } from '../shared/config/environment.ts';
 import { heartbeatRulesFrom } from '../shared/config/heartbeat.ts';
 import { SYNAPSE_DYNAMO_ENDPOINT } from '../shared/config/local.ts';
@@ -58,6 +60,7 @@ import { type FunctionName, HTTP_FUNCTION_MEMORY_MB, ROUTES, STREAMING } from '.
 import { type DynamoLocal, startDynamoLocal } from './dynamodb-local.ts';
 import { type BusEvent, type LocalEventBus, startLocalEventBus } from './event-bus.ts';
 import { type EventSource, type SqsHandler, startEventSource } from './event-source.ts';
+import { FUNCTION_MODULES } from './functions.ts';
 import { type ApiHandler, type AuthorizerHandler, startHttpGateway } from './http-gateway.ts';
 import { consoleLog, createLambdaContext, LOCAL_REGION, type LocalLog } from './lambda-context.ts';
 import { installLambdaStreaming } from './lambda-streaming.ts';
@@ -110,6 +113,12 @@ export interface LocalHubOptions {
   handlers?: Partial<HubHandlers>;
   /** Extra environment for the handlers; wins over the hub's own values. */
   env?: Record<string, string>;
+  /**
+   * The agent the functions run: a module (absolute, or relative to the working directory) exporting an
+   * agent handler, as AGENT_MODULE names one (docs/configuration.md); wins over `env`. Default the
+   * `#agent` import, the demo agent (package.json `imports`).
+   */
+  agentModule?: string;
   /** The sweeper's rate; EventBridge runs it every minute. */
   sweepIntervalMs?: number;
   /**
@@ -195,10 +204,9 @@ const QUIET_DEFAULTS: Record<string, string> = {
 const loadHandler = async <N extends HubFunctionName>(name: N): Promise<HubHandlers[N]> => {
   // the Lambda runtime's response streaming (jsonrpc and rest stream), before the module wraps its handler
   installLambdaStreaming();
-  const file = new URL(`../functions/${name}.ts`, import.meta.url);
   let mod: { handler?: unknown };
   try {
-    mod = await import(file.href);
+    mod = await FUNCTION_MODULES[name]();
   } catch (e) {
     throw new Error(`Cannot load the ${name} handler from functions/${name}.ts: ${String(e)}`, { cause: e });
   }
@@ -375,6 +383,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
         AUTH_MODE: auth === 'dev' ? 'none' : 'required',
         ...signingKeys,
         ...options.env,
+        ...(options.agentModule ? { [AGENT_MODULE.name]: options.agentModule } : {}),
         // the registry probes the hub's own agent, as on AWS (there its URL is public): the guard lets its
         // own address through, and nothing else it would refuse
         PUSH_URL_ALLOWLIST: [
@@ -388,6 +397,8 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       QUIET_DEFAULTS,
     );
     cleanup.push(restoreEnv);
+    // an agent loaded by an earlier hub of this process is not this one's
+    if (options.agentModule) resetAgentCache();
 
     const given = options.handlers ?? {};
     const http = {} as Record<FunctionName, ApiHandler>;

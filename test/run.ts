@@ -1,6 +1,6 @@
 /**
  * `npm test`: starts one DynamoDB Local for the whole run, then runs the test
- * files with Node's test runner. Suites: unit, integration, local, infra, e2e, fuzz
+ * files with Node's test runner. Suites: unit, integration, local, infra, e2e, fuzz, package
  * (all by default; pass names to run some). `--compliance` (npm run cli:compliance) runs the test files
  * that prove a2a-cli requirements (their test names carry `[A2ACLI_…]`) and writes the CLI's compliance
  * report from the outcomes (test/cli-compliance/report.ts).
@@ -13,8 +13,8 @@ import { STARTUP_JVM_OPTIONS, startDynamoLocal } from '../local/dynamodb-local.t
 
 const root = join(import.meta.dirname, '..');
 // the suites whose files run longest first, so the short ones fill the gaps at the end of the run
-const ALL_SUITES = ['e2e', 'fuzz', 'local', 'infra', 'integration', 'unit'];
-const NEEDS_DYNAMO = new Set(['integration', 'local', 'e2e', 'fuzz']);
+const ALL_SUITES = ['package', 'e2e', 'fuzz', 'local', 'infra', 'integration', 'unit'];
+const NEEDS_DYNAMO = new Set(['integration', 'local', 'e2e', 'fuzz', 'package']);
 
 const testFiles = (dir: string): string[] => {
   try {

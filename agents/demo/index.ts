@@ -33,7 +33,7 @@ import {
   type TaskInput,
   textPart,
   type Validation,
-} from '../../shared/agent/api.ts';
+} from 'synapse-a2a-hub/agent';
 
 const MAX_SLOW_SECONDS = 600;
 const MAX_CHUNKS = 100;

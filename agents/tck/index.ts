@@ -18,7 +18,7 @@ import {
   reject,
   sleep,
   textPart,
-} from '../../shared/agent/api.ts';
+} from 'synapse-a2a-hub/agent';
 
 /**
  * The extension the TCK's CORE-CAP-004 checks a server refuses to serve without: declared required only

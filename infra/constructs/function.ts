@@ -5,6 +5,8 @@
  * all (no AWS-managed policy): the log group grants it write access, and the
  * constructs that own the table, queues and bus grant the rest, per function.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -17,6 +19,15 @@ import { acknowledge } from './nag.ts';
 
 /** The Lambda runtime; `BUNDLE.target` (node22) matches it. */
 export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_22_X;
+
+/**
+ * What NodejsFunction takes for the lock file: it reads nothing of it when nothing is installed into
+ * the bundle (no `nodeModules`), only its name (the package manager) and folder. An installed package
+ * has no lock file (npm pack leaves it out), so its package.json stands in (npm).
+ */
+export const DEPS_LOCK_FILE = existsSync(join(PROJECT_ROOT, 'package-lock.json'))
+  ? join(PROJECT_ROOT, 'package-lock.json')
+  : join(PROJECT_ROOT, 'package.json');
 
 /** NodejsFunction bundling options derived from `BUNDLE`. */
 export const nodejsBundling = (agentModule: string): nodejs.BundlingOptions => ({
@@ -69,7 +80,7 @@ export class HubFunction extends Construct {
       entry: functionEntry(props.fn),
       handler: 'handler',
       projectRoot: PROJECT_ROOT,
-      depsLockFilePath: `${PROJECT_ROOT}/package-lock.json`,
+      depsLockFilePath: DEPS_LOCK_FILE,
       runtime: LAMBDA_RUNTIME,
       architecture: lambda.Architecture.ARM_64,
       memorySize: FUNCTION_MEMORY_MB[props.fn],

@@ -275,7 +275,7 @@ describe('a stream that breaks', () => {
       }
       const reader = upstream.body!.getReader();
       const { value } = await reader.read();
-      res.write(value);
+      await new Promise<void>((flushed) => res.write(value, () => flushed()));
       await reader.cancel();
       res.socket?.destroy();
     });
@@ -303,6 +303,28 @@ describe('a stream that breaks', () => {
       const last = jsonLines(out).at(-1)!;
       assert.equal(last.task?.status.state, 'TASK_STATE_COMPLETED', out.stdout);
     }
+  });
+});
+
+describe('a stream cut before its first event', () => {
+  it('[A2ACLI_ERR_UNREACHABLE] ends the run with the error (exit 3), not a hang', {
+    timeout: 60_000,
+  }, async () => {
+    // nothing names a task yet, so there is nothing to poll: the run ends, and no timer keeps it alive
+    const cutter = createServer((req, res) => {
+      if (req.headers.accept?.includes('text/event-stream')) {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(404).end();
+    });
+    const cutterUrl = await listen(cutter);
+    const cut = cardFile('cut', (c) => {
+      for (const i of c.supportedInterfaces) i.url = i.url.replace(hub.url, cutterUrl);
+    });
+    const out = await cli.run(['send', '-a', cut, '-o', 'json', '--stream', '--text', 'slow 2']);
+    assert.equal(out.code, 3, out.stderr);
+    assert.equal(json(out).error.code, 'A2ACLI_ERR_UNREACHABLE');
   });
 });
 
