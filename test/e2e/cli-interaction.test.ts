@@ -209,10 +209,10 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       try {
         const env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config') };
         const one = json(
-          await cli.run(['send', ...agent(), '-o', 'json', '--text', 'hello'], env, home),
+          await cli.run(['send', ...agent(), '-o', 'json', '--text', 'hello'], { env, cwd: home }),
         ).task;
         const two = json(
-          await cli.run(['send', ...agent(), '-o', 'json', '--text', 'hello'], env, home),
+          await cli.run(['send', ...agent(), '-o', 'json', '--text', 'hello'], { env, cwd: home }),
         ).task;
         assert.notEqual(one.contextId, two.contextId);
         assert.notEqual(one.id, two.id);
@@ -403,10 +403,10 @@ describe('a wait', () => {
     ]);
     // the send has been answered once its first poll has gone out
     for (let stderr = ''; !/"GetTask"|\/tasks\//.test(stderr); ) {
-      const [chunk] = (await once(running.stderr!, 'data')) as [Buffer];
+      const [chunk] = (await once(running.child.stderr!, 'data')) as [Buffer];
       stderr += chunk.toString();
     }
-    running.kill('SIGINT');
+    running.child.kill('SIGINT');
     const out = await running.done;
     assert.equal(out.code, 130, out.stderr);
     const id = /interrupted: task (\S+) goes on; look at it with synapse task get \1 --wait/.exec(
