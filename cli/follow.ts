@@ -85,13 +85,14 @@ export async function follow(
       const left = deadline - Date.now();
       if (left <= 0) throw timedOut(taskId ?? '(not known yet)');
       let timer: NodeJS.Timeout | undefined;
+      // cleared however the race ends: a stream that fails at once (an unknown task) must not leave a timer
+      // that keeps the process alive
       const next = await Promise.race([
         iterator.next(),
         new Promise<'timeout'>((r) => {
           timer = setTimeout(() => r('timeout'), Math.min(left, 2 ** 31 - 1));
         }),
-      ]);
-      clearTimeout(timer);
+      ]).finally(() => clearTimeout(timer));
       if (next === 'timeout') throw timedOut(taskId ?? '(not known yet)');
       if (next.done) break;
       const event = next.value;

@@ -7,8 +7,8 @@ import type { Client } from '@a2a-js/sdk/client';
 import { connect } from '../agent.ts';
 import { type CommandGroup, print, run, taskOut, waitOptions, warnOutcome } from '../command.ts';
 import { CliError } from '../errors.ts';
-import { deadlineOf, pollUntilSettled, type WaitOptions } from '../follow.ts';
-import { PROGRAM, stateName } from '../output.ts';
+import { deadlineOf, follow, pollUntilSettled, type WaitOptions } from '../follow.ts';
+import { PROGRAM, sendResponseJson, stateName } from '../output.ts';
 import { followOut } from '../watch.ts';
 import { pushConfigCommands } from './push-config.ts';
 
@@ -44,9 +44,17 @@ export const taskCommands: CommandGroup = (y) =>
         )
         .command(
           'subscribe <id>',
-          'follow a task as it runs, to its end (json: one line per event)',
-          (c) => c.positional('id', { type: 'string', demandOption: true }).options(waitOptions),
-          run<{ id: string } & WaitOptions>(async (args) => {
+          'follow a task as it runs, to its end (json: the end; with --stream, one line per event)',
+          (c) =>
+            c
+              .positional('id', { type: 'string', demandOption: true })
+              .option('stream', {
+                type: 'boolean',
+                default: false,
+                describe: 'json: one line per event as it comes, the last the end',
+              })
+              .options(waitOptions),
+          run<{ id: string; stream: boolean } & WaitOptions>(async (args) => {
             const { client, card } = await connect(args);
             if (!card.capabilities?.streaming)
               throw new CliError(
@@ -54,12 +62,15 @@ export const taskCommands: CommandGroup = (y) =>
                 'this agent does not stream (its card says capabilities.streaming: false)',
                 `${PROGRAM} task get ${args.id} --wait`,
               );
-            const end = await followOut(
-              args,
-              client,
-              client.resubscribeTask({ tenant: '', id: args.id }),
-              deadlineOf(args),
-            );
+            const events = client.resubscribeTask({ tenant: '', id: args.id });
+            // json without --stream is one document, the task at its end (a2a-cli SPEC Appendix B)
+            if (args.output === 'json' && !args.stream) {
+              const end = await follow(client, events, { event: () => {} }, args, deadlineOf(args));
+              if ('messageId' in end) print(args.output, sendResponseJson(end), '');
+              else taskOut(args.output, end, args.agentCard);
+              return;
+            }
+            const end = await followOut(args, client, events, deadlineOf(args));
             if (!('messageId' in end)) warnOutcome(end);
           }),
         )

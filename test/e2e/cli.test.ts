@@ -296,7 +296,7 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
     it('task subscribe follows a running task to its end; task get --wait polls it there', async () => {
       const started = json(await synapse(['send', ...agent(), '-o', 'json', '--async', '--text', 'slow 2']));
       const [subscribed, waited] = await Promise.all([
-        synapse(['task', 'subscribe', started.task.id, ...agent(), '-o', 'json']),
+        synapse(['task', 'subscribe', started.task.id, ...agent(), '-o', 'json', '--stream']),
         synapse([
           'task',
           'get',
