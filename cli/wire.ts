@@ -137,7 +137,9 @@ let credentialWarned = false;
 function insecureFetch(): typeof fetch {
   let dispatcher: unknown;
   return async (input, init) => {
-    const undici = await import('undici');
+    const loaded = await import('undici');
+    // bundled, the CommonJS package is its default export; run from source, its exports are named
+    const undici = loaded.Agent ? loaded : (loaded as unknown as { default: typeof loaded }).default;
     dispatcher ??= new undici.Agent({ connect: { rejectUnauthorized: false } });
     return (await undici.fetch(input as Parameters<typeof undici.fetch>[0], {
       ...(init as Parameters<typeof undici.fetch>[1]),
