@@ -409,7 +409,8 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       const out = await synapse(['send', ...agent(), '-o', 'json', '--data', '{"text":"hello"}']);
       assert.equal(out.code, 0, out.stderr);
       assert.ok(json(out).task.id);
-      const bad = await synapse(['send', ...agent(), '-o', 'json', '--data', '[1]']);
+      // any JSON value is data (A2A v1.0: a google.protobuf.Value); what is not JSON is refused
+      const bad = await synapse(['send', ...agent(), '-o', 'json', '--data', '{not json']);
       assert.equal(bad.code, 2);
       assert.equal(json(bad).error.code, 'A2ACLI_ERR_USAGE');
     });
