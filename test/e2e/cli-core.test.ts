@@ -429,6 +429,28 @@ describe('synapse and the wire: versions, service parameters, transports (fixtur
     assert.equal(bad.code, 2);
   });
 
+  it('[A2ACLI_AUTH_004] a credential carried in a service parameter is redacted from --debug; other parameters are shown', async () => {
+    const { result, requests } = await recorded(agent, () =>
+      synapse([
+        'send',
+        '-a',
+        agent.card('open'),
+        '--debug',
+        ...['--svc-param', 'x-api-key:svc-secret-value', '--svc-param', 'x-trace-id:visible-trace'],
+        '--text',
+        'hi',
+      ]),
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(
+      requests.some((r) => r.headers['x-api-key'] === 'svc-secret-value'),
+      'it was sent',
+    );
+    assert.doesNotMatch(result.stderr, /svc-secret-value/);
+    assert.match(result.stderr, /x-api-key: \[redacted\]/);
+    assert.match(result.stderr, /x-trace-id: visible-trace/);
+  });
+
   it('[A2ACLI_TX_002] --transport GRPC is known but skipped with a note; the next preference is used', async () => {
     const { result, requests } = await recorded(agent, () =>
       synapse([
