@@ -29,7 +29,8 @@ interface PartSpec {
   mediaType?: string;
 }
 
-const PART_FLAG = /^--(text|file|data|media-type)(=.*)?$/;
+/** A part flag as written; yargs also takes `--mediaType` for `--media-type`. */
+const PART_FLAG = /^--(text|file|data|media-type|mediaType)(=.*)?$/;
 
 /**
  * The part flags in command-line order, with each `--media-type` bound to the part flag before it. yargs
@@ -51,7 +52,7 @@ export function partSpecsOf(argv: readonly string[], args: PartArgs): PartSpec[]
     if (arg === '--') break;
     const match = PART_FLAG.exec(arg);
     if (!match) continue;
-    const flag = match[1] as keyof typeof values;
+    const flag = (match[1] === 'mediaType' ? 'media-type' : match[1]) as keyof typeof values;
     if (match[2] === undefined) i++; // the value is the next word
     const value = values[flag][taken[flag]++];
     if (value === undefined) continue;
@@ -77,6 +78,11 @@ export function partSpecsOf(argv: readonly string[], args: PartArgs): PartSpec[]
   }
   for (const flag of ['text', 'file', 'data'] as const)
     for (const value of values[flag].slice(taken[flag])) specs.push({ flag, value });
+  if (values['media-type'].length > taken['media-type'])
+    throw new CliError(
+      'A2ACLI_ERR_USAGE',
+      '--media-type binds to the part flag before it on the command line',
+    );
   return specs;
 }
 
