@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildCli } from '../../cli/build.ts';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
+import { authCli } from './fixtures/auth.ts';
 import {
   type CliAgent,
   FORBIDDEN_TOKEN,
@@ -517,6 +518,41 @@ describe('synapse and credentials (fixture agent requiring a bearer token)', () 
       assert.match(refused.stderr, /^error: A2ACLI_ERR_AUTH_FAILED: .*HTTP 403/m);
       assert.doesNotMatch(refused.stderr, new RegExp(FORBIDDEN_TOKEN), 'the token is not echoed');
       const good = await synapse(['send', ...on, '--bearer', GOOD_TOKEN, '-o', 'json', '--text', 'hi']);
+      assert.equal(good.code, 0, good.stderr);
+      assert.equal(json(good).task.status.state, 'TASK_STATE_COMPLETED');
+    }
+  });
+});
+
+describe('synapse and credentials (a hub that authenticates)', () => {
+  let authHub: LocalHub;
+  let key = '';
+  before(async () => {
+    authHub = await startLocalHub({ port: 0, sweepIntervalMs: 60_000, auth: { throttle: false } });
+    const admin = authCli(authHub);
+    try {
+      await admin.addTenant('acme');
+      key = (await admin.createKey('acme', 'alice')).key;
+    } finally {
+      admin.close();
+    }
+  });
+  after(async () => {
+    await authHub?.stop();
+  });
+
+  it('[A2ACLI_ERR_CREDENTIALS_MISSING] [A2ACLI_ERR_AUTH_FAILED] [A2ACLI_AUTH_001] its card requires a key: none is refused before sending, a wrong one is rejected (401), over both bindings; the right one works', async () => {
+    const missing = await synapse(['send', '-a', authHub.url, '-o', 'json', '--text', 'hi']);
+    assert.equal(missing.code, 4);
+    assert.equal(json(missing).error.code, 'A2ACLI_ERR_CREDENTIALS_MISSING');
+    assert.match(json(missing).error.hint, /apiKey: --bearer/);
+    for (const binding of BINDINGS) {
+      const on = ['-a', authHub.url, '--transport', binding];
+      const wrong = await synapse(['task', 'get', 'any', ...on, '--bearer', 'syn_not-a-key', '-o', 'json']);
+      assert.equal(wrong.code, 4, wrong.stdout);
+      assert.equal(json(wrong).error.code, 'A2ACLI_ERR_AUTH_FAILED');
+      assert.equal(json(wrong).error.a2aCode, 401);
+      const good = await synapse(['send', ...on, '--bearer', key, '-o', 'json', '--text', 'hi']);
       assert.equal(good.code, 0, good.stderr);
       assert.equal(json(good).task.status.state, 'TASK_STATE_COMPLETED');
     }
