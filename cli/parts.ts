@@ -9,7 +9,6 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Part } from '@a2a-js/sdk';
-import { lookup } from 'mime-types';
 import { CliError } from './errors.ts';
 import { PROGRAM } from './output.ts';
 
@@ -95,7 +94,7 @@ const part = (content: Part['content'], mediaType: string, filename = '', metada
   mediaType,
 });
 
-const filePart = (spec: PartSpec): Part => {
+const filePart = (spec: PartSpec, lookup: Lookup): Part => {
   const given = spec.value;
   if (REMOTE_URL.test(given) && !given.toLowerCase().startsWith('file://')) {
     let url: URL;
@@ -141,8 +140,20 @@ const dataPart = (spec: PartSpec, stdin: () => string): Part => {
   return part({ $case: 'data', value }, spec.mediaType ?? 'application/json');
 };
 
+type Lookup = (path: string) => string | false;
+
+/** mime-types, loaded only for a file part: its database is most of its size, and few commands need it. */
+export async function mimeTypes(): Promise<typeof import('mime-types')> {
+  // a CommonJS package: its exports are the default export, whether bundled or run from source
+  return (await import('mime-types')).default;
+}
+
 /** The message's parts, in the order given. Standard input is read once, for the one `--data -`. */
-export function partsOf(argv: readonly string[], args: PartArgs): Part[] {
+export async function partsOf(argv: readonly string[], args: PartArgs): Promise<Part[]> {
+  const specs = partSpecsOf(argv, args);
+  const lookup: Lookup = specs.some((s) => s.flag === 'file' && s.mediaType === undefined)
+    ? (await mimeTypes()).lookup
+    : () => false;
   let stdinRead = false;
   const stdin = () => {
     if (stdinRead)
@@ -150,11 +161,11 @@ export function partsOf(argv: readonly string[], args: PartArgs): Part[] {
     stdinRead = true;
     return readFileSync(0, 'utf8');
   };
-  return partSpecsOf(argv, args).map((spec) =>
+  return specs.map((spec) =>
     spec.flag === 'text'
       ? part({ $case: 'text', value: spec.value }, spec.mediaType ?? 'text/plain')
       : spec.flag === 'file'
-        ? filePart(spec)
+        ? filePart(spec, lookup)
         : dataPart(spec, stdin),
   );
 }

@@ -8,11 +8,11 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
 import type { Part, Task } from '@a2a-js/sdk';
-import { extension } from 'mime-types';
 import { type AgentOptions, connect } from '../agent.ts';
 import { type CommandGroup, print, run } from '../command.ts';
 import { CliError } from '../errors.ts';
 import { PROGRAM, stateName } from '../output.ts';
+import { mimeTypes } from '../parts.ts';
 import { transportFetch } from '../wire.ts';
 
 interface DownloadArgs {
@@ -55,7 +55,12 @@ async function fetchUrl(url: string, options: AgentOptions): Promise<Uint8Array>
 }
 
 /** The files of `task`'s artifacts, named, one per part. */
-function plan(task: Task, dir: string, options: AgentOptions): Planned[] {
+function plan(
+  task: Task,
+  dir: string,
+  options: AgentOptions,
+  extension: (type: string) => string | false,
+): Planned[] {
   const planned: Planned[] = [];
   const taken = new Set<string>();
   /** `name`, or `name-2`, `name-3` … when an earlier part of this download has it. */
@@ -129,7 +134,7 @@ export const downloadCommands: CommandGroup = (y) =>
       const dir = resolve(args.dir);
       const { client } = await connect(args);
       const task = await client.getTask({ tenant: '', id: args.id, historyLength: undefined });
-      const planned = plan(task, dir, args);
+      const planned = plan(task, dir, args, (await mimeTypes()).extension);
       const existing = planned.filter((p) => existsSync(p.path)).map((p) => p.path);
       if (existing.length > 0 && !args.force)
         throw new CliError(

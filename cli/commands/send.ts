@@ -71,7 +71,7 @@ export const sendCommands: CommandGroup = (y) =>
           describe: 'return at once with the ids, not waiting',
         }),
     run<SendArgs>(async (args) => {
-      const parts = partsOf(hideBin(process.argv), args);
+      const parts = await partsOf(hideBin(process.argv), args);
       if (parts.length === 0)
         throw new CliError('A2ACLI_ERR_USAGE', 'nothing to send: give --text, --file or --data');
       const metadata = metadataOf(args.metadata);
