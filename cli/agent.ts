@@ -16,6 +16,7 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
+import { resolveCard } from './catalog.ts';
 import { debugFetch } from './debug.ts';
 import { CliError } from './errors.ts';
 import { PROGRAM } from './output.ts';
@@ -49,16 +50,16 @@ export interface AgentOptions extends WireOptions {
 
 /**
  * The fetch every request of this run goes through: TLS verified unless --insecure, logged by `--debug`,
- * with the service parameters and the A2A version (wire.ts).
+ * with the service parameters and the A2A version (wire.ts). `agent`: the requests go to an A2A agent
+ * (its card or its interfaces), whose 401 or 403 is the CLI's authentication error; `card` names its schemes
+ * in the hint.
  */
-export const baseFetch = (options: AgentOptions, card?: AgentCard): typeof fetch => {
+export const baseFetch = (options: AgentOptions, agent?: { card?: AgentCard }): typeof fetch => {
   const send = transportFetch(options);
-  return wireFetch(
-    options.debug ? debugFetch(send, secretsOf(options)) : send,
-    options,
-    requestVersion(options),
-    card,
-  );
+  return wireFetch(options.debug ? debugFetch(send, secretsOf(options)) : send, options, {
+    version: requestVersion(options),
+    ...(agent ? { authErrors: true, card: agent.card } : {}),
+  });
 };
 
 /** The agent reference given, or the usage error that names how to give one. */
@@ -89,8 +90,19 @@ export function cardLocationOf(ref: string): { url: string } | { file: string } 
   );
 }
 
-/** The card JSON of `ref`, fetched or read. */
+/**
+ * The card JSON of `ref`, fetched or read; a catalog or registry entry is followed to its card
+ * (cli/catalog.ts, a2a-cli SPEC §8.1).
+ */
 export async function fetchCard(ref: string, fetchImpl: typeof fetch = fetch): Promise<unknown> {
+  return (await resolveCard(ref, fetchImpl)).card;
+}
+
+/** The JSON document at `ref` (a URL, host or file, as `cardLocationOf` reads it), and its URL if fetched. */
+export async function fetchDocument(
+  ref: string,
+  fetchImpl: typeof fetch = fetch,
+): Promise<{ json: unknown; url?: string }> {
   const where = cardLocationOf(ref);
   let text: string;
   if ('file' in where) {
@@ -122,7 +134,7 @@ export async function fetchCard(ref: string, fetchImpl: typeof fetch = fetch): P
     text = await response.text();
   }
   try {
-    return JSON.parse(text);
+    return { json: JSON.parse(text), ...('url' in where ? { url: where.url } : {}) };
   } catch {
     throw new CliError('A2ACLI_ERR_CARD_INVALID', 'the agent card is not JSON');
   }
@@ -145,13 +157,22 @@ export function agentCardOf(json: unknown): AgentCard {
 export function credentialedFetch(card: AgentCard, options: AgentOptions): typeof fetch {
   const schemes = Object.values(card.securitySchemes ?? {});
   const apiKey = schemes.map((s) => s.scheme).find((s) => s?.$case === 'apiKeySecurityScheme')?.value;
-  const send = baseFetch(options, card);
+  // a card that declares no API-key scheme but an HTTP bearer one (this hub's: its keys are bearer
+  // credentials, docs/security.md) takes the key there, as its scheme says, rather than in a guessed header
+  const keyAsBearer =
+    !apiKey &&
+    schemes.some(
+      (s) => s.scheme?.$case === 'httpAuthSecurityScheme' && s.scheme.value.scheme.toLowerCase() === 'bearer',
+    );
+  const send = baseFetch(options, { card });
   return (input, init) => {
     const headers = new Headers(init?.headers);
     const url =
       typeof input === 'string' || input instanceof URL ? new URL(input.toString()) : new URL(input.url);
     if (options.bearer) headers.set('authorization', `Bearer ${options.bearer}`);
-    if (options.apiKey) {
+    if (options.apiKey && keyAsBearer) {
+      if (!options.bearer) headers.set('authorization', `Bearer ${options.apiKey}`);
+    } else if (options.apiKey) {
       const name = apiKey?.name || 'x-api-key';
       const location = apiKey?.location ?? 'header';
       if (location === 'query') url.searchParams.set(name, options.apiKey);
@@ -165,7 +186,7 @@ export function credentialedFetch(card: AgentCard, options: AgentOptions): typeo
 
 /** A client of the card's agent, and the card. */
 export async function connect(options: AgentOptions): Promise<{ client: Client; card: AgentCard }> {
-  const card = agentCardOf(await fetchCard(requireAgent(options.agentCard), baseFetch(options)));
+  const card = agentCardOf(await fetchCard(requireAgent(options.agentCard), baseFetch(options, {})));
   requireCredentials(card, options);
   // only the card's interfaces at the negotiated version are candidates (SPEC §11.1, §11.2)
   const { version, card: callable } = negotiateVersion(card, options);

@@ -24,6 +24,8 @@ export interface CliBundle {
   entryBytes: number;
   /** Bytes of all files written. */
   totalBytes: number;
+  /** The source files in what every command but `--version` parses (paths relative to the project). */
+  entryInputs: string[];
 }
 
 /** Bundles the CLI into `outdir`. */
@@ -56,5 +58,6 @@ export async function buildCli(outdir: string): Promise<CliBundle> {
     bin: join(outdir, CLI_BIN),
     entryBytes: bytesOf(parsed),
     totalBytes: bytesOf(Object.keys(outputs)),
+    entryInputs: [...parsed].flatMap((f) => Object.keys(outputs[f]?.inputs ?? {})),
   };
 }

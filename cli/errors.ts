@@ -31,6 +31,22 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * A failure a service other than an A2A agent named (the hub's own APIs: cli/hub/): its code keeps its own
+ * prefix, as §9.4 asks of vendor codes, and its exit is one of §9.6's.
+ */
+export class VendorError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly exitCode: number,
+    readonly hint: string | null = null,
+    readonly wireCode: string | number | null = null,
+  ) {
+    super(message);
+  }
+}
+
 /** The error envelope (Appendix B). */
 export interface ErrorEnvelope {
   error: { code: string; message: string; hint: string | null; a2aCode: string | number | null };
@@ -42,6 +58,12 @@ export function envelopeOf(e: unknown): { envelope: ErrorEnvelope; exitCode: num
     return {
       envelope: { error: { code: e.code, message: e.message, hint: e.hint, a2aCode: e.a2aCode } },
       exitCode: CLI_ERRORS[e.code],
+    };
+  }
+  if (e instanceof VendorError) {
+    return {
+      envelope: { error: { code: e.code, message: e.message, hint: e.hint, a2aCode: e.wireCode } },
+      exitCode: e.exitCode,
     };
   }
   if (e instanceof A2AError) {

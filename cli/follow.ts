@@ -46,23 +46,55 @@ const timedOut = (id: string) =>
 export const deadlineOf = (options: WaitOptions): number =>
   options.timeout === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeout * 1000;
 
-/** `task` once it has settled, polled until then or until the deadline. */
-export async function pollUntilSettled(client: Client, task: Task, options: WaitOptions, deadline: number) {
-  let current = task;
-  let intervalMs = options.pollInterval * 1000;
-  while (!settled(current)) {
-    const wait = Math.min(intervalMs, deadline - Date.now());
-    if (wait <= 0) throw timedOut(current.id);
-    await new Promise((r) => setTimeout(r, wait));
-    current = await client.getTask({ tenant: '', id: current.id, historyLength: undefined });
-    intervalMs = Math.min(intervalMs * 1.5, MAX_POLL_INTERVAL_MS);
+/**
+ * Runs `wait` with Ctrl-C answered by naming the task waited on (SPEC §7.3: a wait stays interruptible
+ * without losing the task's id): the task goes on, and the note says how to look at it again.
+ */
+export async function interruptibleWait<T>(taskId: () => string | undefined, wait: () => Promise<T>) {
+  const onInterrupt = () => {
+    const id = taskId();
+    process.stderr.write(
+      id === undefined
+        ? 'interrupted\n'
+        : `interrupted: task ${id} goes on; look at it with ${PROGRAM} task get ${id} --wait\n`,
+    );
+    // 128 + SIGINT, as a shell reports an interrupted command
+    process.exit(130);
+  };
+  process.on('SIGINT', onInterrupt);
+  try {
+    return await wait();
+  } finally {
+    process.off('SIGINT', onInterrupt);
   }
-  return current;
 }
+
+/** `task` once it has settled, polled until then or until the deadline. */
+export const pollUntilSettled = (client: Client, task: Task, options: WaitOptions, deadline: number) =>
+  interruptibleWait(
+    () => task.id,
+    async () => {
+      let current = task;
+      let intervalMs = options.pollInterval * 1000;
+      while (!settled(current)) {
+        const wait = Math.min(intervalMs, deadline - Date.now());
+        if (wait <= 0) throw timedOut(current.id);
+        await new Promise((r) => setTimeout(r, wait));
+        current = await client.getTask({ tenant: '', id: current.id, historyLength: undefined });
+        intervalMs = Math.min(intervalMs * 1.5, MAX_POLL_INTERVAL_MS);
+      }
+      return current;
+    },
+  );
 
 export interface FollowHandlers {
   /** Each event as it comes. */
   event(event: StreamResponse): void;
+  /**
+   * Whether `event` ends the follow (default: endsStream). A live view reads past a settled snapshot to the
+   * status update that ends the stream, for what its metadata says (docs/streaming.md#progress-and-questions).
+   */
+  ends?(event: StreamResponse): boolean;
 }
 
 /**
@@ -70,20 +102,34 @@ export interface FollowHandlers {
  * stream that breaks is not the task's end: the task is then polled (SPEC §7.4). A protocol error is
  * thrown as it came.
  */
-export async function follow(
+export function follow(
   client: Client,
   events: AsyncIterable<StreamResponse>,
   handlers: FollowHandlers,
   options: WaitOptions,
   deadline: number,
 ): Promise<Task | Message> {
-  let taskId: string | undefined;
+  const seen: { taskId?: string } = {};
+  return interruptibleWait(
+    () => seen.taskId,
+    () => followStream(client, events, handlers, options, deadline, seen),
+  );
+}
+
+async function followStream(
+  client: Client,
+  events: AsyncIterable<StreamResponse>,
+  handlers: FollowHandlers,
+  options: WaitOptions,
+  deadline: number,
+  seen: { taskId?: string },
+): Promise<Task | Message> {
   let last: Task | undefined;
   const iterator = events[Symbol.asyncIterator]();
   try {
     for (;;) {
       const left = deadline - Date.now();
-      if (left <= 0) throw timedOut(taskId ?? '(not known yet)');
+      if (left <= 0) throw timedOut(seen.taskId ?? '(not known yet)');
       let timer: NodeJS.Timeout | undefined;
       // cleared however the race ends: a stream that fails at once (an unknown task) must not leave a timer
       // that keeps the process alive
@@ -93,28 +139,29 @@ export async function follow(
           timer = setTimeout(() => r('timeout'), Math.min(left, 2 ** 31 - 1));
         }),
       ]).finally(() => clearTimeout(timer));
-      if (next === 'timeout') throw timedOut(taskId ?? '(not known yet)');
+      if (next === 'timeout') throw timedOut(seen.taskId ?? '(not known yet)');
       if (next.done) break;
       const event = next.value;
       handlers.event(event);
       const payload = event.payload;
       if (payload?.$case === 'message') return payload.value;
       if (payload?.$case === 'task') {
-        taskId = payload.value.id;
+        seen.taskId = payload.value.id;
         last = payload.value;
-      } else if (payload) taskId = payload.value.taskId;
+      } else if (payload) seen.taskId = payload.value.taskId;
       // a status ends the stream but is not the whole task: the task itself is read once
-      if (endsStream(event))
+      if (handlers.ends ? handlers.ends(event) : endsStream(event))
         return payload?.$case === 'task'
           ? payload.value
-          : await client.getTask({ tenant: '', id: taskId!, historyLength: undefined });
+          : await client.getTask({ tenant: '', id: seen.taskId!, historyLength: undefined });
     }
   } catch (e) {
-    if (e instanceof A2AError || e instanceof CliError || taskId === undefined) throw e;
-    process.stderr.write(`note: the stream broke (${(e as Error).message}); polling task ${taskId}\n`);
+    if (e instanceof A2AError || e instanceof CliError || seen.taskId === undefined) throw e;
+    process.stderr.write(`note: the stream broke (${(e as Error).message}); polling task ${seen.taskId}\n`);
   } finally {
     void iterator.return?.();
   }
+  const taskId = seen.taskId;
   if (taskId === undefined)
     throw new CliError('A2ACLI_ERR_INTERNAL', 'the stream ended before it named a task');
   const task = last ?? (await client.getTask({ tenant: '', id: taskId, historyLength: undefined }));

@@ -8,8 +8,13 @@
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { commonOptions, currentFormat, exitCodeAsked, useFormat } from './command.ts';
+import { adminCommands } from './commands/admin.ts';
 import { cardCommands } from './commands/card.ts';
+import { chatCommands } from './commands/chat.ts';
 import { conformanceCommands } from './commands/conformance.ts';
+import { p2pCommands } from './commands/p2p.ts';
+import { pushCommands } from './commands/push.ts';
+import { registryCommands } from './commands/registry.ts';
 import { sendCommands } from './commands/send.ts';
 import { taskCommands } from './commands/task.ts';
 import { CliError, envelopeOf } from './errors.ts';
@@ -44,12 +49,23 @@ async function main(argv: string[]): Promise<number> {
       .alias('help', 'h')
       .strict()
       .recommendCommands()
-      .demandCommand(1, 'name a command: card, send, task or conformance')
+      .demandCommand(1, 'name a command: card, send, task, chat, conformance, push, p2p, registry or admin')
       .fail((message, error) => {
         throw error ?? new CliError('A2ACLI_ERR_USAGE', message, 'synapse --help');
       }),
   );
-  for (const group of [cardCommands, sendCommands, taskCommands, conformanceCommands]) parser = group(parser);
+  for (const group of [
+    cardCommands,
+    sendCommands,
+    taskCommands,
+    conformanceCommands,
+    chatCommands,
+    pushCommands,
+    p2pCommands,
+    registryCommands,
+    adminCommands,
+  ])
+    parser = group(parser);
   parser
     // the script a shell sources asks `synapse --get-yargs-completions …` for the words at the cursor
     .completion('__complete', false)

@@ -204,14 +204,14 @@ export function requireCredentials(card: AgentCard, options: WireOptions): void 
 }
 
 /**
- * `send` with the service parameters and the A2A version on every request, and a 401 or 403 answer thrown as
- * the CLI's authentication error: credentials missing when none were sent, rejected when some were.
+ * `send` with the service parameters and the A2A version on every request; with `authErrors` (an agent's
+ * requests), a 401 or 403 answer thrown as the CLI's authentication error: credentials missing when none
+ * were sent, rejected when some were.
  */
 export function wireFetch(
   send: typeof fetch,
   options: WireOptions,
-  version: string,
-  card?: AgentCard,
+  { version, authErrors = false, card }: { version: string; authErrors?: boolean; card?: AgentCard },
 ): typeof fetch {
   const params = svcParamsOf(options);
   return async (input, init) => {
@@ -220,7 +220,7 @@ export function wireFetch(
     // the negotiated version, once the card is known, is set by the caller (agent.ts connect)
     if (!headers.has('A2A-Version')) headers.set('A2A-Version', version);
     const response = await send(input, { ...init, headers });
-    if (response.status === 401 || response.status === 403) {
+    if (authErrors && (response.status === 401 || response.status === 403)) {
       const body = await response.text().catch(() => '');
       const detail = body ? `: ${body.slice(0, 200)}` : '';
       if (!sendsCredential(options))

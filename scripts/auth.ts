@@ -11,32 +11,21 @@
  *
  * Reads the task table named by TABLE_NAME with the AWS SDK's usual credentials and region; locally,
  * point it at the hub's DynamoDB Local with AWS_ENDPOINT_URL_DYNAMODB (`npm start` prints both; no
- * region or credentials are needed then, ./local-aws.ts). `--help` prints the usage. On AWS,
+ * region or credentials are needed then: shared/adapters/aws/cli-dynamo-config.ts). `--help` prints the usage. On AWS,
  * SYNAPSE_REST_API_ID and SYNAPSE_USAGE_PLAN_ID (the stack's outputs) let it reach API Gateway; without
  * them the usage keys are only recorded (the local hub throttles by them itself).
+ * The logic is the application layer's (shared/app/auth/admin.ts), shared with `synapse admin`.
  */
-import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import {
-  APIGatewayClient,
-  CreateApiKeyCommand,
-  CreateUsagePlanKeyCommand,
-  FlushStageAuthorizersCacheCommand,
-} from '@aws-sdk/client-api-gateway';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoAuthStore } from '../shared/adapters/dynamodb/auth-store.ts';
-import { newApiKey } from '../shared/app/auth/api-keys.ts';
-import { DEFAULT_RIGHTS, RIGHTS, rightsOf } from '../shared/domain/principal.ts';
+import { AdminInputError, AuthAdmin } from '../shared/app/auth/admin.ts';
+import { authAdmin } from '../shared/composition-roots/auth-admin.ts';
+import { DEFAULT_RIGHTS } from '../shared/domain/principal.ts';
 import type { ApiKeyStore } from '../shared/ports/api-key-store.ts';
 import type { TenantRegistry } from '../shared/ports/tenant-registry.ts';
-import { cliDynamoConfig } from './local-aws.ts';
+import type { UsageGateway } from '../shared/ports/usage-gateway.ts';
 
-/** What the CLI needs of API Gateway (absent locally). */
-export interface UsageGateway {
-  /** A new API key of `tenant` in the hub's usage plan; its value. */
-  createTenantKey(tenant: string, value: string): Promise<void>;
-  flushAuthorizerCache(): Promise<void>;
-}
+export { apiGatewayUsage } from '../shared/adapters/aws/api-gateway-usage.ts';
+export type { UsageGateway };
 
 export interface AuthCliDeps {
   keys: ApiKeyStore;
@@ -45,8 +34,6 @@ export interface AuthCliDeps {
   out: (line: string) => void;
   now?: () => Date;
 }
-
-const TENANT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 const parseOptions = (argv: string[]) =>
   parseArgs({
@@ -60,6 +47,7 @@ const parseOptions = (argv: string[]) =>
     },
   });
 
+/** The command line over the administration (shared/app/auth/admin.ts). */
 export const runAuthCommand = async (argv: string[], deps: AuthCliDeps): Promise<number> => {
   let parsed: ReturnType<typeof parseOptions>;
   try {
@@ -72,89 +60,68 @@ export const runAuthCommand = async (argv: string[], deps: AuthCliDeps): Promise
   }
   const { values, positionals } = parsed;
   const [noun, verb, arg] = positionals;
-  const now = deps.now?.() ?? new Date();
+  const admin = new AuthAdmin(deps);
   const fail = (message: string) => {
     deps.out(`error: ${message}`);
     return 1;
   };
-  if (noun === 'tenants' && verb === 'add') {
-    if (!arg || !TENANT_PATTERN.test(arg))
-      return fail('tenants add <tenant>: letters, digits, . _ -, up to 64');
-    const existing = await deps.tenants.getTenant(arg);
-    if (existing) {
-      deps.out(`tenant ${arg} is already registered (since ${existing.createdAt})`);
+  try {
+    if (noun === 'tenants' && verb === 'add') {
+      if (!arg) return fail('tenants add <tenant>: letters, digits, . _ -, up to 64');
+      const { tenant, created } = await admin.addTenant(arg);
+      deps.out(
+        created
+          ? `tenant ${arg} registered${admin.usesGateway ? ' (usage plan key created)' : ''}`
+          : `tenant ${arg} is already registered (since ${tenant.createdAt})`,
+      );
       return 0;
     }
-    const usageKey = randomBytes(24).toString('base64url');
-    await deps.gateway?.createTenantKey(arg, usageKey);
-    await deps.tenants.putTenant({ tenant: arg, usageKey, createdAt: now.toISOString() });
-    deps.out(`tenant ${arg} registered${deps.gateway ? ' (usage plan key created)' : ''}`);
-    return 0;
-  }
-  if (noun === 'tenants' && verb === 'list') {
-    for (const t of await deps.tenants.listTenants())
-      deps.out(`${t.tenant}  since ${t.createdAt}${t.disabledAt ? `  disabled ${t.disabledAt}` : ''}`);
-    return 0;
-  }
-  if (noun === 'keys' && verb === 'create') {
-    if (!values.tenant || !values.principal) return fail('keys create --tenant T --principal P');
-    if (!(await deps.tenants.getTenant(values.tenant)))
-      return fail(`tenant ${values.tenant} is not registered: npm run auth -- tenants add ${values.tenant}`);
-    const named = (values.rights ?? '').split(/[\s,]+/).filter(Boolean);
-    const unknown = named.filter((r) => !(RIGHTS as readonly string[]).includes(r));
-    if (unknown.length > 0)
-      return fail(`--rights: unknown ${unknown.join(', ')} (rights: ${RIGHTS.join(', ')})`);
-    const rights = rightsOf(values.rights);
-    if (rights.length === 0) return fail(`--rights names none of ${RIGHTS.join(', ')}`);
-    const { key, record } = newApiKey(
-      {
+    if (noun === 'tenants' && verb === 'list') {
+      for (const t of await admin.listTenants())
+        deps.out(`${t.tenant}  since ${t.createdAt}${t.disabledAt ? `  disabled ${t.disabledAt}` : ''}`);
+      return 0;
+    }
+    if (noun === 'keys' && verb === 'create') {
+      if (!values.tenant || !values.principal) return fail('keys create --tenant T --principal P');
+      if (!(await deps.tenants.getTenant(values.tenant)))
+        return fail(
+          `tenant ${values.tenant} is not registered: npm run auth -- tenants add ${values.tenant}`,
+        );
+      const { key, record } = await admin.createKey({
         tenant: values.tenant,
         principal: values.principal,
-        rights,
+        rights: values.rights ?? '',
         ...(values.description ? { description: values.description } : {}),
-      },
-      now,
-    );
-    await deps.keys.putKey(record);
-    deps.out(`key ${record.keyId} for ${record.principal} in ${record.tenant} (${rights.join(', ')}):`);
-    deps.out(key);
-    deps.out(
-      'Keep it now: it is not stored and cannot be shown again. Send it as "Authorization: Bearer <key>".',
-    );
-    return 0;
-  }
-  if (noun === 'keys' && verb === 'list') {
-    for (const k of await deps.keys.listKeys(values.tenant))
+      });
       deps.out(
-        `${k.keyId}  ${k.tenant}/${k.principal}  ${k.rights.join(',')}  created ${k.createdAt}` +
-          `${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}${k.description ? `  ${k.description}` : ''}`,
+        `key ${record.keyId} for ${record.principal} in ${record.tenant} (${record.rights.join(', ')}):`,
       );
-    return 0;
-  }
-  if (noun === 'keys' && verb === 'revoke') {
-    if (!arg) return fail('keys revoke <key id>');
-    if (!(await deps.keys.revokeKey(arg, now.toISOString()))) return fail(`no key ${arg}`);
-    await deps.gateway?.flushAuthorizerCache();
-    deps.out(`key ${arg} revoked${deps.gateway ? ' (authorizer cache flushed)' : ''}`);
-    return 0;
+      deps.out(key);
+      deps.out(
+        'Keep it now: it is not stored and cannot be shown again. Send it as "Authorization: Bearer <key>".',
+      );
+      return 0;
+    }
+    if (noun === 'keys' && verb === 'list') {
+      for (const k of await admin.listKeys(values.tenant))
+        deps.out(
+          `${k.keyId}  ${k.tenant}/${k.principal}  ${k.rights.join(',')}  created ${k.createdAt}` +
+            `${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}${k.description ? `  ${k.description}` : ''}`,
+        );
+      return 0;
+    }
+    if (noun === 'keys' && verb === 'revoke') {
+      if (!arg) return fail('keys revoke <key id>');
+      if (!(await admin.revokeKey(arg))) return fail(`no key ${arg}`);
+      deps.out(`key ${arg} revoked${admin.usesGateway ? ' (authorizer cache flushed)' : ''}`);
+      return 0;
+    }
+  } catch (e) {
+    if (e instanceof AdminInputError)
+      return fail(`${e.input === 'rights' ? '--rights' : 'tenants add <tenant>'}: ${e.message}`);
+    throw e;
   }
   return fail('usage: tenants add|list, keys create|list|revoke (docs/security.md)');
-};
-
-/** API Gateway as the CLI uses it, from the stack's outputs. */
-export const apiGatewayUsage = (restApiId: string, usagePlanId: string, stageName = 'prod'): UsageGateway => {
-  const client = new APIGatewayClient({});
-  return {
-    createTenantKey: async (tenant, value) => {
-      const key = await client.send(
-        new CreateApiKeyCommand({ name: `synapse-tenant-${tenant}`, enabled: true, value, tags: { tenant } }),
-      );
-      await client.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId: key.id, keyType: 'API_KEY' }));
-    },
-    flushAuthorizerCache: async () => {
-      await client.send(new FlushStageAuthorizersCacheCommand({ restApiId, stageName }));
-    },
-  };
 };
 
 export const USAGE = `npm run auth -- <command>   (docs/security.md#api-keys)
@@ -183,14 +150,15 @@ const main = async () => {
     console.error(USAGE);
     process.exit(1);
   }
-  const store = new DynamoAuthStore(new DynamoDBClient(cliDynamoConfig()), table);
-  const { SYNAPSE_REST_API_ID: api, SYNAPSE_USAGE_PLAN_ID: plan } = process.env;
-  const code = await runAuthCommand(argv, {
-    keys: store,
-    tenants: store,
-    ...(api && plan ? { gateway: apiGatewayUsage(api, plan, process.env.SYNAPSE_STAGE_NAME ?? 'prod') } : {}),
-    out: (line) => console.log(line),
+  const { SYNAPSE_REST_API_ID: restApiId, SYNAPSE_USAGE_PLAN_ID: usagePlanId } = process.env;
+  const { deps, close } = authAdmin({
+    table,
+    ...(restApiId ? { restApiId } : {}),
+    ...(usagePlanId ? { usagePlanId } : {}),
+    stageName: process.env.SYNAPSE_STAGE_NAME ?? 'prod',
   });
+  const code = await runAuthCommand(argv, { ...deps, out: (line) => console.log(line) });
+  close();
   process.exit(code);
 };
 

@@ -3,13 +3,13 @@
  * status, HTTP status, latency, error, why it gave up), for operators. Reads the task table named by
  * TABLE_NAME with the AWS SDK's usual credentials and region; locally, point it at the hub's DynamoDB
  * Local with AWS_ENDPOINT_URL_DYNAMODB (`npm start` prints both; no region or credentials are needed
- * then, ./local-aws.ts). The log holds no URL or secret.
+ * then, shared/adapters/aws/cli-dynamo-config.ts). The log holds no URL or secret.
  */
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { cliDynamoConfig } from '../shared/adapters/aws/cli-dynamo-config.ts';
 import { DynamoDeliveryLog } from '../shared/adapters/dynamodb/delivery-log.ts';
 import type { DeliveryAttempt } from '../shared/ports/delivery-log.ts';
-import { cliDynamoConfig } from './local-aws.ts';
 
 /** One line per attempt, in delivery order (event version, config, round, attempt). */
 export const formatDeliveryLog = (attempts: readonly DeliveryAttempt[]): string =>

@@ -20,6 +20,7 @@ import { CliError } from '../errors.ts';
 import { deadlineOf, pollUntilSettled, settled, type WaitOptions } from '../follow.ts';
 import { messageText, sendResponseJson, taskText } from '../output.ts';
 import { metadataOf, type PartArgs, partsOf } from '../parts.ts';
+import { personWatching } from '../tty.ts';
 import { followOut } from '../watch.ts';
 
 interface SendArgs extends Common, WaitOptions, PartArgs {
@@ -28,6 +29,7 @@ interface SendArgs extends Common, WaitOptions, PartArgs {
   taskId?: string;
   async: boolean;
   stream: boolean;
+  interactive: boolean;
 }
 
 export const sendCommands: CommandGroup = (y) =>
@@ -69,6 +71,12 @@ export const sendCommands: CommandGroup = (y) =>
           type: 'boolean',
           default: false,
           describe: 'return at once with the ids, not waiting',
+        })
+        .option('interactive', {
+          alias: 'i',
+          type: 'boolean',
+          default: false,
+          describe: 'on a terminal: live progress, questions answered at a prompt (else plain text)',
         }),
     run<SendArgs>(async (args) => {
       const parts = await partsOf(hideBin(process.argv), args);
@@ -77,6 +85,8 @@ export const sendCommands: CommandGroup = (y) =>
       const metadata = metadataOf(args.metadata);
       if (args.stream && args.async)
         throw new CliError('A2ACLI_ERR_USAGE', '--stream and --async do not go together');
+      if (args.interactive && args.async)
+        throw new CliError('A2ACLI_ERR_USAGE', '--interactive and --async do not go together');
       const { client, card } = await connect(args);
       const deadline = deadlineOf(args);
       const request: SendMessageRequest = {
@@ -100,6 +110,11 @@ export const sendCommands: CommandGroup = (y) =>
         },
         metadata: undefined,
       };
+      // a person watching sees the task live (docs/cli.md#live-progress); anywhere else -i changes nothing
+      if (args.interactive && personWatching(args.output)) {
+        const { sendInteractive } = await import('../interactive.ts');
+        return sendInteractive(args, client, card, request);
+      }
       if (args.stream && card.capabilities?.streaming) {
         const end = await followOut(args, client, client.sendMessageStream(request), deadline);
         if (!('messageId' in end)) warnOutcome(end);

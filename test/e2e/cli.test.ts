@@ -70,7 +70,7 @@ after(async () => {
 });
 
 describe('synapse card get', () => {
-  it('shows the card from an origin, a card URL or a card file, in text and json', async () => {
+  it('[A2ACLI_CARD_GET_001] [A2ACLI_OUT_005] shows the card from an origin, a card URL or a card file, in text and json', async () => {
     const text = await synapse(['card', 'get', '-a', hub.url]);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /^Name: .+$/m);
@@ -94,7 +94,7 @@ describe('synapse card get', () => {
     assert.ok(Array.isArray(byUrl.skills));
   });
 
-  it('names what went wrong: unreachable (3), no card (3), not a card (1), no agent given (2)', async () => {
+  it('[A2ACLI_OUT_004] [A2ACLI_EXIT_001] [A2ACLI_ERR_UNREACHABLE] [A2ACLI_ERR_CARD_NOT_FOUND] [A2ACLI_ERR_CARD_INVALID] [A2ACLI_ERR_USAGE] names what went wrong: unreachable (3), no card (3), not a card (1), no agent given (2)', async () => {
     const unreachable = json(await synapse(['card', 'get', '-o', 'json', '-a', 'http://127.0.0.1:9']));
     assert.equal(unreachable.error.code, 'A2ACLI_ERR_UNREACHABLE');
     assert.equal((await synapse(['card', 'get', '-a', 'http://127.0.0.1:9'])).code, 3);
@@ -130,7 +130,7 @@ describe('synapse card get', () => {
 });
 
 describe('synapse --version and help', () => {
-  it('prints the package version and the usage, exit 0; an unknown command is a usage error (2)', async () => {
+  it('[A2ACLI_CLI_001] prints the package version and the usage with the defaults, exit 0; an unknown command is a usage error (2)', async () => {
     const version = await synapse(['--version']);
     assert.equal(version.code, 0);
     assert.match(version.stdout.trim(), /^\d+\.\d+\.\d+/);
@@ -139,6 +139,10 @@ describe('synapse --version and help', () => {
     for (const command of ['card', 'send', 'task'])
       assert.match(help.stdout, new RegExp(`synapse ${command}`));
     assert.match(help.stdout, /default: "text"/, 'defaults are shown');
+    const sendHelp = await synapse(['send', '--help']);
+    assert.equal(sendHelp.code, 0);
+    assert.match(sendHelp.stdout, /--async/);
+    assert.match(sendHelp.stdout, /--poll-interval .*\[default: 2\]/);
     const unknown = await synapse(['frobnicate', '-o', 'json']);
     assert.equal(unknown.code, 2);
     assert.equal(json(unknown).error.code, 'A2ACLI_ERR_USAGE');
@@ -146,7 +150,7 @@ describe('synapse --version and help', () => {
 });
 
 describe('synapse completion and --debug', () => {
-  it('prints a bash script bash reads, a zsh one, and refuses another shell (2)', async () => {
+  it('[A2ACLI_CLI_002] prints a bash script bash reads, a zsh one, and refuses another shell (2)', async () => {
     const bash = await synapse(['completion', 'bash']);
     assert.equal(bash.code, 0, bash.stderr);
     const check = spawnSync('bash', ['-n'], { input: bash.stdout });
@@ -157,7 +161,7 @@ describe('synapse completion and --debug', () => {
     assert.equal((await synapse(['completion', 'fish'])).code, 2);
   });
 
-  it('--debug logs each request and answer on stderr, the credentials redacted; stdout is still the answer', async () => {
+  it('[A2ACLI_OUT_007] [A2ACLI_AUTH_004] --debug logs each request and answer on stderr, the credentials redacted; stdout is still the answer', async () => {
     const secret = `s3cret-${crypto.randomUUID()}`;
     const out = await synapse([
       'send',
@@ -185,7 +189,7 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
   describe(`synapse send and task over ${transport}`, () => {
     const agent = () => ['-a', hub.url, '--transport', transport];
 
-    it('sends and waits for the end: the task as SendMessageResponse (json), ids and state (text)', async () => {
+    it('[A2ACLI_SEND_001] [A2ACLI_SEND_002] [A2ACLI_OUT_001] [A2ACLI_OUT_002] [A2ACLI_TX_004] [A2ACLI_DEFAULT_001/task_completion_wait_by_default] [A2ACLI_DEFAULT_001/output_human_readable_text] sends and waits for the end: the task as SendMessageResponse (json), ids and state (text)', async () => {
       const out = json(await synapse(['send', ...agent(), '-o', 'json', '--text', 'hello']));
       assert.equal(out.task.status.state, 'TASK_STATE_COMPLETED');
       assert.ok(out.task.id && out.task.contextId);
@@ -198,7 +202,7 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       assert.match(text.stdout, /^State: COMPLETED$/m);
     });
 
-    it('--async returns the ids at once; task get shows the task, json and text alike', async () => {
+    it('[A2ACLI_SEND_002] [A2ACLI_OUT_006] [A2ACLI_TASK_GET_001] [A2ACLI_TASK_POLL_001] --async returns the ids at once; task get shows the task, json and text alike', async () => {
       const started = json(await synapse(['send', ...agent(), '-o', 'json', '--async', '--text', 'slow 1']));
       const id = started.task.id as string;
       assert.ok(id && started.task.contextId);
@@ -213,7 +217,7 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       assert.match(text.stdout, new RegExp(`^Task: ${id}$`, 'm'));
     });
 
-    it('an input-required task prints how to resume it; the next turn by --task-id completes it', async () => {
+    it('[A2ACLI_INTERACT_002] [A2ACLI_INTERACT_004] [A2ACLI_EXIT_002] an input-required task prints how to resume it; the next turn by --task-id completes it', async () => {
       const asked = await synapse(['send', ...agent(), '--text', 'ask']);
       assert.equal(asked.code, 0, 'a paused task is no error');
       assert.match(asked.stdout, /^State: INPUT_REQUIRED$/m);
@@ -239,7 +243,7 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       assert.equal(answered.task.status.state, 'TASK_STATE_COMPLETED');
     });
 
-    it('a failed task exits 0 and says so on stderr; a protocol error keeps its A2A name and code (exit 1)', async () => {
+    it('[A2ACLI_EXIT_002] [A2ACLI_EXIT_001] [A2ACLI_OUT_004] [A2ACLI_TASK_CANCEL_001] a failed task exits 0 and says so on stderr; a protocol error keeps its A2A name and code (exit 1)', async () => {
       const failed = await synapse(['send', ...agent(), '-o', 'json', '--text', 'fail']);
       assert.equal(failed.code, 0);
       assert.equal(json(failed).task.status.state, 'TASK_STATE_FAILED');
@@ -258,14 +262,14 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       assert.equal(json(cancel).error.code, 'TaskNotCancelableError');
     });
 
-    it('cancels a running task and shows it canceled', async () => {
+    it('[A2ACLI_TASK_CANCEL_001] cancels a running task and shows it canceled', async () => {
       const started = json(await synapse(['send', ...agent(), '-o', 'json', '--async', '--text', 'slow 30']));
       const canceled = await synapse(['task', 'cancel', started.task.id, ...agent()]);
       assert.equal(canceled.code, 0, canceled.stderr);
       assert.match(canceled.stdout, /^State: CANCELED$/m);
     });
 
-    it('--stream follows the task: json one StreamResponse per line, the last one its end; text as it changes', async () => {
+    it('[A2ACLI_SEND_003] [A2ACLI_OUT_003] --stream follows the task: json one StreamResponse per line, the last one its end; text as it changes', async () => {
       const streamed = await synapse(['send', ...agent(), '-o', 'json', '--stream', '--text', 'slow 2']);
       assert.equal(streamed.code, 0, streamed.stderr);
       const lines = streamed.stdout
@@ -293,7 +297,7 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       );
     });
 
-    it('task subscribe follows a running task to its end; task get --wait polls it there', async () => {
+    it('[A2ACLI_TASK_SUBSCRIBE_001] [A2ACLI_TASK_POLL_001] task subscribe follows a running task to its end; task get --wait polls it there', async () => {
       const started = json(await synapse(['send', ...agent(), '-o', 'json', '--async', '--text', 'slow 2']));
       const [subscribed, waited] = await Promise.all([
         synapse(['task', 'subscribe', started.task.id, ...agent(), '-o', 'json', '--stream']),
@@ -315,7 +319,7 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       assert.equal(json(waited).status.state, 'TASK_STATE_COMPLETED');
     });
 
-    it('--timeout ends the wait (exit 5) and names the task to look at later; the task goes on', async () => {
+    it('[A2ACLI_TASK_POLL_002] [A2ACLI_ERR_TIMEOUT] --timeout ends the wait (exit 5) and names the task to look at later; the task goes on', async () => {
       const out = await synapse(['send', ...agent(), '-o', 'json', '--timeout', '0.5', '--text', 'slow 3']);
       assert.equal(out.code, 5);
       const { error } = json(out);
@@ -326,7 +330,7 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       assert.equal(later.status.state, 'TASK_STATE_COMPLETED');
     });
 
-    it('task list pages through tasks and filters by state', async () => {
+    it('[A2ACLI_TASK_LIST_001] task list pages through tasks and filters by state and context', async () => {
       const done = json(await synapse(['send', ...agent(), '-o', 'json', '--text', 'hello'])).task;
       const page = json(
         await synapse([
@@ -352,11 +356,30 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       );
       const text = await synapse(['task', 'list', ...agent(), '--context-id', done.contextId]);
       assert.match(text.stdout, new RegExp(`^Task: ${done.id} COMPLETED ${done.contextId}$`, 'm'));
+      await synapse(['send', ...agent(), '-o', 'json', '--text', 'hello']);
+      const first = json(await synapse(['task', 'list', ...agent(), '-o', 'json', '--page-size', '1']));
+      assert.equal(first.tasks.length, 1);
+      assert.ok(first.nextPageToken, 'a cursor to the next page');
+      const second = json(
+        await synapse([
+          'task',
+          'list',
+          ...agent(),
+          '-o',
+          'json',
+          '--page-size',
+          '1',
+          '--page-token',
+          first.nextPageToken,
+        ]),
+      );
+      assert.equal(second.tasks.length, 1);
+      assert.notEqual(second.tasks[0].id, first.tasks[0].id, 'the next page, not the same one');
       const bad = await synapse(['task', 'list', ...agent(), '--status', 'bogus']);
       assert.equal(bad.code, 2);
     });
 
-    it('task push-config creates, gets, lists and deletes a task’s config', async () => {
+    it('[A2ACLI_PUSH_001] task push-config creates, gets, lists and deletes a task’s config', async () => {
       const task = json(
         await synapse(['send', ...agent(), '-o', 'json', '--async', '--text', 'slow 30']),
       ).task;

@@ -21,6 +21,11 @@
  *   shows nothing; a reason (`fail`, `timeout`) travels as the message the
  *   event carries, if any.
  *
+ * A status update's own metadata says what A2A's TaskStatus cannot
+ * (docs/streaming.md#progress-and-questions): `synapse.progress`, the agent's
+ * percentage (0-100) when the event reports one, and `synapse.question` on a
+ * question: `{kind: 'info', missingFields}` or `{kind: 'human_decision', options}`.
+ *
  * An event that leaves the task terminal or interrupted (INPUT_REQUIRED,
  * AUTH_REQUIRED) always changes the A2A state, so it is always a status update:
  * the stream's last one (`final`), after which the stream ends: a stream
@@ -29,6 +34,32 @@
 import { isInterrupted, isTerminal, type SynapseState, toA2AState } from '../../domain/states.ts';
 import type { TaskEvent, TaskSummary, TaskView } from '../../domain/task.ts';
 import type { StreamEvent, TaskEncodeOptions } from '../../protocol/a2a/projection.ts';
+
+/** The metadata key of the agent's progress, a percentage (0-100). */
+export const PROGRESS_KEY = 'synapse.progress';
+/** The metadata key of the kind of question an interrupted task asks, and what answers it. */
+export const QUESTION_KEY = 'synapse.question';
+
+/** The question a state waits on: more information, or a human decision. */
+const questionKindOf = (state: SynapseState): 'info' | 'human_decision' | undefined =>
+  state === 'info_needed'
+    ? 'info'
+    : state === 'need_human' || state === 'human_deciding'
+      ? 'human_decision'
+      : undefined;
+
+const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+/** What a status update says beyond its status: progress, and the question it asks. */
+function statusMetadataOf(event: TaskEvent): Record<string, unknown> | undefined {
+  const metadata: Record<string, unknown> = {};
+  if (event.progress !== undefined) metadata[PROGRESS_KEY] = event.progress;
+  if (event.type === 'need_info')
+    metadata[QUESTION_KEY] = { kind: 'info', missingFields: listOf(event.data?.missingFields) };
+  else if (event.type === 'need_human')
+    metadata[QUESTION_KEY] = { kind: 'human_decision', options: listOf(event.data?.options) };
+  return Object.keys(metadata).length ? metadata : undefined;
+}
 
 /** Where the stream of a task ends: the state leaves nothing more to follow (terminal or interrupted). */
 export const endsStream = (state: SynapseState): boolean => isTerminal(state) || isInterrupted(state);
@@ -59,11 +90,13 @@ export function streamEventOf(
     event.progress !== undefined ||
     event.type === 'status_update';
   if (!shown) return undefined;
+  const metadata = statusMetadataOf(event);
   return {
     kind: 'status-update',
     ...ids,
     status: { state, ...(agentMessage ? { message: agentMessage } : {}), timestamp: event.at },
     final: endsStream(event.to),
+    ...(metadata ? { metadata } : {}),
   };
 }
 
@@ -77,15 +110,25 @@ export const snapshotOf = (view: TaskView, show: TaskEncodeOptions): StreamEvent
 /**
  * The status of a snapshot as a status update: sent after a snapshot of a task that is already terminal
  * or interrupted, so the stream still ends on a status update (docs/streaming.md#where-a-stream-ends).
+ * Its metadata holds the task's latest progress and the kind of question it waits on (the head keeps no
+ * missing fields or options: those come with the question's own update).
  */
-export const finalStatusOf = (view: TaskView): StreamEvent => ({
-  kind: 'status-update',
-  taskId: view.head.taskId,
-  contextId: view.head.contextId,
-  status: {
-    state: toA2AState(view.head.state),
-    ...(view.head.statusMessage ? { message: view.head.statusMessage } : {}),
-    timestamp: view.head.statusAt,
-  },
-  final: true,
-});
+export const finalStatusOf = (view: TaskView): StreamEvent => {
+  const question = questionKindOf(view.head.state);
+  const metadata = {
+    ...(view.head.progress !== undefined ? { [PROGRESS_KEY]: view.head.progress } : {}),
+    ...(question ? { [QUESTION_KEY]: { kind: question } } : {}),
+  };
+  return {
+    kind: 'status-update',
+    taskId: view.head.taskId,
+    contextId: view.head.contextId,
+    status: {
+      state: toA2AState(view.head.state),
+      ...(view.head.statusMessage ? { message: view.head.statusMessage } : {}),
+      timestamp: view.head.statusAt,
+    },
+    final: true,
+    ...(Object.keys(metadata).length ? { metadata } : {}),
+  };
+};

@@ -50,6 +50,11 @@ export type StreamEvent =
       status: StreamStatus;
       /** The stream ends after this update (terminal or interrupted state): v0.3 `final: true`. */
       final: boolean;
+      /**
+       * The update's own metadata (TaskStatusUpdateEvent.metadata): the agent's progress and the kind of
+       * its question, under `synapse.` keys (docs/streaming.md#progress-and-questions).
+       */
+      metadata?: Record<string, unknown>;
       /** The task's generation after the change (its event's version): set only when generations are on. */
       generation?: number;
     }

@@ -204,6 +204,7 @@ export function encodeStreamEvent(event: StreamEvent): V03StreamEvent {
           timestamp: event.status.timestamp,
         },
         final: event.final,
+        ...(event.metadata ? { metadata: event.metadata } : {}),
         ...(event.generation !== undefined ? { generation: event.generation } : {}),
       };
     case 'artifact-update':

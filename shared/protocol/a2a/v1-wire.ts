@@ -180,6 +180,7 @@ export function encodeStreamEvent(event: StreamEvent): V1StreamResponse {
             ...(event.status.message ? { message: encodeMessage(event.status.message) } : {}),
             timestamp: event.status.timestamp,
           },
+          ...(event.metadata ? { metadata: event.metadata } : {}),
           ...generationOf(event.generation),
         },
       };

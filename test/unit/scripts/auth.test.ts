@@ -175,7 +175,7 @@ describe('auth CLI: keys', () => {
     for (const rights of ['admin', 'READ', '', 'tasks:read']) {
       const out = await c.run('keys', 'create', '--tenant', 'acme', '--principal', 'ci', '--rights', rights);
       assert.equal(out.code, 1, rights);
-      assert.match(out.text, /^error: --rights(: unknown| names none of read, write)/);
+      assert.match(out.text, /^error: --rights: (unknown|names none of read, write)/);
     }
     for (const argv of [
       ['keys', 'create'],

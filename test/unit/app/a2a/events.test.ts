@@ -138,6 +138,46 @@ describe('stream events of stored events', () => {
       contextId: 'c1',
       status: { state: 'TASK_STATE_INPUT_REQUIRED', message: agentMessage(), timestamp: T1 },
       final: true,
+      metadata: { 'synapse.question': { kind: 'info' } },
+    });
+  });
+
+  it('progress and the kind of question travel in the update metadata, under synapse. keys', () => {
+    const progress = streamEventOf(task, ev('status_update', 'executing', 'executing', { progress: 40 }));
+    assert.ok(progress?.kind === 'status-update');
+    assert.deepEqual(progress.metadata, { 'synapse.progress': 40 });
+    const missingFields = [{ field: 'seconds', reason: 'slow needs a duration', suggestedValue: 5 }];
+    const info = streamEventOf(
+      task,
+      ev('need_info', 'executing', 'info_needed', { message: agentMessage(), data: { missingFields } }),
+    );
+    assert.ok(info?.kind === 'status-update');
+    assert.deepEqual(info.metadata, { 'synapse.question': { kind: 'info', missingFields } });
+    const options = [
+      { value: 'approve', confidence: 0.5 },
+      { value: 'reject', confidence: 0.5 },
+    ];
+    const human = streamEventOf(
+      task,
+      ev('need_human', 'executing', 'need_human', { message: agentMessage(), data: { options } }),
+    );
+    assert.ok(human?.kind === 'status-update');
+    assert.deepEqual(human.metadata, { 'synapse.question': { kind: 'human_decision', options } });
+    const bareQuestion = streamEventOf(task, ev('need_info', 'executing', 'info_needed'));
+    assert.ok(bareQuestion?.kind === 'status-update');
+    assert.deepEqual(bareQuestion.metadata, { 'synapse.question': { kind: 'info', missingFields: [] } });
+    const plain = streamEventOf(task, ev('complete', 'executing', 'completed', { message: agentMessage() }));
+    assert.ok(plain?.kind === 'status-update');
+    assert.equal(plain.metadata, undefined, 'nothing to say: no metadata');
+  });
+
+  it('the final status of a snapshot carries the latest progress and the human decision it waits on', () => {
+    const deciding = view({ state: 'need_human', head: { progress: 60, statusAt: T1 } });
+    const shown = finalStatusOf(deciding);
+    assert.ok(shown.kind === 'status-update');
+    assert.deepEqual(shown.metadata, {
+      'synapse.progress': 60,
+      'synapse.question': { kind: 'human_decision' },
     });
   });
 });
@@ -248,6 +288,24 @@ describe('stream event encoding', () => {
       append: true,
       lastChunk: false,
     });
+  });
+
+  it('the update metadata (progress, question) is the status update event metadata in both versions', () => {
+    const metadata = { 'synapse.progress': 40, 'synapse.question': { kind: 'info', missingFields: [] } };
+    const update: StreamEvent = {
+      kind: 'status-update',
+      taskId: 't1',
+      contextId: 'c1',
+      status: { state: 'TASK_STATE_WORKING', timestamp: T1 },
+      final: false,
+      metadata,
+    };
+    const v1 = v1Codec.encodeStreamEvent(update) as { statusUpdate: { metadata?: unknown } };
+    assert.deepEqual(v1.statusUpdate.metadata, metadata);
+    const v03 = v03Codec.encodeStreamEvent(update) as { metadata?: unknown };
+    assert.deepEqual(v03.metadata, metadata);
+    const none = v1Codec.encodeStreamEvent(status(false));
+    assert.ok('statusUpdate' in none && !('metadata' in none.statusUpdate), 'no metadata: none on the wire');
   });
 });
 
