@@ -20,6 +20,17 @@ import { resolveCard } from './catalog.ts';
 import { debugFetch } from './debug.ts';
 import { CliError } from './errors.ts';
 import { PROGRAM } from './output.ts';
+import {
+  negotiateVersion,
+  requestVersion,
+  requireCredentials,
+  secretsOf,
+  spokenTransports,
+  transportFetch,
+  type WireOptions,
+  warnInsecureCredential,
+  wireFetch,
+} from './wire.ts';
 
 export const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
 
@@ -27,18 +38,29 @@ export const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
 export const TRANSPORTS = ['JSONRPC', 'HTTP+JSON'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 
-export interface AgentOptions {
+export interface AgentOptions extends WireOptions {
   agentCard?: string;
-  transport?: Transport[];
+  /** Preferred bindings; a known one this CLI does not speak (GRPC) is skipped with a note. */
+  transport?: string[];
   bearer?: string;
   apiKey?: string;
   /** Log every exchange to stderr, credentials redacted. */
   debug?: boolean;
 }
 
-/** The fetch every request of this run goes through: plain, or logged by `--debug`. */
-export const baseFetch = (options: AgentOptions): typeof fetch =>
-  options.debug ? debugFetch(fetch, [options.bearer ?? '', options.apiKey ?? '']) : fetch;
+/**
+ * The fetch every request of this run goes through: TLS verified unless --insecure, logged by `--debug`,
+ * with the service parameters and the A2A version (wire.ts). `agent`: the requests go to an A2A agent
+ * (its card or its interfaces), whose 401 or 403 is the CLI's authentication error; `card` names its schemes
+ * in the hint.
+ */
+export const baseFetch = (options: AgentOptions, agent?: { card?: AgentCard }): typeof fetch => {
+  const send = transportFetch(options);
+  return wireFetch(options.debug ? debugFetch(send, secretsOf(options)) : send, options, {
+    version: requestVersion(options),
+    ...(agent ? { authErrors: true, card: agent.card } : {}),
+  });
+};
 
 /** The agent reference given, or the usage error that names how to give one. */
 export const requireAgent = (ref: string | undefined): string => {
@@ -94,11 +116,15 @@ export async function fetchDocument(
     try {
       response = await fetchImpl(where.url, { headers: { accept: 'application/json' } });
     } catch (e) {
+      if (e instanceof CliError) throw e;
       const code = (e as { cause?: { code?: string } }).cause?.code;
+      const tls = code !== undefined && /CERT|SSL|TLS/i.test(code);
       throw new CliError(
         'A2ACLI_ERR_UNREACHABLE',
         `cannot reach ${where.url}${code ? ` (${code})` : ''}`,
-        'is the agent running, and is the address right?',
+        tls
+          ? 'the certificate is not trusted; --insecure skips the check (development only)'
+          : 'is the agent running, and is the address right?',
       );
     }
     if (response.status === 404)
@@ -138,7 +164,7 @@ export function credentialedFetch(card: AgentCard, options: AgentOptions): typeo
     schemes.some(
       (s) => s.scheme?.$case === 'httpAuthSecurityScheme' && s.scheme.value.scheme.toLowerCase() === 'bearer',
     );
-  const send = baseFetch(options);
+  const send = baseFetch(options, { card });
   return (input, init) => {
     const headers = new Headers(init?.headers);
     const url =
@@ -160,16 +186,26 @@ export function credentialedFetch(card: AgentCard, options: AgentOptions): typeo
 
 /** A client of the card's agent, and the card. */
 export async function connect(options: AgentOptions): Promise<{ client: Client; card: AgentCard }> {
-  const card = agentCardOf(await fetchCard(requireAgent(options.agentCard), baseFetch(options)));
-  const fetchImpl = credentialedFetch(card, options);
+  const card = agentCardOf(await fetchCard(requireAgent(options.agentCard), baseFetch(options, {})));
+  requireCredentials(card, options);
+  // only the card's interfaces at the negotiated version are candidates (SPEC §11.1, §11.2)
+  const { version, card: callable } = negotiateVersion(card, options);
+  warnInsecureCredential(options);
+  const credentialed = credentialedFetch(card, options);
+  const fetchImpl: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('A2A-Version', version);
+    return credentialed(input, { ...init, headers });
+  };
+  const preferred = spokenTransports(options.transport, TRANSPORTS);
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
-      ...(options.transport?.length ? { preferredTransports: options.transport } : {}),
+      ...(preferred.length ? { preferredTransports: preferred } : {}),
     }),
   );
   try {
-    return { client: await factory.createFromAgentCard(card), card };
+    return { client: await factory.createFromAgentCard(callable), card };
   } catch (e) {
     throw new CliError('A2ACLI_ERR_CARD_INVALID', `cannot call this agent: ${(e as Error).message}`);
   }

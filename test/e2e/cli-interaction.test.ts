@@ -226,7 +226,15 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       const started = json(
         await cli.run(['send', ...agent(), '-o', 'json', '--async', '--text', 'slow 2']),
       ).task;
-      const subscribed = await cli.run(['task', 'subscribe', started.id, ...agent(), '-o', 'json']);
+      const subscribed = await cli.run([
+        'task',
+        'subscribe',
+        started.id,
+        ...agent(),
+        '-o',
+        'json',
+        '--stream',
+      ]);
       assert.equal(subscribed.code, 0, subscribed.stderr);
       const first = jsonLines(subscribed)[0] ?? {};
       assert.equal(first?.task?.id, started.id, subscribed.stdout);

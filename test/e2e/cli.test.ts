@@ -257,7 +257,7 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
     it('[A2ACLI_TASK_SUBSCRIBE_001] [A2ACLI_TASK_POLL_001] task subscribe follows a running task to its end; task get --wait polls it there', async () => {
       const started = json(await synapse(['send', ...agent(), '-o', 'json', '--async', '--text', 'slow 2']));
       const [subscribed, waited] = await Promise.all([
-        synapse(['task', 'subscribe', started.task.id, ...agent(), '-o', 'json']),
+        synapse(['task', 'subscribe', started.task.id, ...agent(), '-o', 'json', '--stream']),
         synapse([
           'task',
           'get',
@@ -389,7 +389,8 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       const out = await synapse(['send', ...agent(), '-o', 'json', '--data', '{"text":"hello"}']);
       assert.equal(out.code, 0, out.stderr);
       assert.ok(json(out).task.id);
-      const bad = await synapse(['send', ...agent(), '-o', 'json', '--data', '[1]']);
+      // any JSON value is data (A2A v1.0: a google.protobuf.Value); what is not JSON is refused
+      const bad = await synapse(['send', ...agent(), '-o', 'json', '--data', '{not json']);
       assert.equal(bad.code, 2);
       assert.equal(json(bad).error.code, 'A2ACLI_ERR_USAGE');
     });
