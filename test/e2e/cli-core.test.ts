@@ -6,12 +6,11 @@
  * certificate — whose recorded requests show what went on the wire.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildCli } from '../../cli/build.ts';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 import { authCli } from './fixtures/auth.ts';
 import {
@@ -21,49 +20,15 @@ import {
   REPORT_BYTES,
   startCliAgent,
 } from './fixtures/cli-agent.ts';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { buildCliRunner, type CliRunner, type Doc, json, type Run } from './fixtures/cli-run.ts';
 
 /** `synapse …args` with a clean A2ACLI_ environment, `input` on its standard input. */
-const synapse = (args: string[], input = ''): Promise<Run> =>
-  new Promise((resolve, reject) => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('A2ACLI_')));
-    const child = spawn(process.execPath, [bundle, ...args], {
-      cwd: ROOT,
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input);
-  });
-
-// biome-ignore lint/suspicious/noExplicitAny: a parsed document read field by field
-type Doc = Record<string, any>;
-
-const json = (run: Run): Doc => {
-  assert.equal(run.stdout.trim().split('\n').length, 1, `one JSON document:\n${run.stdout}\n${run.stderr}`);
-  return JSON.parse(run.stdout) as Doc;
-};
+const synapse = (args: string[], input = ''): Promise<Run> => cli.run(args, { input });
 
 let hub: LocalHub;
 let agent: CliAgent;
 let tlsAgent: CliAgent;
-let bundle: string;
+let cli: CliRunner;
 let work: string;
 
 before(async () => {
@@ -79,17 +44,16 @@ before(async () => {
     key: readFileSync(join(work, 'key.pem'), 'utf8'),
     cert: readFileSync(join(work, 'cert.pem'), 'utf8'),
   };
-  let built: { bin: string };
-  [hub, built, agent, tlsAgent] = await Promise.all([
+  [hub, cli, agent, tlsAgent] = await Promise.all([
     startLocalHub({ port: 0, sweepIntervalMs: 60_000 }),
-    buildCli(join(work, 'bundle')),
+    buildCliRunner(),
     startCliAgent(),
     startCliAgent(tls),
   ]);
-  bundle = built.bin;
 });
 after(async () => {
   await Promise.all([hub?.stop(), agent?.stop(), tlsAgent?.stop()]);
+  cli?.remove();
   rmSync(work, { recursive: true, force: true });
 });
 
