@@ -1,10 +1,4 @@
-/**
- * `synapse send` (a2a-cli SPEC §6, §7): a message to the agent — a new task, a task in a given context, or
- * the next turn of a task (`--task-id`). Waits for the task to end or pause unless `--async`; `--stream`
- * follows it as it runs.
- */
-import { randomUUID } from 'node:crypto';
-import { Role, type SendMessageRequest, StreamResponse } from '@a2a-js/sdk';
+import { StreamResponse } from '@a2a-js/sdk';
 import { hideBin } from 'yargs/helpers';
 import { connect } from '../agent.ts';
 import {
@@ -21,6 +15,7 @@ import { deadlineOf, pollUntilSettled, settled, type WaitOptions } from '../foll
 import { messageText, sendResponseJson, taskText } from '../output.ts';
 import { metadataOf, type PartArgs, partsOf } from '../parts.ts';
 import { personWatching } from '../tty.ts';
+import { requestOf } from '../turns.ts';
 import { followOut } from '../watch.ts';
 
 interface SendArgs extends Common, WaitOptions, PartArgs {
@@ -89,27 +84,11 @@ export const sendCommands: CommandGroup = (y) =>
         throw new CliError('A2ACLI_ERR_USAGE', '--interactive and --async do not go together');
       const { client, card } = await connect(args);
       const deadline = deadlineOf(args);
-      const request: SendMessageRequest = {
-        tenant: '',
-        message: {
-          messageId: randomUUID(),
-          contextId: args.contextId ?? '',
-          taskId: args.taskId ?? '',
-          role: Role.ROLE_USER,
-          parts,
-          metadata,
-          extensions: [],
-          referenceTaskIds: [],
-        },
-        configuration: {
-          acceptedOutputModes: [],
-          taskPushNotificationConfig: undefined,
-          historyLength: undefined,
-          // with --timeout the task is polled, so that the wait can end while the task goes on
-          returnImmediately: args.async || args.stream || args.timeout !== undefined,
-        },
-        metadata: undefined,
-      };
+      const request = requestOf(parts, args, {
+        metadata,
+        // with --timeout the task is polled, so that the wait can end while the task goes on
+        returnImmediately: args.async || args.stream || args.timeout !== undefined,
+      });
       // a person watching sees the task live (docs/cli.md#live-progress); anywhere else -i changes nothing
       if (args.interactive && personWatching(args.output)) {
         const { sendInteractive } = await import('../interactive.ts');
