@@ -17,11 +17,22 @@ import {
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
 import { resolveCard } from './catalog.ts';
-import { configDir, currentLayers, loginHint } from './config.ts';
+import { configDir, currentLayers } from './config.ts';
 import { debugFetch } from './debug.ts';
 import { CliError } from './errors.ts';
 import { PROGRAM } from './output.ts';
 import { hasLogin } from './token-store.ts';
+import {
+  negotiateVersion,
+  requestVersion,
+  requireCredentials,
+  secretsOf,
+  spokenTransports,
+  transportFetch,
+  type WireOptions,
+  warnInsecureCredential,
+  wireFetch,
+} from './wire.ts';
 
 export const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
 
@@ -29,18 +40,35 @@ export const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
 export const TRANSPORTS = ['JSONRPC', 'HTTP+JSON'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 
-export interface AgentOptions {
+export interface AgentOptions extends WireOptions {
   agentCard?: string;
-  transport?: Transport[];
+  /** Preferred bindings; a known one this CLI does not speak (GRPC) is skipped with a note. */
+  transport?: string[];
   bearer?: string;
   apiKey?: string;
   /** Log every exchange to stderr, credentials redacted. */
   debug?: boolean;
 }
 
-/** The fetch every request of this run goes through: plain, or logged by `--debug`. */
-export const baseFetch = (options: AgentOptions): typeof fetch =>
-  options.debug ? debugFetch(fetch, [options.bearer ?? '', options.apiKey ?? '']) : fetch;
+/**
+ * The fetch every request of this run goes through: TLS verified unless --insecure, logged by `--debug`,
+ * with the service parameters and the A2A version (wire.ts). `agent`: the requests go to an A2A agent
+ * (its card or its interfaces), whose 401 or 403 is the CLI's authentication error; `card` names its schemes
+ * in the hint.
+ */
+export const baseFetch = (options: AgentOptions, agent?: { card?: AgentCard }): typeof fetch => {
+  const send = transportFetch(options);
+  return wireFetch(options.debug ? debugFetch(send, secretsOf(options)) : send, options, {
+    version: requestVersion(options),
+    ...(agent ? { authErrors: true, card: agent.card } : {}),
+  });
+};
+
+/** The fetch of OAuth requests (a stored login's refresh): this run's TLS settings and --debug, no A2A headers. */
+export const oauthFetch = (options: AgentOptions): typeof fetch => {
+  const send = transportFetch(options);
+  return options.debug ? debugFetch(send, secretsOf(options)) : send;
+};
 
 /** The agent reference given, or the usage error that names how to give one. */
 export const requireAgent = (ref: string | undefined): string => {
@@ -96,11 +124,15 @@ export async function fetchDocument(
     try {
       response = await fetchImpl(where.url, { headers: { accept: 'application/json' } });
     } catch (e) {
+      if (e instanceof CliError) throw e;
       const code = (e as { cause?: { code?: string } }).cause?.code;
+      const tls = code !== undefined && /CERT|SSL|TLS/i.test(code);
       throw new CliError(
         'A2ACLI_ERR_UNREACHABLE',
         `cannot reach ${where.url}${code ? ` (${code})` : ''}`,
-        'is the agent running, and is the address right?',
+        tls
+          ? 'the certificate is not trusted; --insecure skips the check (development only)'
+          : 'is the agent running, and is the address right?',
       );
     }
     if (response.status === 404)
@@ -140,8 +172,8 @@ export function credentialedFetch(card: AgentCard, options: AgentOptions): typeo
     schemes.some(
       (s) => s.scheme?.$case === 'httpAuthSecurityScheme' && s.scheme.value.scheme.toLowerCase() === 'bearer',
     );
-  const send = baseFetch(options);
-  return async (input, init) => {
+  const send = baseFetch(options, { card });
+  return (input, init) => {
     const headers = new Headers(init?.headers);
     const url =
       typeof input === 'string' || input instanceof URL ? new URL(input.toString()) : new URL(input.url);
@@ -156,40 +188,39 @@ export function credentialedFetch(card: AgentCard, options: AgentOptions): typeo
         headers.append('cookie', `${name}=${encodeURIComponent(options.apiKey)}`);
       else headers.set(name, options.apiKey);
     }
-    const response = await send(url, { ...init, headers });
-    // the agent's refusal is a credential failure (exit 4), named for what was or was not sent
-    if (response.status === 401 || response.status === 403) {
-      // its body is not read: released, so that nothing holds the run open
-      await response.body?.cancel();
-      const sent = options.bearer || options.apiKey;
-      throw new CliError(
-        sent ? 'A2ACLI_ERR_AUTH_FAILED' : 'A2ACLI_ERR_CREDENTIALS_MISSING',
-        `the agent refused the request (HTTP ${response.status}${sent ? '' : ', no credential was sent'})`,
-        sent ? 'check the credential, or log in again' : loginHint(options.agentCard),
-      );
-    }
-    return response;
+    return send(url, { ...init, headers });
   };
 }
 
 /** A client of the card's agent, and the card. */
 export async function connect(options: AgentOptions): Promise<{ client: Client; card: AgentCard }> {
   const ref = requireAgent(options.agentCard);
-  const card = agentCardOf(await fetchCard(ref, baseFetch(options)));
+  const card = agentCardOf(await fetchCard(ref, baseFetch(options, {})));
   // without a credential given, the stored login for this agent is used (SPEC §10.2)
   const stored =
     options.bearer || options.apiKey || !hasLogin(currentLayers()?.dir ?? configDir(), ref, card)
       ? undefined
-      : await (await import('./oauth.ts')).storedBearer(ref, card, baseFetch(options));
-  const fetchImpl = credentialedFetch(card, stored ? { ...options, bearer: stored } : options);
+      : await (await import('./oauth.ts')).storedBearer(ref, card, oauthFetch(options));
+  const withLogin: AgentOptions = stored ? { ...options, bearer: stored } : options;
+  requireCredentials(card, withLogin);
+  // only the card's interfaces at the negotiated version are candidates (SPEC §11.1, §11.2)
+  const { version, card: callable } = negotiateVersion(card, withLogin);
+  warnInsecureCredential(withLogin);
+  const credentialed = credentialedFetch(card, withLogin);
+  const fetchImpl: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('A2A-Version', version);
+    return credentialed(input, { ...init, headers });
+  };
+  const preferred = spokenTransports(options.transport, TRANSPORTS);
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
-      ...(options.transport?.length ? { preferredTransports: options.transport } : {}),
+      ...(preferred.length ? { preferredTransports: preferred } : {}),
     }),
   );
   try {
-    return { client: await factory.createFromAgentCard(card), card };
+    return { client: await factory.createFromAgentCard(callable), card };
   } catch (e) {
     throw new CliError('A2ACLI_ERR_CARD_INVALID', `cannot call this agent: ${(e as Error).message}`);
   }

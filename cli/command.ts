@@ -5,11 +5,22 @@
  */
 import { Task } from '@a2a-js/sdk';
 import type { Argv } from 'yargs';
-import { type AgentOptions, TRANSPORTS } from './agent.ts';
-import { isInterrupted, isTerminal, type OutputFormat, PROGRAM, stateName, taskText } from './output.ts';
+import type { AgentOptions } from './agent.ts';
+import {
+  isInterrupted,
+  isTerminal,
+  type OutputFormat,
+  PROGRAM,
+  stateName,
+  taskText,
+  useVerbose,
+} from './output.ts';
+import { KNOWN_TRANSPORTS } from './wire.ts';
 
 export interface Common extends AgentOptions {
   output: OutputFormat;
+  /** The full view of what was exchanged (every part's type, history, metadata), not the concise one. */
+  verbose?: boolean;
 }
 
 /** The format of this run, as the command's parsed options say once a handler runs. */
@@ -32,6 +43,7 @@ export const run =
   async (parsed: unknown) => {
     const args = parsed as A & Common;
     useFormat(args.output);
+    useVerbose(args.verbose === true);
     await fn(args);
   };
 
@@ -80,8 +92,26 @@ export const commonOptions = (y: Argv) =>
     .option('transport', {
       type: 'array',
       string: true,
-      choices: TRANSPORTS,
-      describe: 'preferred bindings, in order (default: the card’s order)',
+      choices: KNOWN_TRANSPORTS,
+      describe: 'preferred bindings, in order (default: the card’s order; GRPC is skipped)',
+    })
+    .option('a2a-version', {
+      type: 'string',
+      describe: 'the A2A version to speak (default: the highest both sides speak, never below 1.0)',
+    })
+    .option('svc-param', {
+      type: 'string',
+      describe: 'a service parameter key:value, sent as a header (repeatable)',
+    })
+    .option('insecure', {
+      type: 'boolean',
+      default: false,
+      describe: 'do not verify TLS certificates (development only; warns)',
+    })
+    .option('verbose', {
+      type: 'boolean',
+      default: false,
+      describe: 'the full view: every part’s type, the history, metadata (default: concise)',
     })
     .option('bearer', { type: 'string', describe: 'a bearer token (or A2ACLI_BEARER)' })
     .option('api-key', { type: 'string', describe: 'an API key (or A2ACLI_API_KEY)' })

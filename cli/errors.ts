@@ -24,6 +24,8 @@ export class CliError extends Error {
     readonly code: CliErrorCode,
     message: string,
     readonly hint: string | null = null,
+    /** The transport-level code behind it (an HTTP status), when there is one. */
+    readonly a2aCode: string | number | null = null,
   ) {
     super(message);
   }
@@ -54,7 +56,7 @@ export interface ErrorEnvelope {
 export function envelopeOf(e: unknown): { envelope: ErrorEnvelope; exitCode: number } {
   if (e instanceof CliError) {
     return {
-      envelope: { error: { code: e.code, message: e.message, hint: e.hint, a2aCode: null } },
+      envelope: { error: { code: e.code, message: e.message, hint: e.hint, a2aCode: e.a2aCode } },
       exitCode: CLI_ERRORS[e.code],
     };
   }

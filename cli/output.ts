@@ -4,7 +4,15 @@
  * for multi-line content. `json` is one document, the protocol's own type as ProtoJSON (an AgentCard, a
  * Task, a SendMessageResponse), or the error envelope. Payload to stdout, diagnostics to stderr.
  */
-import { AgentCard, type Message, type Part, SendMessageResponse, type Task, TaskState } from '@a2a-js/sdk';
+import {
+  AgentCard,
+  type Message,
+  type Part,
+  Role,
+  SendMessageResponse,
+  type Task,
+  TaskState,
+} from '@a2a-js/sdk';
 import type { ErrorEnvelope } from './errors.ts';
 
 export type OutputFormat = 'text' | 'json';
@@ -27,7 +35,28 @@ const INTERRUPTED = new Set([TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK
 export const isTerminal = (state: TaskState) => TERMINAL.has(state);
 export const isInterrupted = (state: TaskState) => INTERRUPTED.has(state);
 
-const partText = (part: Part): string => {
+/** The detail level of this run: concise (the default), or verbose (a2a-cli SPEC §4.5, §5.2). */
+let verboseOutput = false;
+export const useVerbose = (verbose: boolean) => {
+  verboseOutput = verbose;
+};
+export const isVerbose = () => verboseOutput;
+
+/** A part as text; verbose: after a line naming its kind, media type, file name and metadata. */
+export const partText = (part: Part): string =>
+  verboseOutput ? `${partHeader(part)}\n${partContent(part)}` : partContent(part);
+
+const partHeader = (part: Part): string => {
+  const facts = [
+    part.content?.$case === 'raw' ? 'file' : part.content?.$case === 'url' ? 'file url' : part.content?.$case,
+    part.mediaType,
+    part.filename,
+    part.metadata ? `metadata ${JSON.stringify(part.metadata)}` : '',
+  ];
+  return `[${facts.filter(Boolean).join(', ') || 'empty'}]`;
+};
+
+const partContent = (part: Part): string => {
   const c = part.content;
   switch (c?.$case) {
     case 'text':
@@ -45,20 +74,48 @@ const partText = (part: Part): string => {
 
 const block = (label: string, parts: readonly Part[]): string[] => [`${label}:`, ...parts.map(partText), ''];
 
-/** A task as text: ids and state first, then its status message and its artifacts as blocks. */
+const roleName = (role: Role): string => (Role[role] ?? String(role)).replace(/^ROLE_/, '');
+
+/**
+ * A task as text: ids and state first, then its status message and its artifacts as blocks. Verbose adds the
+ * status time and the task's metadata (fields), the history (a block per message), and each artifact's id,
+ * description and metadata.
+ */
 export function taskText(task: Task, resume?: string): string {
   const lines = [
     `Task: ${task.id}`,
     `Context: ${task.contextId}`,
     `State: ${stateName(task.status?.state ?? 0)}`,
   ];
+  if (verboseOutput) {
+    if (task.status?.timestamp) lines.push(`Updated: ${task.status.timestamp}`);
+    if (task.metadata) lines.push(`Metadata: ${JSON.stringify(task.metadata)}`);
+    task.history.forEach((m, i) => {
+      lines.push(
+        ...(lines.at(-1) === '' ? [] : ['']),
+        ...block(`History ${i + 1} (${roleName(m.role)}, ${m.messageId})`, m.parts),
+      );
+      if (m.metadata) lines.splice(-1, 0, `[message metadata ${JSON.stringify(m.metadata)}]`);
+    });
+  }
   const status = task.status?.message;
-  if (status?.parts.length) lines.push('', ...block('Status message', status.parts));
+  if (status?.parts.length) {
+    lines.push(...(lines.at(-1) === '' ? [] : ['']), ...block('Status message', status.parts));
+    if (verboseOutput && status.metadata)
+      lines.splice(-1, 0, `[message metadata ${JSON.stringify(status.metadata)}]`);
+  }
   for (const artifact of task.artifacts) {
-    lines.push(
-      ...(lines.at(-1) === '' ? [] : ['']),
-      ...block(`Artifact ${artifact.name || artifact.artifactId}`, artifact.parts),
-    );
+    const label = verboseOutput
+      ? `Artifact ${artifact.name || artifact.artifactId} (${artifact.artifactId})`
+      : `Artifact ${artifact.name || artifact.artifactId}`;
+    lines.push(...(lines.at(-1) === '' ? [] : ['']), ...block(label, artifact.parts));
+    if (verboseOutput) {
+      const about = [
+        ...(artifact.description ? [`[description ${artifact.description}]`] : []),
+        ...(artifact.metadata ? [`[artifact metadata ${JSON.stringify(artifact.metadata)}]`] : []),
+      ];
+      lines.splice(-1, 0, ...about);
+    }
   }
   if (resume && task.status && isInterrupted(task.status.state)) {
     if (lines.at(-1) !== '') lines.push('');
@@ -70,6 +127,10 @@ export function taskText(task: Task, resume?: string): string {
 /** A message reply as text. */
 export function messageText(message: Message): string {
   const lines = [`Context: ${message.contextId}`, ...(message.taskId ? [`Task: ${message.taskId}`] : [])];
+  if (verboseOutput) {
+    lines.push(`Message id: ${message.messageId}`);
+    if (message.metadata) lines.push(`Metadata: ${JSON.stringify(message.metadata)}`);
+  }
   lines.push('', ...block('Message', message.parts));
   return `${lines.join('\n').replace(/\n+$/, '')}\n`;
 }

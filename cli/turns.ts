@@ -1,4 +1,7 @@
-/** The messages `send -i` and `chat` send: a new task (in a context, when given) or the next turn of a task. */
+/**
+ * The messages synapse sends (`send`, `send -i`, `chat`, `conformance`): a new task (in a context, when
+ * given) or the next turn of a task.
+ */
 import { randomUUID } from 'node:crypto';
 import { type Part, Role, type SendMessageRequest } from '@a2a-js/sdk';
 import type { Common } from './command.ts';
@@ -25,10 +28,17 @@ export const dataPart = (value: Record<string, unknown>): Part => ({
   mediaType: 'application/json',
 });
 
-/** The request of one turn; `returnImmediately` so that a task is followed (or polled), never waited on by the server. */
+/**
+ * The request of one turn. `returnImmediately` unless told otherwise, so that a task is followed (or
+ * polled) by synapse, never waited on by the server.
+ */
 export const requestOf = (
   parts: Part[],
   ids: { contextId?: string | undefined; taskId?: string | undefined },
+  {
+    metadata,
+    returnImmediately = true,
+  }: { metadata?: Record<string, unknown>; returnImmediately?: boolean } = {},
 ): SendMessageRequest => ({
   tenant: '',
   message: {
@@ -37,7 +47,7 @@ export const requestOf = (
     taskId: ids.taskId ?? '',
     role: Role.ROLE_USER,
     parts,
-    metadata: undefined,
+    metadata,
     extensions: [],
     referenceTaskIds: [],
   },
@@ -45,7 +55,7 @@ export const requestOf = (
     acceptedOutputModes: [],
     taskPushNotificationConfig: undefined,
     historyLength: undefined,
-    returnImmediately: true,
+    returnImmediately,
   },
   metadata: undefined,
 });

@@ -13,7 +13,7 @@ import {
 import type { Client } from '@a2a-js/sdk/client';
 import { type Common, resumeCommand } from './command.ts';
 import { endsStream, follow, type WaitOptions } from './follow.ts';
-import { messageText, stateName, taskText } from './output.ts';
+import { isVerbose, messageText, partText, stateName, taskText } from './output.ts';
 
 /** Follows a stream, printing each event (json: a line each; text: what changed), then the end. */
 export async function followOut(
@@ -79,10 +79,9 @@ export class StateWatch {
 
 const artifactText = (update: TaskArtifactUpdateEvent): string => {
   const a = update.artifact;
+  // text chunks join as they were cut; a file or data part is rendered whole (named, never dumped as bytes)
   const text = (a?.parts ?? [])
-    .map((part) =>
-      part.content?.$case === 'text' ? part.content.value : JSON.stringify(part.content?.value ?? null),
-    )
+    .map((part) => (part.content?.$case === 'text' && !isVerbose() ? part.content.value : partText(part)))
     .join('');
   return `Artifact ${a?.name || a?.artifactId || ''}: ${text}\n`;
 };

@@ -7,7 +7,7 @@
  * so the agent does one small task each.
  */
 import { randomUUID } from 'node:crypto';
-import { type AgentCard, Role, type SendMessageRequest, type Task } from '@a2a-js/sdk';
+import type { AgentCard, SendMessageRequest, Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { A2AError, isJsonRpcError, isRestError } from '@a2a-js/sdk/errors';
 import {
@@ -20,6 +20,7 @@ import {
   type Transport,
 } from '../agent.ts';
 import { type CommandGroup, type Common, exitWith, print, run } from '../command.ts';
+import { requestOf, textPart } from '../turns.ts';
 
 type Outcome = 'pass' | 'fail' | 'skip';
 
@@ -39,28 +40,8 @@ const isTaskNotFound = (e: unknown, binding: Transport) =>
   e.name === 'TaskNotFoundError' &&
   wireCode(e) === (binding === 'JSONRPC' ? -32001 : 404);
 
-const message = (text: string): SendMessageRequest => ({
-  tenant: '',
-  message: {
-    messageId: randomUUID(),
-    contextId: '',
-    taskId: '',
-    role: Role.ROLE_USER,
-    parts: [
-      { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' },
-    ],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  },
-  configuration: {
-    acceptedOutputModes: [],
-    taskPushNotificationConfig: undefined,
-    historyLength: undefined,
-    returnImmediately: false,
-  },
-  metadata: undefined,
-});
+const message = (text: string): SendMessageRequest =>
+  requestOf([textPart(text)], {}, { returnImmediately: false });
 
 const describeError = (e: unknown) =>
   e instanceof A2AError

@@ -1,11 +1,5 @@
-/**
- * `synapse send` (a2a-cli SPEC §6, §7): a message to the agent — a new task, a task in a given context, or
- * the next turn of a task (`--task-id`). Waits for the task to end or pause unless `--async`; `--stream`
- * follows it as it runs.
- */
-import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { type Part, Role, type SendMessageRequest, StreamResponse } from '@a2a-js/sdk';
+import { StreamResponse } from '@a2a-js/sdk';
+import { hideBin } from 'yargs/helpers';
 import { connect } from '../agent.ts';
 import {
   type CommandGroup,
@@ -19,12 +13,13 @@ import {
 import { CliError } from '../errors.ts';
 import { deadlineOf, pollUntilSettled, settled, type WaitOptions } from '../follow.ts';
 import { messageText, sendResponseJson, taskText } from '../output.ts';
+import { metadataOf, type PartArgs, partsOf } from '../parts.ts';
 import { personWatching } from '../tty.ts';
+import { requestOf } from '../turns.ts';
 import { followOut } from '../watch.ts';
 
-interface SendArgs extends Common, WaitOptions {
-  text?: string[];
-  data?: string[];
+interface SendArgs extends Common, WaitOptions, PartArgs {
+  metadata?: string;
   contextId?: string;
   taskId?: string;
   async: boolean;
@@ -32,42 +27,33 @@ interface SendArgs extends Common, WaitOptions {
   interactive: boolean;
 }
 
-const textPart = (text: string): Part => ({
-  content: { $case: 'text', value: text },
-  metadata: undefined,
-  filename: '',
-  mediaType: 'text/plain',
-});
-
-const dataPart = (json: string): Part => {
-  let value: unknown;
-  try {
-    value = JSON.parse(json === '-' ? readFileSync(0, 'utf8') : json);
-  } catch {
-    throw new CliError('A2ACLI_ERR_USAGE', '--data must be JSON (or - to read it from standard input)');
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new CliError('A2ACLI_ERR_USAGE', '--data must be a JSON object');
-  return {
-    content: { $case: 'data', value },
-    metadata: undefined,
-    filename: '',
-    mediaType: 'application/json',
-  };
-};
-
 export const sendCommands: CommandGroup = (y) =>
   y.command(
     'send',
     'send a message: a new task, or the next turn of one (--task-id)',
     (s) =>
       s
-        .option('text', { type: 'array', string: true, describe: 'a text part (repeatable)' })
-        .option('data', {
-          type: 'array',
-          string: true,
-          describe: 'a JSON object part (repeatable; - reads stdin)',
+        .option('text', {
+          type: 'string',
+          nargs: 1,
+          describe: 'a text part (repeatable; parts keep their order)',
         })
+        .option('file', {
+          type: 'string',
+          nargs: 1,
+          describe: 'a file part: a path (sent inline) or a URL (sent as a URL) (repeatable)',
+        })
+        .option('data', {
+          type: 'string',
+          nargs: 1,
+          describe: 'a data part: JSON, a JSON file, or - for stdin (repeatable)',
+        })
+        .option('media-type', {
+          type: 'string',
+          nargs: 1,
+          describe: 'the media type of the part flag just before it (default: from the file name)',
+        })
+        .option('metadata', { type: 'string', nargs: 1, describe: 'the message’s metadata, a JSON object' })
         .option('context-id', { type: 'string', describe: 'start a task in this context' })
         .option('task-id', { type: 'string', describe: 'continue this task' })
         .option('stream', {
@@ -88,36 +74,21 @@ export const sendCommands: CommandGroup = (y) =>
           describe: 'on a terminal: live progress, questions answered at a prompt (else plain text)',
         }),
     run<SendArgs>(async (args) => {
-      const parts = [...(args.text ?? []).map(textPart), ...(args.data ?? []).map(dataPart)];
+      const parts = await partsOf(hideBin(process.argv), args);
       if (parts.length === 0)
-        throw new CliError('A2ACLI_ERR_USAGE', 'nothing to send: give --text or --data');
+        throw new CliError('A2ACLI_ERR_USAGE', 'nothing to send: give --text, --file or --data');
+      const metadata = metadataOf(args.metadata);
       if (args.stream && args.async)
         throw new CliError('A2ACLI_ERR_USAGE', '--stream and --async do not go together');
       if (args.interactive && args.async)
         throw new CliError('A2ACLI_ERR_USAGE', '--interactive and --async do not go together');
       const { client, card } = await connect(args);
       const deadline = deadlineOf(args);
-      const request: SendMessageRequest = {
-        tenant: '',
-        message: {
-          messageId: randomUUID(),
-          contextId: args.contextId ?? '',
-          taskId: args.taskId ?? '',
-          role: Role.ROLE_USER,
-          parts,
-          metadata: undefined,
-          extensions: [],
-          referenceTaskIds: [],
-        },
-        configuration: {
-          acceptedOutputModes: [],
-          taskPushNotificationConfig: undefined,
-          historyLength: undefined,
-          // with --timeout the task is polled, so that the wait can end while the task goes on
-          returnImmediately: args.async || args.stream || args.timeout !== undefined,
-        },
-        metadata: undefined,
-      };
+      const request = requestOf(parts, args, {
+        metadata,
+        // with --timeout the task is polled, so that the wait can end while the task goes on
+        returnImmediately: args.async || args.stream || args.timeout !== undefined,
+      });
       // a person watching sees the task live (docs/cli.md#live-progress); anywhere else -i changes nothing
       if (args.interactive && personWatching(args.output)) {
         const { sendInteractive } = await import('../interactive.ts');

@@ -324,6 +324,7 @@ describe('synapse configuration', () => {
     const error = errorOf(run);
     assert.equal(error.code, 'A2ACLI_ERR_CREDENTIALS_MISSING');
     assert.match(error.hint, /auth login -a /);
+    assert.equal(error.a2aCode, null, 'refused before sending: the card requires a credential');
     const streamed = await synapse(['send', '-a', hub.url, '-o', 'json', '--stream', '--text', 'hello']);
     assert.equal(streamed.code, 4, streamed.stderr);
     assert.equal(errorOf(streamed).code, 'A2ACLI_ERR_CREDENTIALS_MISSING');

@@ -4,35 +4,14 @@
  * the run exits 1 with the whole report as its payload.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildCli } from '../../cli/build.ts';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
+import { buildCliRunner, type CliRunner, type Run } from './fixtures/cli-run.ts';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-const synapse = (args: string[]): Promise<Run> =>
-  new Promise((resolve, reject) => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('A2ACLI_')));
-    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+const synapse = (args: string[]): Promise<Run> => cli.run(args);
 
 interface Report {
   checks: { id: string; outcome: string; detail: string }[];
@@ -40,16 +19,15 @@ interface Report {
 }
 
 let hub: LocalHub;
+let cli: CliRunner;
 let dir: string;
-let bin: string;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'synapse-conformance-'));
-  let built: { bin: string };
-  [hub, built] = await Promise.all([startLocalHub({ port: 0, sweepIntervalMs: 60_000 }), buildCli(dir)]);
-  bin = built.bin;
+  [hub, cli] = await Promise.all([startLocalHub({ port: 0, sweepIntervalMs: 60_000 }), buildCliRunner()]);
 });
 after(async () => {
   await hub?.stop();
+  cli?.remove();
   rmSync(dir, { recursive: true, force: true });
 });
 

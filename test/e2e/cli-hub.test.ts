@@ -14,21 +14,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildCli } from '../../cli/build.ts';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 import { SYNAPSE_CALLBACK_PATH } from '../../shared/contracts/routes.ts';
+import { buildCliRunner, type CliRunner, type Doc, json, type Run } from './fixtures/cli-run.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const KEY = { id: 'ab-1', secret: 'the-secret-hub-a-and-hub-b-share-32+' };
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: a parsed document read field by field
-type Doc = Record<string, any>;
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -41,47 +32,19 @@ const freePort = () =>
 let hubA: LocalHub;
 let hubB: ChildProcess;
 let urlB: string;
-let bundleDir: string;
-let bundle: string;
+let cli: CliRunner;
 let work: string;
 /** The API key the admin made for tenant `default` (read, write, approve). */
 let apiKey = '';
 let keyId = '';
 
 /** `synapse …args` with a clean A2ACLI_ environment plus `env`. */
-const synapse = (args: string[], env: Record<string, string> = {}): Promise<Run> =>
-  new Promise((resolve, reject) => {
-    const clean = Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([k]) => !k.startsWith('A2ACLI_') && k !== 'TABLE_NAME' && k !== 'AWS_ENDPOINT_URL_DYNAMODB',
-      ),
-    );
-    const child = spawn(process.execPath, [bundle, ...args], {
-      cwd: ROOT,
-      env: { ...clean, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+const synapse = (args: string[], env: Record<string, string> = {}): Promise<Run> => cli.run(args, { env });
 
 /** The environment `npm start` prints for the admin: the hub's table on its DynamoDB Local. */
 const adminEnv = () => ({ TABLE_NAME: hubA.tableName, AWS_ENDPOINT_URL_DYNAMODB: hubA.dynamoEndpoint });
 /** The hub and the key, from the environment (never on the command line, which `ps` shows). */
 const hubEnv = () => ({ A2ACLI_HUB: hubA.url, A2ACLI_API_KEY: apiKey });
-
-const json = (run: Run): Doc => {
-  assert.equal(run.stdout.trim().split('\n').length, 1, `one JSON document:\n${run.stdout}\n${run.stderr}`);
-  return JSON.parse(run.stdout) as Doc;
-};
 
 const ok = (run: Run): Doc => {
   assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
@@ -141,7 +104,6 @@ const startHubB = (port: number, dynamoEndpoint: string, peersOfB: unknown): Pro
 
 before(async () => {
   work = mkdtempSync(join(tmpdir(), 'synapse-cli-hub-'));
-  bundleDir = join(work, 'bundle');
   const portA = await freePort();
   const portB = await freePort();
   urlB = `http://127.0.0.1:${portB}`;
@@ -163,10 +125,10 @@ before(async () => {
         REGISTRY_CATALOG_REFRESH_MS: '0',
       },
     }),
-    buildCli(bundleDir),
+    buildCliRunner(),
   ]);
   hubA = a;
-  bundle = built.bin;
+  cli = built;
   hubB = await startHubB(portB, hubA.dynamoEndpoint, [
     { peerId: 'hub-a', tenant: 'default', endpoint: `${hubA.url}${SYNAPSE_CALLBACK_PATH}`, keys: [KEY] },
   ]);
@@ -201,6 +163,7 @@ after(async () => {
     hubB.kill('SIGTERM');
     await exited;
   }
+  cli?.remove();
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -226,7 +189,7 @@ describe('synapse admin', () => {
   });
 
   it('loads the AWS SDK only for admin: the chunks every other command parses hold none of it', () => {
-    const chunks = join(bundleDir, 'chunks');
+    const chunks = join(dirname(cli.bin), 'chunks');
     const main = readdirSync(chunks).find((f) => f.startsWith('main-'));
     assert.ok(main, 'cli/main.ts is a chunk of its own');
     const parsed = new Set<string>();

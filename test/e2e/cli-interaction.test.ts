@@ -209,10 +209,10 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       try {
         const env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config') };
         const one = json(
-          await cli.run(['send', ...agent(), '-o', 'json', '--text', 'hello'], env, home),
+          await cli.run(['send', ...agent(), '-o', 'json', '--text', 'hello'], { env, cwd: home }),
         ).task;
         const two = json(
-          await cli.run(['send', ...agent(), '-o', 'json', '--text', 'hello'], env, home),
+          await cli.run(['send', ...agent(), '-o', 'json', '--text', 'hello'], { env, cwd: home }),
         ).task;
         assert.notEqual(one.contextId, two.contextId);
         assert.notEqual(one.id, two.id);
@@ -226,7 +226,15 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       const started = json(
         await cli.run(['send', ...agent(), '-o', 'json', '--async', '--text', 'slow 2']),
       ).task;
-      const subscribed = await cli.run(['task', 'subscribe', started.id, ...agent(), '-o', 'json']);
+      const subscribed = await cli.run([
+        'task',
+        'subscribe',
+        started.id,
+        ...agent(),
+        '-o',
+        'json',
+        '--stream',
+      ]);
       assert.equal(subscribed.code, 0, subscribed.stderr);
       const first = jsonLines(subscribed)[0] ?? {};
       assert.equal(first?.task?.id, started.id, subscribed.stdout);
@@ -403,10 +411,10 @@ describe('a wait', () => {
     ]);
     // the send has been answered once its first poll has gone out
     for (let stderr = ''; !/"GetTask"|\/tasks\//.test(stderr); ) {
-      const [chunk] = (await once(running.stderr!, 'data')) as [Buffer];
+      const [chunk] = (await once(running.child.stderr!, 'data')) as [Buffer];
       stderr += chunk.toString();
     }
-    running.kill('SIGINT');
+    running.child.kill('SIGINT');
     const out = await running.done;
     assert.equal(out.code, 130, out.stderr);
     const id = /interrupted: task (\S+) goes on; look at it with synapse task get \1 --wait/.exec(

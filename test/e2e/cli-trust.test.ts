@@ -9,7 +9,6 @@
  *   a wrong token refused with 401 and never printed; `--count` ends it (exit 0), `--timeout` exits 5.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -18,49 +17,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { buildCli } from '../../cli/build.ts';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 import { signCard } from '../../shared/protocol/a2a/card-signature.ts';
+import {
+  buildCliRunner,
+  type CliRunner,
+  type Doc,
+  json,
+  type Run,
+  type Running,
+} from './fixtures/cli-run.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
+const _ROOT = join(import.meta.dirname, '..', '..');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-interface Running {
-  child: ChildProcess;
-  /** What it printed so far. */
-  out: () => Run;
-  done: Promise<Run>;
-}
-
-/** `synapse …args`, running, with a clean A2ACLI_ environment. */
-const start = (args: string[]): Running => {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('A2ACLI_')));
-  const child = spawn(process.execPath, [bundle, ...args], {
-    cwd: ROOT,
-    env: clean,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr?.on('data', (d) => {
-    stderr += d;
-  });
-  const done = new Promise<Run>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-  return { child, out: () => ({ code: -1, stdout, stderr }), done };
-};
-
-const synapse = (args: string[]): Promise<Run> => start(args).done;
+const start = (args: string[]): Running => cli.start(args);
+const synapse = (args: string[]): Promise<Run> => cli.run(args);
 
 /** Resolves once `check` holds of what `running` printed (fails after 60 s, or when it exits first). */
 const until = async (running: Running, check: (r: Run) => boolean, what: string): Promise<Run> => {
@@ -81,13 +52,6 @@ const until = async (running: Running, check: (r: Run) => boolean, what: string)
 const listeningUrl = async (running: Running): Promise<string> => {
   const out = await until(running, (r) => /^Listening: \S+$/m.test(r.stderr), 'Listening line');
   return /^Listening: (\S+)$/m.exec(out.stderr)![1]!;
-};
-
-// biome-ignore lint/suspicious/noExplicitAny: a parsed document read field by field
-type Doc = Record<string, any>;
-const json = (run: Run): Doc => {
-  assert.equal(run.stdout.trim().split('\n').length, 1, `one JSON document:\n${run.stdout}\n${run.stderr}`);
-  return JSON.parse(run.stdout) as Doc;
 };
 
 /** The verdict `-o json` writes on stderr. */
@@ -123,33 +87,29 @@ const serve = async (routes: Record<string, Answer>) => {
 };
 
 let hub: LocalHub;
-let bundle: string;
-let bundleDir: string;
+let cli: CliRunner;
 let dir: string;
 /** The hub's card as it serves it (signed), and its JWKS URL. */
 let hubCard: Doc;
 let hubJwks: string;
 
 before(async () => {
-  bundleDir = mkdtempSync(join(tmpdir(), 'synapse-cli-trust-bundle-'));
   dir = mkdtempSync(join(tmpdir(), 'synapse-cli-trust-'));
-  let built: Awaited<ReturnType<typeof buildCli>>;
-  [hub, built] = await Promise.all([
+  [hub, cli] = await Promise.all([
     startLocalHub({
       port: 0,
       sweepIntervalMs: 60_000,
       // the receiver is on this machine: let the push guard through to it (docs/ssrf.md, the allowlist)
       env: { PUSH_URL_ALLOWLIST: '127.0.0.1', DELIVERY_BASE_DELAY_SECONDS: '0.05', DELIVERY_JITTER: '0' },
     }),
-    buildCli(bundleDir),
+    buildCliRunner(),
   ]);
-  bundle = built.bin;
   hubCard = (await (await fetch(`${hub.url}/.well-known/agent-card.json`)).json()) as Doc;
   hubJwks = `${hub.url}/.well-known/jwks.json`;
 });
 after(async () => {
   await hub?.stop();
-  rmSync(bundleDir, { recursive: true, force: true });
+  cli?.remove();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -6,20 +6,16 @@
  * and in `json` anywhere, the same commands print the plain output of a2a-cli SPEC §9.2 / §9.3.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildCli, type CliBundle } from '../../cli/build.ts';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
+import { buildCliRunner, type CliRunner, cleanEnv, type Run } from './fixtures/cli-run.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** How long a screen may take to show what a test waits for (a bound on waiting, never asserted on). */
 const SCREEN_WAIT_MS = 30_000;
-
-const cleanEnv = (): NodeJS.ProcessEnv =>
-  Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('A2ACLI_')));
 
 /** A private tmux server: its sessions are this file's only. */
 const SOCKET = `synapse-tty-${process.pid}`;
@@ -50,7 +46,7 @@ let sessions = 0;
 /** `synapse …args` in a fresh terminal, which stays open after it ends so that its screen can be read. */
 function terminal(args: string[]): Terminal {
   const name = `tty-${++sessions}`;
-  const command = [process.execPath, bundle, ...args].map(quote).join(' ');
+  const command = [process.execPath, cli.bin, ...args].map(quote).join(' ');
   tmux(
     'new-session',
     '-d',
@@ -93,66 +89,39 @@ async function inTerminal(args: string[], fn: (t: Terminal) => Promise<void>) {
   }
 }
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** `synapse …args` off a terminal: pipes for its output, `input` on its standard input. */
-const piped = (args: string[], input = ''): Promise<Run> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bundle, ...args], { cwd: ROOT, env: cleanEnv() });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input);
-  });
+const piped = (args: string[], input = ''): Promise<Run> => cli.run(args, { input });
 
 const field = (text: string, label: string): string[] =>
   [...text.matchAll(new RegExp(`^${label}: (\\S+)$`, 'gm'))].map((m) => m[1]!);
 
 let hub: LocalHub;
-let built: CliBundle;
+let cli: CliRunner;
 let socketPath: string | undefined;
-let bundleDir: string;
-let bundle: string;
 before(async () => {
   const version = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
   assert.equal(version.status, 0, 'tmux is needed for the terminal tests (.ci/run installs it)');
   // a session that outlives the tests' own: tmux ends a server left without any, racing the next new-session
   tmux('new-session', '-d', '-s', 'keep', 'exec sleep 3600');
   socketPath = tmux('display-message', '-p', '-t', 'keep', '#{socket_path}').trim();
-  bundleDir = mkdtempSync(join(tmpdir(), 'synapse-cli-tty-'));
-  [hub, built] = await Promise.all([
-    startLocalHub({ port: 0, sweepIntervalMs: 60_000 }),
-    buildCli(bundleDir),
-  ]);
-  bundle = built.bin;
+  [hub, cli] = await Promise.all([startLocalHub({ port: 0, sweepIntervalMs: 60_000 }), buildCliRunner()]);
 });
 after(async () => {
   spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
   if (socketPath) rmSync(socketPath, { force: true });
   await hub?.stop();
-  rmSync(bundleDir, { recursive: true, force: true });
+  cli?.remove();
 });
 
 describe('the bundle', () => {
   it('loads the prompt and progress libraries only for send -i and chat: card get does not parse them', () => {
-    const libraries = built.entryInputs.filter((f) => /node_modules\/(cli-progress|@clack)\//.test(f));
+    const libraries = cli.entryInputs.filter((f) => /node_modules\/(cli-progress|@clack)\//.test(f));
     assert.deepEqual(libraries, []);
     assert.ok(
-      built.entryInputs.some((f) => f.endsWith('cli/commands/chat.ts')),
+      cli.entryInputs.some((f) => f.endsWith('cli/commands/chat.ts')),
       'the chat command is there',
     );
-    assert.ok(!built.entryInputs.some((f) => f.endsWith('cli/interactive.ts')), 'its live view is not');
+    assert.ok(!cli.entryInputs.some((f) => f.endsWith('cli/interactive.ts')), 'its live view is not');
   });
 });
 

@@ -6,67 +6,24 @@
  * §9.6: 0 for any task outcome, 1 for a protocol error, 2 usage, 3 unreachable).
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildCli, type CliBundle } from '../../cli/build.ts';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
+import { buildCliRunner, type CliRunner, type Doc, json, type Run } from './fixtures/cli-run.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** `synapse …args` with a clean A2ACLI_ environment plus `env`. */
-const synapse = (args: string[], env: Record<string, string> = {}): Promise<Run> =>
-  new Promise((resolve, reject) => {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('A2ACLI_')));
-    const child = spawn(process.execPath, [bundle, ...args], {
-      cwd: ROOT,
-      env: { ...clean, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-
-/** What a JSON answer holds, read loosely: the test asserts each field it reads. */
-// biome-ignore lint/suspicious/noExplicitAny: a parsed document read field by field
-type Doc = Record<string, any>;
-
-const json = (run: Run): Doc => {
-  assert.equal(run.stdout.trim().split('\n').length, 1, `one JSON document:\n${run.stdout}`);
-  return JSON.parse(run.stdout) as Doc;
-};
+const synapse = (args: string[], env: Record<string, string> = {}): Promise<Run> => cli.run(args, { env });
 
 let hub: LocalHub;
-let bundleDir: string;
-let bundle: string;
+let cli: CliRunner;
 before(async () => {
-  bundleDir = mkdtempSync(join(tmpdir(), 'synapse-cli-bundle-'));
-  let built: CliBundle;
-  [hub, built] = await Promise.all([
-    startLocalHub({ port: 0, sweepIntervalMs: 60_000 }),
-    buildCli(bundleDir),
-  ]);
-  bundle = built.bin;
+  [hub, cli] = await Promise.all([startLocalHub({ port: 0, sweepIntervalMs: 60_000 }), buildCliRunner()]);
 });
 after(async () => {
   await hub?.stop();
-  rmSync(bundleDir, { recursive: true, force: true });
+  cli?.remove();
 });
 
 describe('synapse card get', () => {
@@ -300,7 +257,7 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
     it('[A2ACLI_TASK_SUBSCRIBE_001] [A2ACLI_TASK_POLL_001] task subscribe follows a running task to its end; task get --wait polls it there', async () => {
       const started = json(await synapse(['send', ...agent(), '-o', 'json', '--async', '--text', 'slow 2']));
       const [subscribed, waited] = await Promise.all([
-        synapse(['task', 'subscribe', started.task.id, ...agent(), '-o', 'json']),
+        synapse(['task', 'subscribe', started.task.id, ...agent(), '-o', 'json', '--stream']),
         synapse([
           'task',
           'get',
@@ -432,7 +389,8 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       const out = await synapse(['send', ...agent(), '-o', 'json', '--data', '{"text":"hello"}']);
       assert.equal(out.code, 0, out.stderr);
       assert.ok(json(out).task.id);
-      const bad = await synapse(['send', ...agent(), '-o', 'json', '--data', '[1]']);
+      // any JSON value is data (A2A v1.0: a google.protobuf.Value); what is not JSON is refused
+      const bad = await synapse(['send', ...agent(), '-o', 'json', '--data', '{not json']);
       assert.equal(bad.code, 2);
       assert.equal(json(bad).error.code, 'A2ACLI_ERR_USAGE');
     });
