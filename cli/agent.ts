@@ -65,9 +65,9 @@ export const baseFetch = (options: AgentOptions, agent?: { card?: AgentCard }): 
 };
 
 /** The fetch of OAuth requests (a stored login's refresh): this run's TLS settings and --debug, no A2A headers. */
-export const oauthFetch = (options: AgentOptions): typeof fetch => {
+export const oauthFetch = (options: AgentOptions, secrets: readonly string[] = []): typeof fetch => {
   const send = transportFetch(options);
-  return options.debug ? debugFetch(send, secretsOf(options)) : send;
+  return options.debug ? debugFetch(send, [...secretsOf(options), ...secrets]) : send;
 };
 
 /** The agent reference given, or the usage error that names how to give one. */

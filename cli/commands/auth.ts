@@ -6,10 +6,10 @@
  * The client id and secret may come from the agent's own config file (`agents/<host>.env`, cli/config.ts).
  * No token is ever printed.
  */
-import { agentCardOf, fetchCard, requireAgent } from '../agent.ts';
+import { agentCardOf, baseFetch, fetchCard, oauthFetch, requireAgent } from '../agent.ts';
 import { type CommandGroup, print, run } from '../command.ts';
 import { configDir, currentLayers, loginHint } from '../config.ts';
-import { debugFetch, REDACTED } from '../debug.ts';
+import { REDACTED } from '../debug.ts';
 import { CliError } from '../errors.ts';
 import {
   isExpired,
@@ -104,9 +104,9 @@ export const authCommands: CommandGroup = (y) =>
           // the OAuth client is loaded by the command that uses it only (cli/build.ts splits it off)
           const { clientCredentialsLogin, deviceCodeLogin, endpointsFor } = await import('../oauth.ts');
           const ref = requireAgent(args.agentCard);
-          const secrets = [args.bearer ?? '', args.apiKey ?? '', args.clientSecret ?? ''];
-          const fetchImpl = args.debug ? debugFetch(fetch, secrets) : fetch;
-          const card = agentCardOf(await fetchCard(ref, fetchImpl));
+          // the run's TLS settings (--insecure) and --debug, the client secret redacted too
+          const fetchImpl = oauthFetch(args, [args.clientSecret ?? '']);
+          const card = agentCardOf(await fetchCard(ref, baseFetch(args, {})));
           const flow =
             (args.flow ?? (args.clientSecret ? 'client-credentials' : 'device')) === 'device'
               ? 'device_code'
