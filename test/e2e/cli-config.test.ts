@@ -8,7 +8,6 @@
  * status and logout, and the agent's refusal (exit 4).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -23,27 +22,17 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { buildCli } from '../../cli/build.ts';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 import { type LocalIssuer, startLocalIssuer } from '../../local/oidc-issuer.ts';
 import { authCli } from './fixtures/auth.ts';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: a parsed document read field by field
-type Doc = Record<string, any>;
+import { buildCliRunner, type CliRunner, type Doc, json, type Run } from './fixtures/cli-run.ts';
 
 const DEVICE_CLIENT = 'synapse-cli';
 const CI_CLIENT = { clientId: 'ci-bot', clientSecret: 'ci-bot-secret-of-the-test-0123456789' };
 
 let hub: LocalHub;
 let issuer: LocalIssuer;
-let bundleDir: string;
-let bundle: string;
+let cli: CliRunner;
 /** A fresh HOME (with its XDG_CONFIG_HOME) and working directory per test. */
 let home: string;
 let work: string;
@@ -65,30 +54,10 @@ const synapse = (
   args: string[],
   env: Record<string, string> = {},
   onStderr?: (text: string) => void,
-): Promise<Run> =>
-  new Promise((resolve, reject) => {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('A2ACLI_')));
-    const child = spawn(process.execPath, [bundle, ...args], {
-      cwd: work,
-      env: { ...clean, HOME: home, XDG_CONFIG_HOME: configHome(), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      onStderr?.(stderr);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-
-const json = (run: Run): Doc => {
-  assert.equal(run.stdout.trim().split('\n').length, 1, `one JSON document:\n${run.stdout}\n${run.stderr}`);
-  return JSON.parse(run.stdout) as Doc;
+): Promise<Run> => {
+  const running = cli.start(args, { cwd: work, env: { HOME: home, XDG_CONFIG_HOME: configHome(), ...env } });
+  if (onStderr) running.child.stderr?.on('data', () => onStderr(running.out().stderr));
+  return running.done;
 };
 
 /** The setting `name` of `config show -o json`. */
@@ -140,12 +109,10 @@ const deviceLogin = async (
 };
 
 before(async () => {
-  bundleDir = mkdtempSync(join(tmpdir(), 'synapse-cli-config-bundle-'));
   issuer = await startLocalIssuer();
   issuer.addClient({ clientId: DEVICE_CLIENT });
   issuer.addClient({ ...CI_CLIENT, subject: 'ci-bot', claims: { tenant: 'acme' } });
-  let built: Awaited<ReturnType<typeof buildCli>>;
-  [hub, built] = await Promise.all([
+  [hub, cli] = await Promise.all([
     startLocalHub({
       port: 0,
       host: '127.0.0.1',
@@ -157,9 +124,8 @@ before(async () => {
         AUTH_JWT_JWKS_URL: issuer.jwksUrl,
       },
     }),
-    buildCli(bundleDir),
+    buildCliRunner(),
   ]);
-  bundle = built.bin;
   const admin = authCli(hub);
   await admin.addTenant('acme');
   admin.close();
@@ -168,7 +134,7 @@ before(async () => {
 after(async () => {
   await hub?.stop();
   await issuer?.stop();
-  rmSync(bundleDir, { recursive: true, force: true });
+  cli?.remove();
 });
 
 beforeEach(() => {
