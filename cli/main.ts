@@ -23,7 +23,7 @@ import { sendCommands } from './commands/send.ts';
 import { taskCommands } from './commands/task.ts';
 import { type ConfigLayers, configMiddleware, loadConfig } from './config.ts';
 import { CliError, envelopeOf } from './errors.ts';
-import { type OutputFormat, printError } from './output.ts';
+import { type OutputFormat, PROGRAM, printError } from './output.ts';
 import { VERSION } from './version.ts';
 
 /** The format asked for, read before parsing so that a usage error is printed in it too. */
@@ -34,6 +34,19 @@ const formatAsked = (argv: readonly string[], layers?: ConfigLayers): OutputForm
     if (arg === '-o=json' || arg === '--output=json' || arg === '-ojson') return 'json';
   }
   return (layers?.lookup('output')?.value ?? process.env.A2ACLI_OUTPUT) === 'json' ? 'json' : 'text';
+};
+
+/** yargs' words for a missing positional, said as what is missing. */
+const usageMessage = (message: string): string =>
+  /^Not enough non-option arguments/.test(message)
+    ? `missing an argument (${message.charAt(0).toLowerCase()}${message.slice(1)}): see the usage`
+    : message;
+
+/** The help of the command typed (the words before the first option): `synapse task get --help`. */
+const helpOf = (argv: readonly string[]): string => {
+  const firstOption = argv.findIndex((a) => a.startsWith('-'));
+  const words = firstOption < 0 ? argv : argv.slice(0, firstOption);
+  return [PROGRAM, ...words.slice(0, 3), '--help'].join(' ');
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -70,7 +83,7 @@ async function main(argv: string[]): Promise<number> {
         'name a command: card, send, task, chat, conformance, push, p2p, registry, admin, dev, config or auth',
       )
       .fail((message, error) => {
-        throw error ?? new CliError('A2ACLI_ERR_USAGE', message, 'synapse --help');
+        throw error ?? new CliError('A2ACLI_ERR_USAGE', usageMessage(message), helpOf(argv));
       }),
   );
   for (const group of [

@@ -166,7 +166,7 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
     it('[A2ACLI_INTERACT_002] [A2ACLI_OUT_004] a task id the agent rejects is its error, exit 1, and no new task', async () => {
       // tasks are listed newest first
       const newest = async () =>
-        json(await cli.run(['task', 'list', ...agent(), '-o', 'json', '--page-size', '1'])).tasks[0]?.id;
+        json(await cli.run(['task', 'list', ...agent(), '-o', 'json', '--page-size', '1'])).tasks?.[0]?.id;
       const before = await newest();
       const unknown = await cli.run([
         'send',

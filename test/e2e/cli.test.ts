@@ -106,6 +106,41 @@ describe('synapse --version and help', () => {
   });
 });
 
+describe('synapse refuses bad input', () => {
+  it('[A2ACLI_ERR_USAGE] [A2ACLI_EXIT_001] an unknown flag, a missing argument or a bad value is a usage error (2), named, and nothing is sent', async () => {
+    const newest = async () =>
+      json(await synapse(['task', 'list', '-a', hub.url, '-o', 'json', '--page-size', '1'])).tasks?.[0]?.id;
+    const before = await newest();
+    const unknownFlag = await synapse([
+      'send',
+      '-a',
+      hub.url,
+      '-o',
+      'json',
+      '--text',
+      'hello',
+      '--frobnicate',
+    ]);
+    assert.equal(unknownFlag.code, 2);
+    assert.equal(json(unknownFlag).error.code, 'A2ACLI_ERR_USAGE');
+    assert.match(json(unknownFlag).error.message, /frobnicate/);
+    assert.equal(json(unknownFlag).error.hint, 'synapse send --help');
+    const noId = await synapse(['task', 'get', '-a', hub.url, '-o', 'json']);
+    assert.equal(noId.code, 2);
+    assert.match(json(noId).error.message, /missing an argument/);
+    assert.equal(json(noId).error.hint, 'synapse task get --help', 'the usage that names it');
+    const noUrl = await synapse(['task', 'push-config', 'create', 'some-task', '-a', hub.url, '-o', 'json']);
+    assert.equal(noUrl.code, 2);
+    assert.match(json(noUrl).error.message, /url/);
+    const badOutput = await synapse(['send', '-a', hub.url, '-o', 'yaml', '--text', 'hello']);
+    assert.equal(badOutput.code, 2);
+    assert.match(badOutput.stderr, /A2ACLI_ERR_USAGE/);
+    const nothing = await synapse(['send', '-a', hub.url, '-o', 'json']);
+    assert.equal(nothing.code, 2);
+    assert.equal(await newest(), before, 'no task was made');
+  });
+});
+
 describe('synapse completion and --debug', () => {
   it('[A2ACLI_CLI_002] prints a bash script bash reads, a zsh one, and refuses another shell (2)', async () => {
     const bash = await synapse(['completion', 'bash']);
