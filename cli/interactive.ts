@@ -111,6 +111,10 @@ class LiveView {
         // a cursor hidden by the bar would stay hidden after a Ctrl-C mid-task
         hideCursor: false,
         clearOnComplete: false,
+        // lines logged above the bar are written over its line: a bar unchanged since its last frame must
+        // be drawn again, or it stays blank (seen when a timed frame came between the last percentage and
+        // the state line that ends the task)
+        forceRedraw: true,
         stream: process.stdout,
       });
       this.#bar = this.#bars.create(100, 0, { status: '' });
