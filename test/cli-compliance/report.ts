@@ -67,8 +67,11 @@ const provedBy = (outcomes: readonly TaggedOutcome[], tag: string) => {
   return { passed: mine.filter((o) => o.passed), failed: mine.filter((o) => !o.passed) };
 };
 
+/** The tests that prove an id, each named once (a test run per binding is one piece of evidence). */
 const evidenceOf = (tests: readonly TaggedOutcome[]) =>
-  tests.length ? tests.map((t) => `${t.file}: ${t.name.replace(/^(\[[^\]]+\]\s*)+/, '')}`).join(' | ') : null;
+  tests.length
+    ? [...new Set(tests.map((t) => `${t.file}: ${t.name.replace(/^(\[[^\]]+\]\s*)+/, '')}`))].join(' | ')
+    : null;
 
 /** Tier `n`'s rollup: satisfied only when every requirement passes or is a genuine na. */
 export const summarise = (results: Record<string, RequirementResult>, tier: number): TierSummary => {

@@ -87,7 +87,7 @@ describe('synapse card get', () => {
 });
 
 describe('synapse --version and help', () => {
-  it('[A2ACLI_CLI_001] prints the package version and the usage with the defaults, exit 0; an unknown command is a usage error (2)', async () => {
+  it('[A2ACLI_CLI_001] [A2ACLI_DEFAULT_001] prints the package version and the usage with the defaults, exit 0; an unknown command is a usage error (2)', async () => {
     const version = await synapse(['--version']);
     assert.equal(version.code, 0);
     assert.match(version.stdout.trim(), /^\d+\.\d+\.\d+/);
