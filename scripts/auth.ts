@@ -156,6 +156,7 @@ const main = async () => {
     ...(restApiId ? { restApiId } : {}),
     ...(usagePlanId ? { usagePlanId } : {}),
     stageName: process.env.SYNAPSE_STAGE_NAME ?? 'prod',
+    env: process.env,
   });
   const code = await runAuthCommand(argv, { ...deps, out: (line) => console.log(line) });
   close();

@@ -45,7 +45,7 @@ const main = async () => {
     console.error('usage: TABLE_NAME=<table> npm run delivery-log -- <taskId> [--tenant T]');
     process.exit(2);
   }
-  const log = new DynamoDeliveryLog(new DynamoDBClient(cliDynamoConfig()), table);
+  const log = new DynamoDeliveryLog(new DynamoDBClient(cliDynamoConfig(process.env)), table);
   console.log(formatDeliveryLog(await log.list(values.tenant!, taskId)));
 };
 

@@ -50,6 +50,7 @@ const admin = async <T>(
       ...(restApiId ? { restApiId } : {}),
       ...(usagePlanId ? { usagePlanId } : {}),
       stageName: args.stage ?? process.env.SYNAPSE_STAGE_NAME ?? 'prod',
+      env: process.env,
     },
     fn,
   );

@@ -17,13 +17,15 @@ export interface AuthAdminSettings {
   restApiId?: string;
   usagePlanId?: string;
   stageName?: string;
+  /** The environment of the CLI that runs it, which the DynamoDB client's settings come from. */
+  env: NodeJS.ProcessEnv;
 }
 
 /** The administration, what it is made of, and what releases its client. */
 export const authAdmin = (
   settings: AuthAdminSettings,
 ): { admin: AuthAdmin; deps: AuthAdminDeps; close: () => void } => {
-  const client = new DynamoDBClient(cliDynamoConfig());
+  const client = new DynamoDBClient(cliDynamoConfig(settings.env));
   const store = new DynamoAuthStore(client, settings.table);
   const { restApiId, usagePlanId, stageName } = settings;
   const deps: AuthAdminDeps = {

@@ -19,8 +19,12 @@ export const isLocalEndpoint = (url: string | undefined): boolean => {
   }
 };
 
-/** The client config for a CLI: defaults for a local endpoint, nothing otherwise (what is set wins). */
-export const cliDynamoConfig = (env: NodeJS.ProcessEnv = process.env): DynamoDBClientConfig => {
+/**
+ * The client config for a CLI, from the environment the CLI passes in (in shared/, only
+ * shared/config/environment.ts reads the process's own): defaults for a local endpoint, nothing otherwise
+ * (what is set wins).
+ */
+export const cliDynamoConfig = (env: NodeJS.ProcessEnv): DynamoDBClientConfig => {
   if (!isLocalEndpoint(env.AWS_ENDPOINT_URL_DYNAMODB)) return {};
   env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   return {
