@@ -8,26 +8,18 @@
  * input: missing arguments (2), an unknown task (the hub's not-found, 1), an unreachable hub (3).
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 import { SYNAPSE_CALLBACK_PATH } from '../../shared/contracts/routes.ts';
 import { buildCliRunner, type CliRunner, type Doc, json, type Run } from './fixtures/cli-run.ts';
+import { startHubProcess, stopHubProcess } from './fixtures/hub-process.ts';
+import { freePort } from './fixtures/registry.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const KEY = { id: 'ab-1', secret: 'the-secret-hub-a-and-hub-b-share-32+' };
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 let hubA: LocalHub;
 let hubB: ChildProcess;
@@ -64,42 +56,17 @@ const showUntil = async (id: string, states: readonly string[], timeoutMs = 30_0
 };
 
 const startHubB = (port: number, dynamoEndpoint: string, peersOfB: unknown): Promise<ChildProcess> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_OPTIONS: '',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        // a table of its own on A's DynamoDB Local: no second JVM
-        SYNAPSE_DYNAMO_ENDPOINT: dynamoEndpoint,
-        SYNAPSE_QUIET_EVENTS: '1',
-        SYNAPSE_AGENT_ID: 'hub-b',
-        SYNAPSE_PEERS: JSON.stringify(peersOfB),
-        PUSH_URL_ALLOWLIST: '127.0.0.1',
-        DELIVERY_BASE_DELAY_SECONDS: '0.05',
-        DELIVERY_JITTER: '0',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`hub B did not start: ${out}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('Synapse local hub ready')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`hub B exited (${code}): ${out}`));
-    });
+  startHubProcess({
+    port,
+    env: {
+      // a table of its own on A's DynamoDB Local: no second JVM
+      SYNAPSE_DYNAMO_ENDPOINT: dynamoEndpoint,
+      SYNAPSE_AGENT_ID: 'hub-b',
+      SYNAPSE_PEERS: JSON.stringify(peersOfB),
+      PUSH_URL_ALLOWLIST: '127.0.0.1',
+      DELIVERY_BASE_DELAY_SECONDS: '0.05',
+      DELIVERY_JITTER: '0',
+    },
   });
 
 before(async () => {
@@ -158,11 +125,7 @@ before(async () => {
 
 after(async () => {
   await hubA?.stop();
-  if (hubB && hubB.exitCode === null && hubB.signalCode === null) {
-    const exited = new Promise((r) => hubB.once('exit', r));
-    hubB.kill('SIGTERM');
-    await exited;
-  }
+  await stopHubProcess(hubB);
   cli?.remove();
   rmSync(work, { recursive: true, force: true });
 });

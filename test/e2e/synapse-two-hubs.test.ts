@@ -7,9 +7,8 @@
  * failing at its timeout with a reason).
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -20,16 +19,10 @@ import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 import { DynamoDeliveryLog } from '../../shared/adapters/dynamodb/delivery-log.ts';
 import { SYNAPSE_CALLBACK_PATH, SYNAPSE_TASKS_PATH } from '../../shared/contracts/routes.ts';
 import { composeMessage, signSynapseRequest } from '../../shared/protocol/synapse/index.ts';
+import { startHubProcess, stopHubProcess } from './fixtures/hub-process.ts';
+import { freePort } from './fixtures/registry.ts';
 
 const KEY = { id: 'ab-1', secret: 'the-secret-hub-a-and-hub-b-share-32+' };
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
 let hubA: LocalHub;
 let hubB: ChildProcess;
 let urlB: string;
@@ -38,42 +31,18 @@ let peersOfB: unknown;
 const dataDirB = mkdtempSync(join(tmpdir(), 'synapse-hub-b-'));
 
 const startHubB = (port: number, peersOfB: unknown): Promise<ChildProcess> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts', '--data-dir', dataDirB], {
-      env: {
-        ...process.env,
-        NODE_OPTIONS: '',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        SYNAPSE_QUIET_EVENTS: '1',
-        SYNAPSE_AGENT_ID: 'hub-b',
-        SYNAPSE_PEERS: JSON.stringify(peersOfB),
-        // B's runs and the heartbeats it sends A: every second
-        HEARTBEAT_INTERVAL_SECONDS: '1',
-        PUSH_URL_ALLOWLIST: '127.0.0.1',
-        DELIVERY_BASE_DELAY_SECONDS: '0.05',
-        DELIVERY_JITTER: '0',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // its own process group: killing it kills its DynamoDB Local (Java) too
-      detached: true,
-    });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`hub B did not start: ${out}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('Synapse local hub ready')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`hub B exited (${code}): ${out}`));
-    });
+  startHubProcess({
+    port,
+    args: ['--data-dir', dataDirB],
+    env: {
+      SYNAPSE_AGENT_ID: 'hub-b',
+      SYNAPSE_PEERS: JSON.stringify(peersOfB),
+      // B's runs and the heartbeats it sends A: every second
+      HEARTBEAT_INTERVAL_SECONDS: '1',
+      PUSH_URL_ALLOWLIST: '127.0.0.1',
+      DELIVERY_BASE_DELAY_SECONDS: '0.05',
+      DELIVERY_JITTER: '0',
+    },
   });
 
 before(async () => {
@@ -120,17 +89,8 @@ before(async () => {
 
 after(async () => {
   await hubA?.stop();
-  if (hubB && hubB.exitCode === null && hubB.signalCode === null) {
-    const exited = new Promise((r) => hubB.once('exit', r));
-    hubB.kill('SIGTERM');
-    await exited;
-  }
   // nothing of B's may outlive the test (a killed B's DynamoDB Local was in its process group)
-  try {
-    if (hubB?.pid) process.kill(-hubB.pid, 'SIGKILL');
-  } catch {
-    // the group is gone
-  }
+  await stopHubProcess(hubB);
   rmSync(dataDirB, { recursive: true, force: true });
 });
 
