@@ -28,8 +28,6 @@ import {
   type Running,
 } from './fixtures/cli-run.ts';
 
-const _ROOT = join(import.meta.dirname, '..', '..');
-
 const start = (args: string[]): Running => cli.start(args);
 const synapse = (args: string[]): Promise<Run> => cli.run(args);
 
