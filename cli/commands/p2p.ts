@@ -5,7 +5,7 @@
  * prints the API's own document, `{task, synapse: {state, peer}}` (`task` in A2A v1.0's shape).
  */
 import { Role, Task } from '@a2a-js/sdk';
-import { type CommandGroup, print, run } from '../command.ts';
+import { type CommandGroup, type Common, print, run } from '../command.ts';
 import { CliError } from '../errors.ts';
 import { HubClient, type HubOptions, hubOption } from '../hub/client.ts';
 import { type OutputFormat, PROGRAM, taskText } from '../output.ts';
@@ -81,6 +81,17 @@ const shownOut = (format: OutputFormat, hub: string, shown: Shown) => {
   print(format, shown, history.length ? `${text}\nMessages:\n${history.join('\n')}\n` : text);
 };
 
+/** The hub's answer to a request on a delegated task, printed as the task it shows. */
+const showAnswer = async (
+  args: HubOptions & Common,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<void> => {
+  const hub = new HubClient(args);
+  shownOut(args.output, hub.base, (await hub.call(method, path, body)) as Shown);
+};
+
 export const p2pCommands: CommandGroup = (y) =>
   y.command('p2p', 'the hub’s Synapse requester API: delegate, show, answer, cancel', (p) =>
     hubOption(p)
@@ -134,8 +145,7 @@ export const p2pCommands: CommandGroup = (y) =>
             ...(args.priority ? { priority: args.priority } : {}),
             ...(args.messageId ? { messageId: args.messageId } : {}),
           };
-          const hub = new HubClient(args);
-          shownOut(args.output, hub.base, (await hub.call('POST', TASKS, body)) as Shown);
+          await showAnswer(args, 'POST', TASKS, body);
         }),
       )
       .command(
@@ -143,12 +153,7 @@ export const p2pCommands: CommandGroup = (y) =>
         'show a delegated task: its state, the peer, its messages and artifacts',
         (c) => c.positional('id', { type: 'string', demandOption: true }),
         run<HubOptions & { id: string }>(async (args) => {
-          const hub = new HubClient(args);
-          shownOut(
-            args.output,
-            hub.base,
-            (await hub.call('GET', `${TASKS}/${encodeURIComponent(args.id)}`)) as Shown,
-          );
+          await showAnswer(args, 'GET', `${TASKS}/${encodeURIComponent(args.id)}`);
         }),
       )
       .command(
@@ -209,12 +214,7 @@ export const p2pCommands: CommandGroup = (y) =>
               ...(args.text !== undefined ? { text: args.text } : {}),
             };
           }
-          const hub = new HubClient(args);
-          shownOut(
-            args.output,
-            hub.base,
-            (await hub.call('POST', `${TASKS}/${encodeURIComponent(args.id)}/answer`, body)) as Shown,
-          );
+          await showAnswer(args, 'POST', `${TASKS}/${encodeURIComponent(args.id)}/answer`, body);
         }),
       )
       .command(
@@ -222,12 +222,7 @@ export const p2pCommands: CommandGroup = (y) =>
         'cancel a delegated task (the peer is told)',
         (c) => c.positional('id', { type: 'string', demandOption: true }),
         run<HubOptions & { id: string }>(async (args) => {
-          const hub = new HubClient(args);
-          shownOut(
-            args.output,
-            hub.base,
-            (await hub.call('POST', `${TASKS}/${encodeURIComponent(args.id)}/cancel`)) as Shown,
-          );
+          await showAnswer(args, 'POST', `${TASKS}/${encodeURIComponent(args.id)}/cancel`);
         }),
       )
       .demandCommand(1, 'name a p2p command: delegate, show, answer or cancel'),
