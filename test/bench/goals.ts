@@ -378,5 +378,15 @@ export const goalsOf = (r: BenchResults): Goal[] => {
       r.cli.cardGet.p50Ms <= 300,
     );
   }
+  if (r.hostile) {
+    const worst = Math.max(...r.hostile.shapes.map((s) => s.maxMs));
+    const refused = r.hostile.shapes.find((s) => s.name.includes('refused'));
+    add(
+      'the request parser on the worst 1 MiB requests (slowest of each shape’s runs)',
+      '< 1,000 ms each; 300,000 empty parts refused < 500 ms',
+      `worst ${fmt(worst, 1)} ms; 300,000 parts ${fmt(refused?.maxMs ?? Number.NaN, 1)} ms`,
+      worst < 1000 && (refused?.maxMs ?? Number.POSITIVE_INFINITY) < 500,
+    );
+  }
   return goals;
 };

@@ -685,5 +685,17 @@ ${table(
   ],
 )}`);
   }
+  if (r.hostile) {
+    const h = r.hostile;
+    out.push(`## The worst requests (\`test/bench/hostile.ts\`)
+
+The request parser (\`parseRequest\`, both bindings' entry point) on the worst requests of about 1 MiB that
+fuzzing found, each parsed ${h.runs} times, interleaved (what each is answered: test/unit/protocol/a2a/bounds.test.ts):
+
+${table(
+  ['shape', 'bytes', 'p50 ms', 'slowest ms'],
+  h.shapes.map((s) => [s.name, s.bytes, n(s.p50Ms, 1), n(s.maxMs, 1)]),
+)}`);
+  }
   return `${out.join('\n\n')}\n`;
 };

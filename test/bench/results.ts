@@ -7,6 +7,7 @@ import type { CrashResult, CrashRunningResult } from './crash.ts';
 import type { DeliveryBenchResult } from './deliveries.ts';
 import type { Goal } from './goals.ts';
 import type { HeartbeatCost } from './heartbeat.ts';
+import type { HostileBenchResult } from './hostile.ts';
 import type { LatencyResult } from './latency.ts';
 import type { RaceResult } from './races.ts';
 import type { RegistryBenchResult } from './registry.ts';
@@ -49,5 +50,7 @@ export interface BenchResults {
   startup?: StartupResult;
   /** The synapse CLI's start-up: --version and card get against the local hub. */
   cli?: CliBenchResult;
+  /** The request parser's time on the worst 1 MiB requests fuzzing found. */
+  hostile?: HostileBenchResult;
   goals?: Goal[];
 }

@@ -6,7 +6,7 @@
  * (results.json then holds just those, and the docs are left alone).
  *
  * Sections: cost, store, registry, scale, races, crash, heartbeats, deliveries, synapse, auth,
- * streaming, latency, coldstart, startup, cli. The timing sections run last and alone, so nothing of the bench's
+ * streaming, latency, coldstart, startup, cli, hostile. The timing sections run last and alone, so nothing of the bench's
  * own competes with them for the two cores (streaming times deliveries too,
  * but they are bounded by its poll interval, not by the cores).
  */
@@ -23,6 +23,7 @@ import { benchCrash, benchCrashRunning } from './crash.ts';
 import { benchDeliveries } from './deliveries.ts';
 import { goalsOf } from './goals.ts';
 import { benchHeartbeat } from './heartbeat.ts';
+import { benchHostile, printHostile } from './hostile.ts';
 import { benchLatency, printLatency } from './latency.ts';
 import { benchRaces } from './races.ts';
 import { benchRegistry, printRegistry } from './registry.ts';
@@ -50,6 +51,7 @@ const SECTIONS = [
   'coldstart',
   'startup',
   'cli',
+  'hostile',
 ] as const;
 const root = join(import.meta.dirname, '..', '..');
 /** Interleaved import rounds of the cold-start section (each imports every bundle and the baseline once). */
@@ -215,6 +217,12 @@ if (want('cli')) {
   step('the synapse command line: --version and card get, each a fresh process');
   results.cli = await benchCli();
   printCli(results.cli);
+}
+
+if (want('hostile')) {
+  step('the request parser on the worst 1 MiB requests');
+  results.hostile = benchHostile();
+  printHostile(results.hostile);
 }
 
 results.goals = goalsOf(results);

@@ -1,7 +1,8 @@
 /**
  * Hostile input (found by fuzzing) meets bounded work and bounded errors:
  * huge lists, deep nesting, non-finite numbers and huge strings all end in a
- * small -32602 (or the error they deserve), quickly, in both wire versions.
+ * small -32602 (or the error they deserve), in both wire versions. How long the
+ * worst of them take is measured by the bench (test/bench/hostile.ts), not here.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -26,19 +27,17 @@ const SEND = { '1.0': 'SendMessage', '0.3': 'message/send' } as const;
 const ROLE = { '1.0': 'ROLE_USER', '0.3': 'user' } as const;
 const CODECS: A2ACodec[] = [v1Codec, v03Codec];
 
-/** Parse through the real entry point; the error as the wire would carry it, its size and the time taken. */
+/** Parse through the real entry point; the error as the wire would carry it, and its size. */
 function refused(codec: A2ACodec, method: string, params: unknown) {
-  const started = performance.now();
   let error: A2AProtocolError | undefined;
   try {
     parseRequest(codec, method, params);
   } catch (e) {
     error = toProtocolError(e);
   }
-  const ms = performance.now() - started;
   assert.ok(error, `${method}: expected an error`);
   const wire = JSON.stringify(jsonRpcError(codec, error));
-  return { error, wire, bytes: Buffer.byteLength(wire), ms };
+  return { error, wire, bytes: Buffer.byteLength(wire) };
 }
 
 const message = (codec: A2ACodec, extra: Record<string, unknown> = {}) => ({
@@ -65,7 +64,6 @@ describe('bounded work: lists', () => {
         { field: 'message.parts', description: `has 300000 items; at most ${MAX_ARRAY_ITEMS} are accepted` },
       ]);
       assert.ok(r.bytes < 2048, `${r.bytes} bytes`);
-      assert.ok(r.ms < 500, `${r.ms} ms`);
     }
   });
 
@@ -271,8 +269,8 @@ describe('bounded errors', () => {
   });
 });
 
-describe('bounded work: the worst 1 MiB requests stay fast', () => {
-  it('wide, long or many-keyed params of about 1 MiB are handled in well under a second', () => {
+describe('bounded work: the worst 1 MiB requests', () => {
+  it('wide, long or many-keyed params of about 1 MiB get a protocol answer, never an internal error', () => {
     const shapes: Record<string, unknown> = {
       'many keys': {
         message: message(v1Codec),
@@ -293,7 +291,6 @@ describe('bounded work: the worst 1 MiB requests stay fast', () => {
       },
     };
     for (const [name, params] of Object.entries(shapes)) {
-      const started = performance.now();
       try {
         parseRequest(v1Codec, 'SendMessage', params);
       } catch (e) {
@@ -301,8 +298,6 @@ describe('bounded work: the worst 1 MiB requests stay fast', () => {
         assert.notEqual(err.code, -32603, `${name}: ${err.message}`);
         assert.ok(JSON.stringify(jsonRpcError(v1Codec, err)).length < 4096, name);
       }
-      const ms = performance.now() - started;
-      assert.ok(ms < 1000, `${name}: ${ms} ms`);
     }
   });
 });
