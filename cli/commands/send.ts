@@ -23,6 +23,7 @@ interface SendArgs extends Common, WaitOptions, PartArgs {
   contextId?: string;
   taskId?: string;
   async: boolean;
+  wait: boolean;
   stream: boolean;
   interactive: boolean;
 }
@@ -67,6 +68,11 @@ export const sendCommands: CommandGroup = (y) =>
           default: false,
           describe: 'return at once with the ids, not waiting',
         })
+        .option('wait', {
+          type: 'boolean',
+          default: false,
+          describe: 'wait for the task to end or pause: the default, stated to override a configured --async',
+        })
         .option('interactive', {
           alias: 'i',
           type: 'boolean',
@@ -78,6 +84,11 @@ export const sendCommands: CommandGroup = (y) =>
       if (parts.length === 0)
         throw new CliError('A2ACLI_ERR_USAGE', 'nothing to send: give --text, --file or --data');
       const metadata = metadataOf(args.metadata);
+      const typed = hideBin(process.argv);
+      if (typed.includes('--wait') && typed.includes('--async'))
+        throw new CliError('A2ACLI_ERR_USAGE', '--wait and --async do not go together');
+      // --wait is a flag, so it wins over an --async from the environment or a file (SPEC §4.5, §5.2)
+      args.async &&= !args.wait;
       if (args.stream && args.async)
         throw new CliError('A2ACLI_ERR_USAGE', '--stream and --async do not go together');
       if (args.interactive && args.async)

@@ -209,6 +209,23 @@ for (const transport of ['JSONRPC', 'HTTP+JSON'] as const) {
       assert.match(text.stdout, new RegExp(`^Task: ${id}$`, 'm'));
     });
 
+    it('[A2ACLI_SEND_002] [A2ACLI_DEFAULT_001/task_completion_wait_by_default] --wait waits even when --async is configured; both flags are a usage error', async () => {
+      const configured = { A2ACLI_ASYNC: 'true' };
+      const notWaited = json(
+        await synapse(['send', ...agent(), '-o', 'json', '--text', 'slow 1'], configured),
+      );
+      assert.notEqual(notWaited.task.status.state, 'TASK_STATE_COMPLETED', 'the configured --async applies');
+      const waited = await synapse(
+        ['send', ...agent(), '-o', 'json', '--wait', '--text', 'slow 1'],
+        configured,
+      );
+      assert.equal(waited.code, 0, waited.stderr);
+      assert.equal(json(waited).task.status.state, 'TASK_STATE_COMPLETED');
+      const both = await synapse(['send', ...agent(), '-o', 'json', '--wait', '--async', '--text', 'hello']);
+      assert.equal(both.code, 2);
+      assert.equal(json(both).error.code, 'A2ACLI_ERR_USAGE');
+    });
+
     it('[A2ACLI_INTERACT_002] [A2ACLI_INTERACT_004] [A2ACLI_EXIT_002] an input-required task prints how to resume it; the next turn by --task-id completes it', async () => {
       const asked = await synapse(['send', ...agent(), '--text', 'ask']);
       assert.equal(asked.code, 0, 'a paused task is no error');
