@@ -7,16 +7,10 @@ import { cardLocationOf, WELL_KNOWN_CARD_PATH } from '../agent.ts';
 import { type CommandGroup, run } from '../command.ts';
 import { CliError } from '../errors.ts';
 import { PROGRAM } from '../output.ts';
+import type { ListenOptions } from '../push-receiver.ts';
 
-interface ListenArgs {
-  host: string;
-  port: number;
-  jwks?: string;
-  token?: string;
-  publicUrl?: string;
-  count?: number;
-  timeout?: number;
-}
+/** The receiver's options as the command line gives them (a type only: the receiver is loaded by `listen`). */
+type ListenArgs = Omit<ListenOptions, 'format' | 'onListening'>;
 
 /** The hub's JWKS beside its card, when `--agent-card` names the hub by URL (docs/push-signing.md). */
 const jwksBeside = (agentCard: string | undefined): string | undefined => {

@@ -50,16 +50,30 @@ const questionKindOf = (state: SynapseState): 'info' | 'human_decision' | undefi
 
 const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
-/** What a status update says beyond its status: progress, and the question it asks. */
-function statusMetadataOf(event: TaskEvent): Record<string, unknown> | undefined {
-  const metadata: Record<string, unknown> = {};
-  if (event.progress !== undefined) metadata[PROGRESS_KEY] = event.progress;
-  if (event.type === 'need_info')
-    metadata[QUESTION_KEY] = { kind: 'info', missingFields: listOf(event.data?.missingFields) };
-  else if (event.type === 'need_human')
-    metadata[QUESTION_KEY] = { kind: 'human_decision', options: listOf(event.data?.options) };
-  return Object.keys(metadata).length ? metadata : undefined;
-}
+/** A status update's metadata: the progress and the question, each when there is one; none when neither. */
+const statusMetadata = (
+  progress: number | undefined,
+  question: Record<string, unknown> | undefined,
+): { metadata?: Record<string, unknown> } =>
+  progress === undefined && question === undefined
+    ? {}
+    : {
+        metadata: {
+          ...(progress !== undefined ? { [PROGRESS_KEY]: progress } : {}),
+          ...(question ? { [QUESTION_KEY]: question } : {}),
+        },
+      };
+
+/** What an event's status update says beyond its status: progress, and the question it asks. */
+const statusMetadataOf = (event: TaskEvent) =>
+  statusMetadata(
+    event.progress,
+    event.type === 'need_info'
+      ? { kind: 'info', missingFields: listOf(event.data?.missingFields) }
+      : event.type === 'need_human'
+        ? { kind: 'human_decision', options: listOf(event.data?.options) }
+        : undefined,
+  );
 
 /** Where the stream of a task ends: the state leaves nothing more to follow (terminal or interrupted). */
 export const endsStream = (state: SynapseState): boolean => isTerminal(state) || isInterrupted(state);
@@ -90,13 +104,12 @@ export function streamEventOf(
     event.progress !== undefined ||
     event.type === 'status_update';
   if (!shown) return undefined;
-  const metadata = statusMetadataOf(event);
   return {
     kind: 'status-update',
     ...ids,
     status: { state, ...(agentMessage ? { message: agentMessage } : {}), timestamp: event.at },
     final: endsStream(event.to),
-    ...(metadata ? { metadata } : {}),
+    ...statusMetadataOf(event),
   };
 }
 
@@ -115,10 +128,6 @@ export const snapshotOf = (view: TaskView, show: TaskEncodeOptions): StreamEvent
  */
 export const finalStatusOf = (view: TaskView): StreamEvent => {
   const question = questionKindOf(view.head.state);
-  const metadata = {
-    ...(view.head.progress !== undefined ? { [PROGRESS_KEY]: view.head.progress } : {}),
-    ...(question ? { [QUESTION_KEY]: { kind: question } } : {}),
-  };
   return {
     kind: 'status-update',
     taskId: view.head.taskId,
@@ -129,6 +138,6 @@ export const finalStatusOf = (view: TaskView): StreamEvent => {
       timestamp: view.head.statusAt,
     },
     final: true,
-    ...(Object.keys(metadata).length ? { metadata } : {}),
+    ...statusMetadata(view.head.progress, question ? { kind: question } : undefined),
   };
 };
