@@ -2,7 +2,7 @@
  * The hub's agent: its card (v1.0, or the v0.3 view), its skills, whether its signature verifies against
  * the hub's own JWKS, and the registry's agents when the hub has a registry.
  */
-import { createLocalJWKSet, decodeProtectedHeader, flattenedVerify } from 'jose';
+import { base64url, createLocalJWKSet, decodeProtectedHeader, flattenedVerify } from 'jose';
 import { useEffect, useState } from 'preact/hooks';
 import { canonicalCardPayload, sdkCardPayload } from '../../shared/protocol/a2a/card-signature.ts';
 import { type ApiError, api } from './api.ts';
@@ -45,7 +45,10 @@ async function verify(card: Card): Promise<Signature> {
     };
   }
   const keys = createLocalJWKSet(jwks as Parameters<typeof createLocalJWKSet>[0]);
-  const payloads = [canonicalCardPayload(card), sdkCardPayload(card)];
+  // the detached payload, base64url-encoded as a flattened JWS carries it; either form (docs/registry.md#what-is-signed)
+  const payloads = [...new Set([canonicalCardPayload(card), sdkCardPayload(card)])].map((p) =>
+    base64url.encode(new TextEncoder().encode(p)),
+  );
   let why = 'no signature verifies';
   for (const sig of sigs) {
     let kid = '?';
@@ -55,7 +58,7 @@ async function verify(card: Card): Promise<Signature> {
       why = 'a signature has no readable protected header';
       continue;
     }
-    for (const payload of new Set(payloads)) {
+    for (const payload of payloads) {
       try {
         await flattenedVerify(
           {
@@ -221,7 +224,7 @@ export function AgentView() {
 }
 
 function healthTone(h: string) {
-  return h === 'healthy' ? 'ok' : h === 'degraded' ? 'warn' : h === 'unreachable' ? 'bad' : '';
+  return h === 'healthy' ? 'st-ok' : h === 'degraded' ? 'st-warn' : h === 'unreachable' ? 'st-bad' : '';
 }
 
 function Registry() {

@@ -8,7 +8,7 @@ import { duration, shortId, stamp } from './format.ts';
 
 const BAD = new Set(['failed', 'interrupted', 'task_missing', 'not_deliverable', 'config_removed']);
 const tone = (s: string) =>
-  s === 'delivered' ? 'ok' : s === 'failed' ? 'bad' : BAD.has(s) || s === 'retrying' ? 'warn' : '';
+  s === 'delivered' ? 'st-ok' : s === 'failed' ? 'st-bad' : BAD.has(s) || s === 'retrying' ? 'st-warn' : '';
 
 export function AttemptStatus({ a }: { a: InspectedAttempt }) {
   return (

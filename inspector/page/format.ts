@@ -7,19 +7,19 @@ export const shortId = (id: string | undefined, n = 8): string =>
 export function duration(ms: number): string {
   const a = Math.abs(ms);
   if (a < 1000) return `${Math.round(a)} ms`;
-  if (a < 60_000) return `${(a / 1000).toFixed(a < 10_000 ? 1 : 0)} s`;
+  if (a < 60_000) return `${a < 10_000 ? (Math.floor(a / 100) / 10).toFixed(1) : Math.floor(a / 1000)} s`;
   if (a < 3_600_000) {
     const m = Math.floor(a / 60_000);
-    const s = Math.round((a % 60_000) / 1000);
+    const s = Math.floor((a % 60_000) / 1000);
     return s ? `${m} min ${s} s` : `${m} min`;
   }
   if (a < 86_400_000) {
     const h = Math.floor(a / 3_600_000);
-    const m = Math.round((a % 3_600_000) / 60_000);
+    const m = Math.floor((a % 3_600_000) / 60_000);
     return m ? `${h} h ${m} min` : `${h} h`;
   }
   const d = Math.floor(a / 86_400_000);
-  const h = Math.round((a % 86_400_000) / 3_600_000);
+  const h = Math.floor((a % 86_400_000) / 3_600_000);
   return h ? `${d} d ${h} h` : `${d} d`;
 }
 

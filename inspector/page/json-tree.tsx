@@ -40,7 +40,8 @@ function Node({ name, value, depth, open }: { name?: string; value: unknown; dep
       <summary>
         {key}
         <span class="j-punct">
-          {brackets[0]} {entries.length} {Array.isArray(value) ? 'items' : 'keys'} {brackets[1]}
+          {brackets[0]} {entries.length} {Array.isArray(value) ? 'item' : 'key'}
+          {entries.length === 1 ? '' : 's'} {brackets[1]}
         </span>
       </summary>
       <div class="j-children">

@@ -74,21 +74,34 @@ function exit(cx: number, cy: number, dx: number, dy: number): [number, number] 
   return [cx + dx * s, cy + dy * s];
 }
 
-function path(from: SynapseState, to: SynapseState): { d: string; mid: [number, number] } {
+function path(from: SynapseState, to: SynapseState): { d: string; mid: [number, number]; long: boolean } {
   const [x1, y1] = POS[from];
   const [x2, y2] = POS[to];
-  // backward edges (and the long ones sharing a row) bow below, so they do not run through boxes
-  const backward = x2 < x1 || (y1 === y2 && Math.abs(x2 - x1) > 200);
-  if (!backward) {
+  const long = Math.abs(x2 - x1) > 200;
+  if (x2 >= x1) {
     const [sx, sy] = exit(x1, y1, x2 - x1, y2 - y1);
     const [ex, ey] = exit(x2, y2, x1 - x2, y1 - y2);
-    return { d: `M${sx},${sy}L${ex},${ey}`, mid: [(sx + ex) / 2, (sy + ey) / 2] };
+    return { d: `M${sx},${sy}L${ex},${ey}`, mid: [(sx + ex) / 2, (sy + ey) / 2], long };
   }
-  const cx = (x1 + x2) / 2;
-  const cy = Math.max(y1, y2) + 55 + Math.abs(x2 - x1) / 10;
+  // a backward edge bows upward, off the forward one it may run beside
+  const dx = x2 - x1;
+  const dy = y2 - y1;
+  const n = Math.hypot(dx, dy);
+  let px = -dy / n;
+  let py = dx / n;
+  if (py > 0) {
+    px = -px;
+    py = -py;
+  }
+  const cx = (x1 + x2) / 2 + px * 45;
+  const cy = (y1 + y2) / 2 + py * 45;
   const [sx, sy] = exit(x1, y1, cx - x1, cy - y1);
   const [ex, ey] = exit(x2, y2, cx - x2, cy - y2);
-  return { d: `M${sx},${sy}Q${cx},${cy} ${ex},${ey}`, mid: [cx, (sy + ey) / 4 + cy / 2] };
+  return {
+    d: `M${sx},${sy}Q${cx},${cy} ${ex},${ey}`,
+    mid: [(sx + 2 * cx + ex) / 4, (sy + 2 * cy + ey) / 4],
+    long,
+  };
 }
 
 const label = (s: string) => s.replace(/_/g, ' ');
@@ -157,10 +170,10 @@ export function StateMachine({
         ))}
         {drawn.map(({ key, list, taken: isTaken }) => {
           const first = list[0]!;
-          const { d, mid } = path(first.from, first.to);
+          const { d, mid, long } = path(first.from, first.to);
           const names = list.map((e) => e.event).join(', ');
           return (
-            <g key={key} class={isTaken ? 'sm-edge taken' : 'sm-edge'}>
+            <g key={key} class={isTaken ? 'sm-edge taken' : long ? 'sm-edge long' : 'sm-edge'}>
               <title>
                 {label(first.from)} → {label(first.to)}: {names}
                 {isTaken ? ' (taken)' : ''}

@@ -212,12 +212,12 @@ export function TasksView() {
                 </td>
                 <td class="mono">
                   <a href={taskHref(t.id)} title={t.id}>
-                    {shortId(t.id, 13)}
+                    {shortId(t.id, 18)}
                   </a>
                 </td>
                 <td>{(t.metadata?.['synapse.skill'] as string | undefined) ?? '—'}</td>
                 <td class="mono" title={t.contextId}>
-                  {shortId(t.contextId)}
+                  {shortId(t.contextId, 12)}
                 </td>
                 <td title={stamp(t.status.timestamp)}>
                   <time dateTime={t.status.timestamp}>{relative(t.status.timestamp, now)}</time>
