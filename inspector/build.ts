@@ -62,11 +62,12 @@ const sizeOf = (path: string, content: Uint8Array): InspectorBuildFile => ({
   gzipBytes: gzipSync(content, { level: 9 }).byteLength,
 });
 
-/** Builds the page into `outdir` (emptied first): `index.html` and `assets/`. */
+/** Builds the page into `outdir`: `index.html` and `assets/` (replaced; nothing else in `outdir` is touched). */
 export async function buildInspector(outdir: string): Promise<InspectorBuild> {
   const dir = resolve(outdir);
   const assets = join(dir, 'assets');
-  await rm(dir, { recursive: true, force: true });
+  await rm(assets, { recursive: true, force: true });
+  await rm(join(dir, 'index.html'), { force: true });
   await mkdir(assets, { recursive: true });
   const result = await build({
     entryPoints: [INSPECTOR_ENTRY],

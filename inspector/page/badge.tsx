@@ -5,7 +5,7 @@ export function StateBadge({ a2a, internal, testid }: { a2a: string; internal?: 
   const label = stateLabel(a2a);
   const detail = internal && internal !== label.replace(/ /g, '_') ? internal.replace(/_/g, ' ') : undefined;
   return (
-    <span class={`badge ${stateTone(a2a)}`} data-testid={testid} data-state={a2a} data-internal={internal}>
+    <span class={`badge ${stateTone(a2a)}`} data-testid={testid} data-state={internal ?? a2a} data-a2a={a2a}>
       {label}
       {detail ? <span class="badge-detail"> · {detail}</span> : null}
     </span>
