@@ -30,19 +30,26 @@ export const grantTableReadWrite = (
   table: ITableV2,
   grantee: iam.IGrantable,
   options: TableGrantOptions = {},
-): iam.Grant[] => {
+): iam.Grant[] => [
+  grantTableRead(table, grantee, options),
+  iam.Grant.addToPrincipal({ grantee, actions: [...TABLE_WRITE_ACTIONS], resourceArns: [table.tableArn] }),
+];
+
+/** Read access (table + listed indexes) to the task table, and no write. */
+export const grantTableRead = (
+  table: ITableV2,
+  grantee: iam.IGrantable,
+  options: TableGrantOptions = {},
+): iam.Grant => {
   const indexes = options.indexes ?? ALL_INDEXES;
   for (const name of indexes) {
     if (!ALL_INDEXES.includes(name)) throw new Error(`unknown index ${name}`);
   }
-  return [
-    iam.Grant.addToPrincipal({
-      grantee,
-      actions: [...TABLE_READ_ACTIONS],
-      resourceArns: [table.tableArn, ...indexes.map((name) => `${table.tableArn}/index/${name}`)],
-    }),
-    iam.Grant.addToPrincipal({ grantee, actions: [...TABLE_WRITE_ACTIONS], resourceArns: [table.tableArn] }),
-  ];
+  return iam.Grant.addToPrincipal({
+    grantee,
+    actions: [...TABLE_READ_ACTIONS],
+    resourceArns: [table.tableArn, ...indexes.map((name) => `${table.tableArn}/index/${name}`)],
+  });
 };
 
 /** What the authorizer does with the table: one strongly consistent GetItem per verdict. */

@@ -11,6 +11,7 @@ export const FUNCTION_MODULES: Record<HubFunctionName, () => Promise<{ handler?:
   deliver: () => import('../functions/deliver.ts'),
   executor: () => import('../functions/executor.ts'),
   heartbeat: () => import('../functions/heartbeat.ts'),
+  inspector: () => import('../functions/inspector.ts'),
   jsonrpc: () => import('../functions/jsonrpc.ts'),
   jwks: () => import('../functions/jwks.ts'),
   registry: () => import('../functions/registry.ts'),

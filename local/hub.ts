@@ -51,6 +51,7 @@ import { type RecoveryResult, recoverPendingWork } from '../shared/app/tasks/rec
 import { AGENT_MODULE } from '../shared/config/deployment.ts';
 import { setEnvironment } from '../shared/config/environment.ts';
 import { heartbeatRulesFrom } from '../shared/config/heartbeat.ts';
+import { INSPECTOR_ASSETS_DIR } from '../shared/config/inspector.ts';
 import { SYNAPSE_DYNAMO_ENDPOINT } from '../shared/config/local.ts';
 import { PUSH_SIGNING_KEYS, PUSH_SIGNING_SECRET_ARN, PUSH_URL_ALLOWLIST } from '../shared/config/push.ts';
 import { probeScheduleFrom } from '../shared/config/registry-probe.ts';
@@ -62,6 +63,7 @@ import { type BusEvent, type LocalEventBus, startLocalEventBus } from './event-b
 import { type EventSource, type SqsHandler, startEventSource } from './event-source.ts';
 import { FUNCTION_MODULES } from './functions.ts';
 import { type ApiHandler, type AuthorizerHandler, startHttpGateway } from './http-gateway.ts';
+import { localInspectorAssets } from './inspector-assets.ts';
 import { consoleLog, createLambdaContext, LOCAL_REGION, type LocalLog } from './lambda-context.ts';
 import { installLambdaStreaming } from './lambda-streaming.ts';
 import { type Schedule, type ScheduledHandler, startSchedule } from './scheduler.ts';
@@ -381,6 +383,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
         AWS_SECRET_ACCESS_KEY: 'local',
         PUBLIC_URL: publicUrl,
         AUTH_MODE: auth === 'dev' ? 'none' : 'required',
+        [INSPECTOR_ASSETS_DIR.name]: await localInspectorAssets(),
         ...signingKeys,
         ...options.env,
         ...(options.agentModule ? { [AGENT_MODULE.name]: options.agentModule } : {}),

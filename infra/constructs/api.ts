@@ -26,6 +26,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { BUNDLED_ASSETS_FOLDER } from '../../shared/composition-roots/inspector.ts';
 import {
   type FunctionName,
   ROUTES,
@@ -33,7 +34,8 @@ import {
   STREAMING,
   SYNAPSE_CALLBACK_PATH,
 } from '../../shared/contracts/routes.ts';
-import { grantTableReadWrite } from '../permissions.ts';
+import { inspectorAssetsForBundling } from '../inspector-assets.ts';
+import { grantTableRead, grantTableReadWrite } from '../permissions.ts';
 
 /**
  * ListTasks (by owner, by context); never the deadline index. History is read from the table itself. The
@@ -72,8 +74,11 @@ export const publicRouteReason = (route: RouteDefinition): string =>
   route.path === SYNAPSE_CALLBACK_PATH
     ? 'Public by design: the Synapse callback is where peers post their p2p messages, each authenticated by ' +
       'its HMAC signature with the shared secret of its peer (docs/synapse-protocol.md), not by a hub credential.'
-    : 'Public by design (marked public in shared/contracts/routes.ts): a discovery document (the agent card, the JWKS ' +
-      'of the push JWTs, the Synapse JSON Schemas) that anyone may fetch and that holds no tenant data.';
+    : route.function === 'inspector'
+      ? 'Public by design: the inspector page and its bundled script and styles (docs/inspector.md) hold no data; ' +
+        'the page reads everything through the authorized APIs with the credentials its user enters.'
+      : 'Public by design (marked public in shared/contracts/routes.ts): a discovery document (the agent card, the JWKS ' +
+        'of the push JWTs, the Synapse JSON Schemas) that anyone may fetch and that holds no tenant data.';
 
 /** Why an authenticated method does not use a Cognito user pool authorizer (cdk-nag COG4). */
 export const CUSTOM_AUTHORIZER_REASON =
@@ -265,7 +270,16 @@ export class Api extends Construct {
         'Synapse: the agent registry (ARD search, explore, browse; publishing and review; the AI Catalog)',
       logRetention: retention,
     });
-    this.functions = { 'agent-card': agentCard, jsonrpc, rest, jwks, synapse, registry };
+    const inspector = new HubFunction(this, 'Inspector', {
+      fn: 'inspector',
+      agentModule: props.agentModule,
+      environment,
+      timeout: timeoutOf('inspector', Duration.seconds(10)),
+      description: 'Synapse: the inspector page and the read API it calls (docs/inspector.md)',
+      logRetention: retention,
+      bundledFolders: { [BUNDLED_ASSETS_FOLDER]: inspectorAssetsForBundling },
+    });
+    this.functions = { 'agent-card': agentCard, jsonrpc, rest, jwks, synapse, registry, inspector };
 
     // Least privilege: the agent card reads the signing key set alone (it signs the card: docs/registry.md#trust);
     // jsonrpc and rest read and write tasks (they run blocking
@@ -283,6 +297,8 @@ export class Api extends Construct {
     // the registry reads and writes its own items (conditional puts and transactions by key) and reads the
     // byRegistry index (its catalog feed and a tenant's records); it touches no task
     grantTableReadWrite(props.table, registry.function, { indexes: REGISTRY_INDEXES });
+    // the inspector's read API reads a task and its history and delivery log, by key: no write, no index
+    grantTableRead(props.table, inspector.function, { indexes: [] });
     // the skills a Synapse peer carries out: the task service of jsonrpc, rest and synapse delegates their
     // tasks (shared/composition-roots/core.ts). No further grant: a delegation writes a requester task and its push config
     // in the table (PutItem, by key), and the stream relay, not these functions, queues its messages to the

@@ -30,7 +30,10 @@ export const DEPS_LOCK_FILE = existsSync(join(PROJECT_ROOT, 'package-lock.json')
   : join(PROJECT_ROOT, 'package.json');
 
 /** NodejsFunction bundling options derived from `BUNDLE`. */
-export const nodejsBundling = (agentModule: string): nodejs.BundlingOptions => ({
+export const nodejsBundling = (
+  agentModule: string,
+  folders?: Readonly<Record<string, () => string>>,
+): nodejs.BundlingOptions => ({
   forceDockerBundling: false,
   format: nodejs.OutputFormat.ESM,
   target: BUNDLE.target,
@@ -45,6 +48,17 @@ export const nodejsBundling = (agentModule: string): nodejs.BundlingOptions => (
     ...Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
     [`--alias:${AGENT_SPECIFIER}`]: agentModule,
   },
+  ...(folders
+    ? {
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          // called only when the function is bundled (not when a synth skips bundling)
+          afterBundling: (_input: string, output: string) =>
+            Object.entries(folders).map(([name, from]) => `cp -R "${from()}" "${output}/${name}"`),
+        },
+      }
+    : {}),
 });
 
 export interface HubFunctionProps {
@@ -55,6 +69,11 @@ export interface HubFunctionProps {
   timeout: Duration;
   description?: string;
   logRetention?: logs.RetentionDays;
+  /**
+   * Folders copied beside the bundle, by the name they take there: each a function giving the folder,
+   * called when the function is bundled (the inspector's built page).
+   */
+  bundledFolders?: Readonly<Record<string, () => string>>;
 }
 
 export class HubFunction extends Construct {
@@ -91,7 +110,7 @@ export class HubFunction extends Construct {
       awsSdkConnectionReuse: false,
       description: props.description ?? `Synapse ${props.fn}`,
       environment: props.environment,
-      bundling: nodejsBundling(props.agentModule),
+      bundling: nodejsBundling(props.agentModule, props.bundledFolders),
     });
     acknowledge(this, [
       {

@@ -16,7 +16,7 @@ export const AUTH_MODE = {
     parse: (t): 'none' | 'required' => (t === 'none' ? 'none' : 'required'),
   }),
   default: 'required',
-  readBy: ['agent-card', 'jsonrpc', 'registry', 'rest', 'synapse', 'npm start'],
+  readBy: ['agent-card', 'inspector', 'jsonrpc', 'registry', 'rest', 'synapse', 'npm start'],
 } satisfies Setting<'none' | 'required'>;
 
 export const DEFAULT_TENANT = {
@@ -24,7 +24,7 @@ export const DEFAULT_TENANT = {
   doc: "Dev mode's tenant.",
   format: () => text('a tenant id'),
   default: 'default',
-  readBy: ['jsonrpc', 'registry', 'registry-probe', 'rest', 'synapse'],
+  readBy: ['inspector', 'jsonrpc', 'registry', 'registry-probe', 'rest', 'synapse'],
 } satisfies Setting<string>;
 
 export const AUTH_JWT_ISSUER = {

@@ -21,6 +21,7 @@ export const TABLE_NAME = {
     'deliver',
     'executor',
     'heartbeat',
+    'inspector',
     'jsonrpc',
     'registry',
     'registry-probe',

@@ -21,6 +21,7 @@ export type Reader =
   | 'deliver'
   | 'executor'
   | 'heartbeat'
+  | 'inspector'
   | 'jsonrpc'
   | 'jwks'
   | 'registry'
@@ -39,6 +40,7 @@ export const ALL_FUNCTIONS: readonly Reader[] = [
   'deliver',
   'executor',
   'heartbeat',
+  'inspector',
   'jsonrpc',
   'jwks',
   'registry',

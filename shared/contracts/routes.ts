@@ -53,6 +53,19 @@ export const REGISTRY_PATH = '/registry';
 export const AI_CATALOG_PATH = '/.well-known/ai-catalog.json';
 
 /**
+ * The inspector, a web page (docs/inspector.md): `/inspector` its page, `/inspector/assets/…` its bundled
+ * script and styles. Public: they hold no data; everything the page shows it reads through the
+ * authorized APIs with the credentials its user enters.
+ */
+export const INSPECTOR_PATH = '/inspector';
+
+/**
+ * The hub's read API (docs/inspector.md#the-read-api): what A2A does not carry of a task (its whole event
+ * log, its deliveries, its Synapse messages) and who the caller is; behind the authorizer, read right.
+ */
+export const HUB_API_PATH = '/hub';
+
+/**
  * Time limits of streamed routes (docs/streaming.md). API Gateway REST APIs allow a streamed response up
  * to 15 minutes, and close it after 5 idle minutes (regional endpoints; 30 s edge-optimized): the hub
  * gives a streamed route a 5-minute integration timeout and its function the same timeout; a stream
@@ -84,6 +97,10 @@ export const ROUTES: readonly RouteDefinition[] = [
   // the agent registry: discovery and management behind the authorizer, the AI Catalog public
   { method: 'ANY', path: `${REGISTRY_PATH}/{proxy+}`, function: 'registry' },
   { method: 'GET', path: AI_CATALOG_PATH, function: 'registry', public: true },
+  // the inspector page and its assets (public: no data), and the read API it calls (authorized)
+  { method: 'GET', path: INSPECTOR_PATH, function: 'inspector', public: true },
+  { method: 'GET', path: `${INSPECTOR_PATH}/{proxy+}`, function: 'inspector', public: true },
+  { method: 'GET', path: `${HUB_API_PATH}/{proxy+}`, function: 'inspector' },
 ];
 
 /**
@@ -97,4 +114,5 @@ export const HTTP_FUNCTION_MEMORY_MB = {
   jwks: 256,
   synapse: 256,
   registry: 512,
+  inspector: 256,
 } as const satisfies Readonly<Record<string, number>>;

@@ -3,10 +3,11 @@
  * full event log, its deliveries, the Synapse messages exchanged with its peer — and who the caller is.
  * Plain JSON types: the inspector page imports them too.
  */
-import type { AttemptStatus } from '../../ports/delivery-log.ts';
+
 import type { Right } from '../../domain/principal.ts';
 import type { SynapseState } from '../../domain/states.ts';
 import type { TaskEvent, TaskProtocol, TaskRole } from '../../domain/task.ts';
+import type { AttemptStatus } from '../../ports/delivery-log.ts';
 
 /** `GET /hub/me`: who the credentials are (in dev mode, the anonymous principal). */
 export interface WhoAmI {

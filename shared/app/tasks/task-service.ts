@@ -269,7 +269,7 @@ export class TaskService {
     }
     // a task delegated to a Synapse peer is the peer's to resume: the answer is only recorded (and sent)
     const runner = options.runInlineUntil !== undefined && head.role === 'executor' ? this.inline : undefined;
-    const answer = this.answerDrafts(head, message);
+    const answer = this.answerDrafts(head, message, caller);
     if (!answer) {
       if (head.state === 'need_human' || head.state === 'human_deciding') {
         throw new ValidationError(
@@ -395,6 +395,7 @@ export class TaskService {
   private answerDrafts(
     head: TaskHead,
     message: Message,
+    caller: Caller,
   ): { draft: EventDraft; resumption: (head: TaskHead) => Resumption } | undefined {
     const text = textOf(message);
     if (head.state === 'info_needed') {
@@ -414,7 +415,8 @@ export class TaskService {
         draft: {
           type: decision.approved ? 'human_approve' : 'human_reject',
           message,
-          ...(decision.notes ? { data: { notes: decision.notes } } : {}),
+          // the audit: who decided is the authenticated principal, whatever the message claims
+          data: { principal: caller.owner, ...(decision.notes ? { notes: decision.notes } : {}) },
         },
         resumption: (h) => ({
           kind: 'human_decision',

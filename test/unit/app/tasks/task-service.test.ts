@@ -169,11 +169,15 @@ describe('continuing a task', () => {
     const { head } = await service.continueTask(caller, approved.taskId, user('approve ship it'));
     assert.equal(head.state, 'human_approved');
     const [decision] = await store.events((await store.get(head))!, head.version - 1);
-    assert.deepEqual(decision?.data, { notes: 'ship it' });
+    // who decided is the caller's principal (the audit), recorded with the notes
+    assert.deepEqual(decision?.data, { principal: caller.owner, notes: 'ship it' });
     const rejected = await waiting(engine, service, 'need_human');
     const data = user('x');
     data.parts = [{ data: { decision: 'reject', notes: 'no' } }];
-    assert.equal((await service.continueTask(caller, rejected.taskId, data)).head.state, 'human_rejected');
+    const refused = await service.continueTask(caller, rejected.taskId, data);
+    assert.equal(refused.head.state, 'human_rejected');
+    const [rejection] = await store.events((await store.get(refused.head))!, refused.head.version - 1);
+    assert.deepEqual(rejection?.data, { principal: caller.owner, notes: 'no' });
     assert.deepEqual(decisionOf(user('yes')), { approved: true });
   });
 
