@@ -5,6 +5,8 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { principalOf } from '../shared/adapters/lambda/auth-context.ts';
 import { lowerCaseHeaders } from '../shared/adapters/lambda/http.ts';
+import type { InspectorReadApi } from '../shared/app/inspector/read-api.ts';
+import type { InspectorSite } from '../shared/app/inspector/site.ts';
 import { inspectorReadApi, inspectorSite } from '../shared/composition-roots/inspector.ts';
 import { HUB_API_PATH, INSPECTOR_PATH } from '../shared/contracts/routes.ts';
 import { appendTaskKeys, logger, withObservability } from '../shared/observability/index.ts';
@@ -15,8 +17,11 @@ const below = (path: string, prefix: string): string => {
   return at >= 0 ? path.slice(at + prefix.length) : '';
 };
 
-const readApi = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-  const answer = await inspectorReadApi().handle({
+const readApi = async (
+  api: InspectorReadApi,
+  event: APIGatewayProxyEvent,
+): Promise<APIGatewayProxyResult> => {
+  const answer = await api.handle({
     method: event.httpMethod,
     path: below(event.path ?? '', HUB_API_PATH),
     query: event.queryStringParameters ?? {},
@@ -31,12 +36,17 @@ const readApi = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResu
   };
 };
 
-export const inspectorHandler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-  if (event.resource?.startsWith(HUB_API_PATH)) return readApi(event);
-  if (event.httpMethod !== 'GET' && event.httpMethod !== 'HEAD')
-    return { statusCode: 405, headers: { Allow: 'GET' }, body: '' };
-  const headers = lowerCaseHeaders(event.headers);
-  return inspectorSite().get(below(event.path ?? '', INSPECTOR_PATH), headers['if-none-match']);
-};
+/** The handler of the page (`site()`) and the read API (`api()`), each built on first use. */
+export const createInspectorHandler =
+  (site: () => InspectorSite, api: () => InspectorReadApi) =>
+  async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+    if (event.resource?.startsWith(HUB_API_PATH)) return readApi(api(), event);
+    if (event.httpMethod !== 'GET' && event.httpMethod !== 'HEAD')
+      return { statusCode: 405, headers: { Allow: 'GET' }, body: '' };
+    const headers = lowerCaseHeaders(event.headers);
+    return site().get(below(event.path ?? '', INSPECTOR_PATH), headers['if-none-match']);
+  };
 
-export const handler = withObservability(inspectorHandler, { functionName: 'inspector' });
+export const handler = withObservability(createInspectorHandler(inspectorSite, inspectorReadApi), {
+  functionName: 'inspector',
+});

@@ -6,6 +6,8 @@
  * Both import their packages from the user's node_modules: aws-cdk-lib and constructs are the user's
  * (peer dependencies: a construct tree holds one copy of each), the rest the package's dependencies.
  *   dist/types/           the declarations of both (tsc, tsconfig.package.json)
+ *   dist/inspector/       the inspector page, built (inspector/build.ts): what `synapse dev` and the
+ *                         construct serve, since the package ships no page sources (docs/inspector.md)
  */
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { buildCli } from '../cli/build.ts';
+import { buildInspector } from '../inspector/build.ts';
 import { BUNDLE, PROJECT_ROOT } from '../infra/bundling.ts';
 
 export const DIST = join(PROJECT_ROOT, 'dist');
@@ -39,6 +42,7 @@ export const buildPackage = async (): Promise<void> => {
   await buildCli(join(DIST, 'cli'));
   await buildEntry('agent.ts', 'agent.mjs');
   await buildEntry('cdk.ts', 'cdk.mjs');
+  await buildInspector(join(DIST, 'inspector'));
   const tsc = spawnSync(
     process.execPath,
     [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.package.json'],

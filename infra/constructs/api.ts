@@ -26,7 +26,6 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { BUNDLED_ASSETS_FOLDER } from '../../shared/composition-roots/inspector.ts';
 import {
   type FunctionName,
   ROUTES,
@@ -34,7 +33,7 @@ import {
   STREAMING,
   SYNAPSE_CALLBACK_PATH,
 } from '../../shared/contracts/routes.ts';
-import { inspectorAssetsForBundling } from '../inspector-assets.ts';
+import { inspectorAssetsCommands } from '../inspector-assets.ts';
 import { grantTableRead, grantTableReadWrite } from '../permissions.ts';
 
 /**
@@ -277,7 +276,7 @@ export class Api extends Construct {
       timeout: timeoutOf('inspector', Duration.seconds(10)),
       description: 'Synapse: the inspector page and the read API it calls (docs/inspector.md)',
       logRetention: retention,
-      bundledFolders: { [BUNDLED_ASSETS_FOLDER]: inspectorAssetsForBundling },
+      afterBundling: inspectorAssetsCommands,
     });
     this.functions = { 'agent-card': agentCard, jsonrpc, rest, jwks, synapse, registry, inspector };
 

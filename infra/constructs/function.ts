@@ -32,7 +32,7 @@ export const DEPS_LOCK_FILE = existsSync(join(PROJECT_ROOT, 'package-lock.json')
 /** NodejsFunction bundling options derived from `BUNDLE`. */
 export const nodejsBundling = (
   agentModule: string,
-  folders?: Readonly<Record<string, () => string>>,
+  afterBundling?: (outputDir: string) => string[],
 ): nodejs.BundlingOptions => ({
   forceDockerBundling: false,
   format: nodejs.OutputFormat.ESM,
@@ -48,14 +48,13 @@ export const nodejsBundling = (
     ...Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
     [`--alias:${AGENT_SPECIFIER}`]: agentModule,
   },
-  ...(folders
+  ...(afterBundling
     ? {
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          // called only when the function is bundled (not when a synth skips bundling)
-          afterBundling: (_input: string, output: string) =>
-            Object.entries(folders).map(([name, from]) => `cp -R "${from()}" "${output}/${name}"`),
+          // commands, run only when the function is bundled (not when a synth skips bundling)
+          afterBundling: (_input: string, output: string) => afterBundling(output),
         },
       }
     : {}),
@@ -69,11 +68,8 @@ export interface HubFunctionProps {
   timeout: Duration;
   description?: string;
   logRetention?: logs.RetentionDays;
-  /**
-   * Folders copied beside the bundle, by the name they take there: each a function giving the folder,
-   * called when the function is bundled (the inspector's built page).
-   */
-  bundledFolders?: Readonly<Record<string, () => string>>;
+  /** Shell commands that put more files beside the bundle in `outputDir` (the inspector's built page). */
+  afterBundling?: (outputDir: string) => string[];
 }
 
 export class HubFunction extends Construct {
@@ -110,7 +106,7 @@ export class HubFunction extends Construct {
       awsSdkConnectionReuse: false,
       description: props.description ?? `Synapse ${props.fn}`,
       environment: props.environment,
-      bundling: nodejsBundling(props.agentModule, props.bundledFolders),
+      bundling: nodejsBundling(props.agentModule, props.afterBundling),
     });
     acknowledge(this, [
       {

@@ -290,7 +290,8 @@ describe('the REQUEST authorizer and the methods', () => {
         assert.equal(p.ApiKeyRequired, true, name);
       }
     }
-    // the discovery documents (the registry's AI Catalog among them) and the signed Synapse callback are the public ones
+    // the discovery documents (the registry's AI Catalog among them), the signed Synapse callback and the
+    // inspector's page (no data: it reads through the authorized routes, /hub among them) are the public ones
     assert.deepEqual(
       routes.filter(({ route }) => route.public).map(({ route }) => route.path),
       [
@@ -300,8 +301,11 @@ describe('the REQUEST authorizer and the methods', () => {
         '/synapse/callback',
         '/synapse/schemas/{name}',
         '/.well-known/ai-catalog.json',
+        '/inspector',
+        '/inspector/{proxy+}',
       ],
     );
+    assert.ok(routes.some(({ route }) => route.path === '/hub/{proxy+}' && !route.public), 'the read API');
   });
 
   it("takes the API key from the authorizer (the tenant's usage key)", () => {

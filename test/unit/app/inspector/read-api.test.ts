@@ -143,7 +143,7 @@ describe('GET /hub/tasks/{id}/events', () => {
   it('refuses a bad after or limit (400), naming it', async () => {
     const { engine, get } = setup();
     const head = await working(engine, 0);
-    for (const query of [
+    for (const query of <Record<string, string>[]>[
       { after: '-1' },
       { after: 'x' },
       { limit: '0' },
