@@ -62,7 +62,13 @@ export function Actions({
   const options = Array.isArray(humanEvent?.data?.options)
     ? (humanEvent.data.options as { value?: unknown; confidence?: unknown }[])
     : [];
-  const question = humanEvent?.data?.question ?? humanEvent?.reason?.message;
+  const question =
+    humanEvent?.data?.question ??
+    humanEvent?.message?.parts
+      .map((p) => p.text)
+      .filter(Boolean)
+      .join(' ') ??
+    humanEvent?.reason?.message;
   const disabled = busy || peerDecides;
 
   const act = async (what: string, fn: () => Promise<Result>) => {

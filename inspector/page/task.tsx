@@ -135,6 +135,7 @@ export function TaskView({ id }: { id: string }) {
                 const f = factsRef.current;
                 if (!f) return;
                 scheduleSide(f);
+                if (isTerminal(f.state)) setLive('ended');
                 if (n > 0)
                   announce(
                     `${n} new event${n === 1 ? '' : 's'}${f.state !== before ? `; the task is now ${f.state.replace(/_/g, ' ')}` : ''}`,
