@@ -116,17 +116,16 @@ function App() {
 
   return (
     <>
-      <a
+      <button
+        type="button"
         class="skip"
-        href="#main"
-        onClick={(e) => {
-          // the hash is the route: move the focus without changing it
-          e.preventDefault();
+        onClick={() => {
+          // the hash is the route: a skip link would change it, so the focus is moved instead
           document.getElementById('main')?.focus();
         }}
       >
         Skip to content
-      </a>
+      </button>
       <header class="top">
         <div class="brand">
           <span class="logo" aria-hidden="true">

@@ -22,8 +22,7 @@ export const taskHref = (id: string): string => `#/tasks/${encodeURIComponent(id
 export function useRoute(): Route {
   const [route, setRoute] = useState(() => parseHash(location.hash));
   useEffect(() => {
-    // `#main` (the skip link's target without script) is no route: the view stays
-    const on = () => location.hash !== '#main' && setRoute(parseHash(location.hash));
+    const on = () => setRoute(parseHash(location.hash));
     addEventListener('hashchange', on);
     return () => removeEventListener('hashchange', on);
   }, []);
