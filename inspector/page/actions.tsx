@@ -280,6 +280,12 @@ export function Actions({
               onInput={(e) => setMessage(e.currentTarget.value)}
             />
           </div>
+          {synapse && !waiting ? (
+            <small class="hint">
+              A Synapse task's context belongs to its exchange with {facts.peer ?? 'the peer'}: start a new
+              task from the task list.
+            </small>
+          ) : null}
           <button type="submit" disabled={disabled || (synapse && !waiting) || !message.trim()}>
             Send
           </button>
