@@ -62,7 +62,13 @@ export function Actions({
   const options = Array.isArray(humanEvent?.data?.options)
     ? (humanEvent.data.options as { value?: unknown; confidence?: unknown }[])
     : [];
-  const question = humanEvent?.data?.question ?? humanEvent?.reason?.message;
+  const question =
+    humanEvent?.data?.question ??
+    humanEvent?.message?.parts
+      .map((p) => p.text)
+      .filter(Boolean)
+      .join(' ') ??
+    humanEvent?.reason?.message;
   const disabled = busy || peerDecides;
 
   const act = async (what: string, fn: () => Promise<Result>) => {
@@ -274,6 +280,12 @@ export function Actions({
               onInput={(e) => setMessage(e.currentTarget.value)}
             />
           </div>
+          {synapse && !waiting ? (
+            <small class="hint">
+              A Synapse task's context belongs to its exchange with {facts.peer ?? 'the peer'}: start a new
+              task from the task list.
+            </small>
+          ) : null}
           <button type="submit" disabled={disabled || (synapse && !waiting) || !message.trim()}>
             Send
           </button>

@@ -116,9 +116,16 @@ function App() {
 
   return (
     <>
-      <a class="skip" href="#main">
+      <button
+        type="button"
+        class="skip"
+        onClick={() => {
+          // the hash is the route: a skip link would change it, so the focus is moved instead
+          document.getElementById('main')?.focus();
+        }}
+      >
         Skip to content
-      </a>
+      </button>
       <header class="top">
         <div class="brand">
           <span class="logo" aria-hidden="true">

@@ -172,6 +172,13 @@ export function StateMachine({
           const first = list[0]!;
           const { d, mid, long } = path(first.from, first.to);
           const names = list.map((e) => e.event).join(', ');
+          const takenNames = list
+            .filter((e) => taken.some((t) => t.event === e.event && t.from === e.from))
+            .map((e) => e.event)
+            .join(', ');
+          const [x1, y1] = POS[first.from];
+          const [x2, y2] = POS[first.to];
+          const roomy = Math.hypot(x2 - x1, y2 - y1) - W > takenNames.length * 6;
           return (
             <g key={key} class={isTaken ? 'sm-edge taken' : long ? 'sm-edge long' : 'sm-edge'}>
               <title>
@@ -179,9 +186,9 @@ export function StateMachine({
                 {isTaken ? ' (taken)' : ''}
               </title>
               <path d={d} marker-end={isTaken ? 'url(#arr-taken)' : 'url(#arr)'} />
-              {isTaken ? (
+              {isTaken && roomy ? (
                 <text x={mid[0]} y={mid[1] - 4} text-anchor="middle" class="sm-edge-label">
-                  {names}
+                  {takenNames}
                 </text>
               ) : null}
             </g>
@@ -213,7 +220,10 @@ export function StateMachine({
       <figcaption class="muted">
         Current state: <strong>{label(current)}</strong>. From any unfinished state:{' '}
         {GLOBAL_EVENTS.map((e) => `${e} → ${label(TRANSITION_RULES[e].to as string)}`).join('; ')} (drawn when
-        taken). Bold: visited states and the transitions this task took.
+        taken). Bold: visited states and the transitions this task took
+        {taken.length
+          ? `: ${taken.map((e) => `${label(e.from)} → ${label(e.to)} (${e.event})`).join(', ')}.`
+          : '.'}
       </figcaption>
     </figure>
   );

@@ -24,6 +24,9 @@ import { type Edge, StateMachine } from './state-machine.tsx';
 import { Timeline } from './timeline.tsx';
 
 const PAGE = 1000;
+const SIDE_POLL_MS = 3000;
+/** Attempt statuses after which another attempt (or the dead-letter) follows. */
+const UNSETTLED = new Set(['sending', 'retrying', 'interrupted', 'released']);
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, ms);
@@ -53,6 +56,9 @@ export function TaskView({ id }: { id: string }) {
   const queue = useRef<Promise<unknown>>(Promise.resolve());
   const sideTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
+  /** Whether a delivery may still change: its last attempt is not an outcome yet (a retry is queued…). */
+  const pendingDelivery = useRef(false);
+
   const loadSide = useCallback(
     (f: TaskFacts) => {
       api
@@ -60,6 +66,9 @@ export function TaskView({ id }: { id: string }) {
         .then((d) => {
           setDeliveries(d);
           setDeliveriesError(undefined);
+          const last = new Map<string, string>();
+          for (const a of d.attempts) last.set(`${a.configId}\u0000${a.version}`, a.status);
+          pendingDelivery.current = [...last.values()].some((s) => UNSETTLED.has(s));
         })
         .catch((e: ApiError) => setDeliveriesError(e.message));
       if (f.protocol === 'synapse')
@@ -73,6 +82,18 @@ export function TaskView({ id }: { id: string }) {
     },
     [id],
   );
+
+  // deliveries go on after the task's last change (retries, the final state's push): read them again
+  // while one is unsettled, the task runs, or it changed in the last two minutes
+  useEffect(() => {
+    const t = setInterval(() => {
+      const f = factsRef.current;
+      if (!f || document.visibilityState !== 'visible') return;
+      const recent = Date.now() - Date.parse(f.statusAt) < 120_000;
+      if (pendingDelivery.current || !isTerminal(f.state) || recent) loadSide(f);
+    }, SIDE_POLL_MS);
+    return () => clearInterval(t);
+  }, [loadSide]);
 
   const scheduleSide = useCallback(
     (f: TaskFacts) => {
@@ -135,6 +156,7 @@ export function TaskView({ id }: { id: string }) {
                 const f = factsRef.current;
                 if (!f) return;
                 scheduleSide(f);
+                if (isTerminal(f.state)) setLive('ended');
                 if (n > 0)
                   announce(
                     `${n} new event${n === 1 ? '' : 's'}${f.state !== before ? `; the task is now ${f.state.replace(/_/g, ' ')}` : ''}`,

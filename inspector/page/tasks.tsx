@@ -211,7 +211,17 @@ export function TasksView() {
                   <StateBadge a2a={t.status.state} />
                 </td>
                 <td class="mono">
-                  <a href={taskHref(t.id)} title={t.id}>
+                  <a
+                    href={taskHref(t.id)}
+                    title={t.id}
+                    onKeyDown={(e) => {
+                      // Space opens the task too, as on a button
+                      if (e.key === ' ') {
+                        e.preventDefault();
+                        location.hash = taskHref(t.id);
+                      }
+                    }}
+                  >
                     {shortId(t.id, 18)}
                   </a>
                 </td>

@@ -140,7 +140,7 @@ export function Timeline({ events, loading }: { events: readonly InspectedEvent[
           {loading ? ' · loading…' : ''}
         </span>
       </h2>
-      <div class="timeline" ref={scroller}>
+      <div class="timeline" ref={scroller} data-testid="timeline">
         <ol
           class="timeline-inner"
           aria-label="Task events, oldest first"
