@@ -305,7 +305,10 @@ describe('the REQUEST authorizer and the methods', () => {
         '/inspector/{proxy+}',
       ],
     );
-    assert.ok(routes.some(({ route }) => route.path === '/hub/{proxy+}' && !route.public), 'the read API');
+    assert.ok(
+      routes.some(({ route }) => route.path === '/hub/{proxy+}' && !route.public),
+      'the read API',
+    );
   });
 
   it("takes the API key from the authorizer (the tenant's usage key)", () => {

@@ -4,6 +4,8 @@
  * policies, routes, queues, table, monitoring, bundles.
  */
 import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -14,6 +16,7 @@ import { StatefulStack } from '../../infra/stacks.ts';
 import { STREAM_RELAY } from '../../shared/adapters/dynamodb/stream.ts';
 import { TASK_TABLE } from '../../shared/adapters/dynamodb/table.ts';
 import { EXECUTOR_QUEUE, HEARTBEAT_QUEUE, QUEUES } from '../../shared/adapters/sqs/queues.ts';
+import { BUNDLED_ASSETS_FOLDER } from '../../shared/composition-roots/inspector.ts';
 import { JSONRPC_PATH, REST_PATH, ROUTES, STREAMING } from '../../shared/contracts/routes.ts';
 import { METRICS_NAMESPACE, MetricName } from '../../shared/observability/names.ts';
 import {
@@ -21,6 +24,7 @@ import {
   asArray,
   bundleOf,
   functionIds,
+  propertiesOf,
   resourcePath,
   resourcesOf,
   type Statement,
@@ -87,6 +91,8 @@ const EXPECTED_ACTIONS: Record<string, string[]> = {
   relay: sorted(LOGS, XRAY, STREAM_READ, SQS_SEND, ['events:PutEvents']),
   // the registry's items and its byRegistry index (test/infra/registry.test.ts)
   registry: sorted(LOGS, XRAY, TABLE_RW),
+  // the inspector's read API reads a task, its history and its delivery log: no write, no index
+  inspector: sorted(LOGS, XRAY, ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']),
   // the same items, and its queue: it consumes ticks and probes, and sends the probes a tick spreads
   'registry-probe': sorted(LOGS, XRAY, TABLE_RW, SQS_CONSUME, SQS_SEND),
 };
@@ -238,6 +244,7 @@ describe('stateless stack: functions and triggers', () => {
       'deliver',
       'executor',
       'heartbeat',
+      'inspector',
       'jsonrpc',
       'jwks',
       'registry',
@@ -292,6 +299,30 @@ describe('stateless stack: functions and triggers', () => {
       // `#agent` was resolved at bundle time: no runtime import of the bare specifier is left
       assert.doesNotMatch(code, new RegExp(`import\\(\\s*["'\`]${AGENT_SPECIFIER}["'\`]\\s*\\)`), name);
     }
+  });
+
+  it('puts the built inspector page beside the inspector function, where its composition root reads it', () => {
+    const { fn } = functionIds(hub).inspector;
+    const hash = (propertiesOf(hub.statelessTemplate, fn).Code as { S3Key: string }).S3Key.replace(
+      /\.zip$/,
+      '',
+    );
+    const folder = join(hub.outdir, `asset.${hash}`, BUNDLED_ASSETS_FOLDER);
+    const index = readFileSync(join(folder, 'index.html'), 'utf8');
+    const assets = readdirSync(join(folder, 'assets'));
+    assert.ok(
+      assets.some((a) => /^main-[A-Z0-9]{8,}\.js$/.test(a)),
+      assets.join(),
+    );
+    for (const a of assets.filter((a) => /\.(js|css)$/.test(a)))
+      assert.ok(index.includes(`/inspector/assets/${a}`), `index.html names ${a}`);
+    // no other function carries it
+    const { fn: jsonrpc } = functionIds(hub).jsonrpc;
+    const other = (propertiesOf(hub.statelessTemplate, jsonrpc).Code as { S3Key: string }).S3Key.replace(
+      /\.zip$/,
+      '',
+    );
+    assert.equal(existsSync(join(hub.outdir, `asset.${other}`, BUNDLED_ASSETS_FOLDER)), false);
   });
 
   it('routes every ROUTES entry to its function through an API Gateway proxy integration', () => {
