@@ -23,9 +23,12 @@ export function AttemptStatus({ a }: { a: InspectedAttempt }) {
 export function Deliveries({
   data,
   error,
+  typeOf,
 }: {
   data: TaskDeliveries | undefined;
   error?: string | undefined;
+  /** The type of the task's event by version (what was delivered). */
+  typeOf?: (version: number) => string | undefined;
 }) {
   const groups = new Map<string, InspectedAttempt[]>();
   for (const a of data?.attempts ?? []) {
@@ -61,6 +64,7 @@ export function Deliveries({
                   <tr class="group">
                     <th scope="rowgroup" colSpan={8}>
                       Config <code>{first.configId}</code> · event #{first.version}
+                      {typeOf?.(first.version) ? ` (${typeOf(first.version)})` : ''}
                     </th>
                   </tr>
                   {list.map((a) => (

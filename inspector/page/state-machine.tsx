@@ -21,9 +21,9 @@ const POS: Record<SynapseState, [number, number]> = {
   info_provided: [600, 40],
   human_approved: [600, 165],
   human_rejected: [600, 295],
-  completed: [790, 40],
+  completed: [790, 210],
   failed: [790, 125],
-  cancelled: [790, 210],
+  cancelled: [790, 40],
   rejected: [790, 295],
 };
 const COLUMNS: [number, string][] = [
@@ -145,8 +145,9 @@ export function StateMachine({
             viewBox="0 0 10 10"
             refX="9"
             refY="5"
-            markerWidth="7"
-            markerHeight="7"
+            markerWidth="9"
+            markerHeight="9"
+            markerUnits="userSpaceOnUse"
             orient="auto"
           >
             <path d="M0,0L10,5L0,10z" class="sm-arrow" />
@@ -156,8 +157,9 @@ export function StateMachine({
             viewBox="0 0 10 10"
             refX="9"
             refY="5"
-            markerWidth="7"
-            markerHeight="7"
+            markerWidth="9"
+            markerHeight="9"
+            markerUnits="userSpaceOnUse"
             orient="auto"
           >
             <path d="M0,0L10,5L0,10z" class="sm-arrow-taken" />

@@ -345,7 +345,7 @@ export function TaskView({ id }: { id: string }) {
         <Actions facts={facts} events={events} onDone={refresh} />
       </div>
       <Timeline events={events} loading={loading} />
-      <Deliveries data={deliveries} error={deliveriesError} />
+      <Deliveries data={deliveries} error={deliveriesError} typeOf={(v) => events[v - 1]?.type} />
       {facts.protocol === 'synapse' ? <PeerMessagesView data={peer} error={peerError} /> : null}
       <p>
         <a href={taskHref(id)} class="muted small">

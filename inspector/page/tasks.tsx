@@ -107,6 +107,8 @@ export function TasksView() {
         if (fresh.length === 0) return p;
         const ids = new Set(fresh.map((t) => t.id));
         setChanged(ids);
+        // the highlight fades once read
+        setTimeout(() => setChanged((c) => (c === ids ? new Set() : c)), 5000);
         announce(`${fresh.length} task${fresh.length === 1 ? '' : 's'} changed`);
         const merged = [...fresh, ...p.tasks.filter((t) => !ids.has(t.id))].sort(byStatusDesc);
         return { ...p, tasks: merged, totalSize: p.totalSize + added };

@@ -131,6 +131,14 @@ export function Timeline({ events, loading }: { events: readonly InspectedEvent[
   const scroller = useRef<HTMLDivElement>(null);
   const v = useVirtualizer(events.length, scroller);
   const items = v.getVirtualItems();
+  // follow the tail: a reader at the end of the list sees live events arrive
+  const atEnd = useRef(false);
+  const shown = useRef(events.length);
+  useLayoutEffect(() => {
+    if (events.length > shown.current && atEnd.current && events.length > 0)
+      v.scrollToIndex(events.length - 1, { align: 'end' });
+    shown.current = events.length;
+  }, [events.length, v]);
   return (
     <section aria-labelledby="timeline-title" class="card">
       <h2 id="timeline-title">
@@ -140,7 +148,15 @@ export function Timeline({ events, loading }: { events: readonly InspectedEvent[
           {loading ? ' · loading…' : ''}
         </span>
       </h2>
-      <div class="timeline" ref={scroller} data-testid="timeline">
+      <div
+        class="timeline"
+        ref={scroller}
+        data-testid="timeline"
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          atEnd.current = el.scrollTop + el.clientHeight >= el.scrollHeight - 48;
+        }}
+      >
         <ol
           class="timeline-inner"
           aria-label="Task events, oldest first"
