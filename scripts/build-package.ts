@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { buildCli } from '../cli/build.ts';
-import { buildInspector } from '../inspector/build.ts';
 import { BUNDLE, PROJECT_ROOT } from '../infra/bundling.ts';
+import { buildInspector } from '../inspector/build.ts';
 
 export const DIST = join(PROJECT_ROOT, 'dist');
 

@@ -6,6 +6,7 @@ import type {
   PeerMessages,
   TaskDeliveries,
   TaskEventsPage,
+  TaskFactsList,
   WhoAmI,
 } from '../../shared/app/inspector/read-model.ts';
 import type { Part, StreamResponse, Task } from './a2a.ts';
@@ -156,6 +157,8 @@ export const api = {
       message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts, ...ids },
       configuration: { returnImmediately: true },
     }),
+  facts: (ids: readonly string[]) =>
+    request<TaskFactsList>(`/hub/tasks?ids=${ids.map(encodeURIComponent).join(',')}`),
   events: (id: string, after: number, limit = 1000) =>
     request<TaskEventsPage>(`/hub/tasks/${encodeURIComponent(id)}/events?after=${after}&limit=${limit}`),
   deliveries: (id: string) => request<TaskDeliveries>(`/hub/tasks/${encodeURIComponent(id)}/deliveries`),

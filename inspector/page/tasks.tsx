@@ -1,10 +1,11 @@
 /**
  * The task list: ListTasks with filters and pages, polled every 2 s for changes (statusTimestampAfter =
  * the newest status timestamp seen, inclusive, so tasks are de-duplicated by id), and a form starting a
- * new task. A v1.0 Task carries no creation time, so the list shows the last status change only; a
- * task's own view shows when it was created (the read API's TaskFacts).
+ * new task. A v1.0 Task carries no creation time nor the skill it was asked for: the read API's facts of
+ * the tasks shown give them (`GET /hub/tasks?ids=…`, asked once per task: they never change).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { TaskFacts } from '../../shared/app/inspector/read-model.ts';
 import { A2A_STATES, stateLabel, type Task, textOf } from './a2a.ts';
 import { type ApiError, api, type ListTasksResult } from './api.ts';
 import { StateBadge } from './badge.tsx';
@@ -30,6 +31,22 @@ function useNow(ms: number): number {
   return now;
 }
 
+/** The skill the request named, and what it said. */
+function SkillCell({ facts }: { facts: TaskFacts | undefined }) {
+  if (!facts) return <span class="muted">…</span>;
+  if (!facts.skill && !facts.request) return <span class="muted">—</span>;
+  return (
+    <>
+      {facts.skill ? <span class="skill">{facts.skill}</span> : null}
+      {facts.skill && facts.request ? ' · ' : null}
+      {facts.request ? <span class="muted">{clip(facts.request, 40)}</span> : null}
+    </>
+  );
+}
+
+/** How long ago a task was made, without "ago": "42 s", "3 min", "2 h", "5 d". */
+const age = (at: string, now: number): string => relative(at, now).replace(/ ago$/, '');
+
 export function TasksView() {
   const [filters, setFilters] = useState<Filters>({ status: '', contextId: '' });
   const [draft, setDraft] = useState<Filters>(filters);
@@ -40,6 +57,8 @@ export function TasksView() {
   const [loading, setLoading] = useState(false);
   const [changed, setChanged] = useState<Set<string>>(new Set());
   const newest = useRef<string | undefined>(undefined);
+  const [facts, setFacts] = useState<ReadonlyMap<string, TaskFacts>>(new Map());
+  const asked = useRef(new Set<string>());
   const now = useNow(5000);
   const pageToken = tokens[tokens.length - 1] ?? '';
 
@@ -66,6 +85,20 @@ export function TasksView() {
       stale = true;
     };
   }, [filters, pageToken]);
+
+  // the facts of tasks shown for the first time: when each was made, what it was asked
+  useEffect(() => {
+    const unknown = (page?.tasks ?? []).map((t) => t.id).filter((id) => !asked.current.has(id));
+    if (unknown.length === 0) return;
+    for (const id of unknown) asked.current.add(id);
+    api
+      .facts(unknown)
+      .then((r) => setFacts((known) => new Map([...known, ...r.tasks.map((f) => [f.taskId, f] as const)])))
+      .catch(() => {
+        // shown without them; asked again when the page shows them again
+        for (const id of unknown) asked.current.delete(id);
+      });
+  }, [page]);
 
   // live: changes since the newest status seen, merged into the first page
   useEffect(() => {
@@ -194,8 +227,9 @@ export function TasksView() {
             <tr>
               <th scope="col">State</th>
               <th scope="col">Task</th>
-              <th scope="col">Skill</th>
+              <th scope="col">Skill · request</th>
               <th scope="col">Context</th>
+              <th scope="col">Age</th>
               <th scope="col">Last change</th>
               <th scope="col">Status message</th>
             </tr>
@@ -227,9 +261,18 @@ export function TasksView() {
                     {shortId(t.id, 18)}
                   </a>
                 </td>
-                <td>{(t.metadata?.['synapse.skill'] as string | undefined) ?? '—'}</td>
+                <td class="ask">
+                  <SkillCell facts={facts.get(t.id)} />
+                </td>
                 <td class="mono" title={t.contextId}>
                   {shortId(t.contextId, 12)}
+                </td>
+                <td title={stamp(facts.get(t.id)?.createdAt)}>
+                  {facts.get(t.id) ? (
+                    <time dateTime={facts.get(t.id)!.createdAt}>{age(facts.get(t.id)!.createdAt, now)}</time>
+                  ) : (
+                    <span class="muted">…</span>
+                  )}
                 </td>
                 <td title={stamp(t.status.timestamp)}>
                   <time dateTime={t.status.timestamp}>{relative(t.status.timestamp, now)}</time>

@@ -10,6 +10,7 @@ import * as delivery from './delivery.ts';
 import * as deployment from './deployment.ts';
 import * as generations from './generations.ts';
 import * as heartbeat from './heartbeat.ts';
+import * as inspector from './inspector.ts';
 import * as local from './local.ts';
 import * as observability from './observability.ts';
 import * as push from './push.ts';
@@ -52,6 +53,7 @@ export const CONCERNS: readonly Concern[] = [
   { file: 'registry.ts', title: 'The agent registry', settings: settingsOf(registry) },
   { file: 'registry-trust.ts', title: "The registry's trusted keys", settings: settingsOf(registryTrust) },
   { file: 'registry-probe.ts', title: "The registry's health probe", settings: settingsOf(registryProbe) },
+  { file: 'inspector.ts', title: 'The inspector', settings: settingsOf(inspector) },
   { file: 'observability.ts', title: 'Logs and metrics', settings: settingsOf(observability) },
   { file: 'local.ts', title: 'The local runtime (`npm start`)', settings: settingsOf(local) },
 ];

@@ -5,6 +5,7 @@
  * | request | answer |
  * |---|---|
  * | `GET /hub/me` | `WhoAmI`: the caller's tenant, principal, rights and scheme |
+ * | `GET /hub/tasks?ids=a,b,…` | `TaskFactsList`: the facts of the caller's tasks among the ids (at most 50) |
  * | `GET /hub/tasks/{id}/events?after=N&limit=M` | `TaskEventsPage`: the task's facts and its events with version > N (M ≤ 1000, default 500) |
  * | `GET /hub/tasks/{id}/deliveries` | `TaskDeliveries`: every attempt of every push notification and Synapse message |
  * | `GET /hub/tasks/{id}/peer-messages` | `PeerMessages`: a Synapse task's messages with its peer, in the task's order |
@@ -12,19 +13,22 @@
  * Errors are `{error: {code, message}}`: 400 (a bad query), 401 / 403 (credentials), 404 (no such task of
  * the caller's, or no such route), 405 (not GET). Nothing here writes.
  */
+
+import { textOf } from '../../agent/api.ts';
 import { AuthError, TaskNotFoundError } from '../../domain/errors.ts';
 import { authorize, type Principal } from '../../domain/principal.ts';
-import type { TaskEvent, TaskHead } from '../../domain/task.ts';
+import type { Message, TaskEvent, TaskHead } from '../../domain/task.ts';
 import type { DeliveryAttempt, DeliveryLog } from '../../ports/delivery-log.ts';
 import type { TaskRecord, TaskStore } from '../../ports/task-store.ts';
 import { errorHeaders, toProtocolError } from '../../protocol/a2a/errors.ts';
+import { clip } from '../../validation/text.ts';
 import {
   callbackMessageId,
   callbackOf,
   requesterMessageOf,
   SYNAPSE_CALLBACK_CONFIG_ID,
 } from '../synapse/callbacks.ts';
-import { PEER_KEY } from '../synapse/requester.ts';
+import { PEER_KEY, REQUEST_PART_KEY } from '../synapse/requester.ts';
 import { REQUEST_SKILL_KEY } from '../tasks/deadlines.ts';
 import type {
   InspectedAttempt,
@@ -34,6 +38,7 @@ import type {
   TaskDeliveries,
   TaskEventsPage,
   TaskFacts,
+  TaskFactsList,
   WhoAmI,
 } from './read-model.ts';
 
@@ -56,6 +61,9 @@ export interface ReadApiAnswer {
 
 export const DEFAULT_EVENTS_LIMIT = 500;
 export const MAX_EVENTS_LIMIT = 1000;
+/** Ids in one facts request: a ListTasks page is 50 by default. */
+export const MAX_FACTS_IDS = 50;
+const REQUEST_TEXT_LENGTH = 120;
 
 const problem = (statusCode: number, code: string, message: string): ReadApiAnswer => ({
   statusCode,
@@ -71,10 +79,31 @@ const wholeNumber = (text: string | undefined, min: number, max: number, fallbac
   return n >= min && n <= max ? n : undefined;
 };
 
-/** What a task shows beside A2A's Task: its role, protocol, deadline and heartbeat. */
-export const factsOf = (head: TaskHead): TaskFacts => {
+/** The skill a request names: its metadata's `synapse.skill`, or the type of a Synapse request. */
+const skillOf = (request: Message | undefined): string | undefined => {
+  const named = request?.metadata?.[REQUEST_SKILL_KEY];
+  if (typeof named === 'string') return named;
+  for (const part of request?.parts ?? []) {
+    const type = (part.data as { [REQUEST_PART_KEY]?: { type?: unknown } } | undefined)?.[REQUEST_PART_KEY]
+      ?.type;
+    if (typeof type === 'string') return type;
+  }
+  return undefined;
+};
+
+const requestTextOf = (request: Message | undefined): string | undefined => {
+  const text = request ? textOf(request).trim() : '';
+  return text ? clip(text, REQUEST_TEXT_LENGTH) : undefined;
+};
+
+/**
+ * What a task shows beside A2A's Task: its role, protocol, deadline and heartbeat, and (given its first
+ * message, the `created` event's) the skill and the text it was asked with.
+ */
+export const factsOf = (head: TaskHead, request?: Message): TaskFacts => {
   const peer = head.metadata?.[PEER_KEY];
-  const skill = head.metadata?.[REQUEST_SKILL_KEY];
+  const skill = skillOf(request);
+  const text = requestTextOf(request);
   return {
     taskId: head.taskId,
     contextId: head.contextId,
@@ -90,7 +119,8 @@ export const factsOf = (head: TaskHead): TaskFacts => {
     ...(head.progress !== undefined ? { progress: head.progress } : {}),
     ...(head.reruns ? { reruns: head.reruns } : {}),
     ...(typeof peer === 'string' ? { peer } : {}),
-    ...(typeof skill === 'string' ? { skill } : {}),
+    ...(skill ? { skill } : {}),
+    ...(text ? { request: text } : {}),
   };
 };
 
@@ -153,6 +183,7 @@ export class InspectorReadApi {
     const segments = request.path.split('/').slice(1);
     if (segments.length === 1 && segments[0] === 'me')
       return { statusCode: 200, body: whoAmI(principal), meta: {} };
+    if (segments.length === 1 && segments[0] === 'tasks') return this.facts(principal, request.query.ids);
     const [collection, encodedId, what, ...rest] = segments;
     if (collection !== 'tasks' || !encodedId || !what || rest.length)
       return problem(404, 'not_found', `no route ${request.path}: see docs/inspector.md#the-read-api`);
@@ -178,6 +209,28 @@ export class InspectorReadApi {
     }
   }
 
+  private async facts(principal: Principal, ids: string | undefined): Promise<ReadApiAnswer> {
+    const wanted = [...new Set((ids ?? '').split(',').filter((id) => id !== ''))];
+    if (wanted.length === 0 || wanted.length > MAX_FACTS_IDS)
+      return problem(400, 'invalid_request', `ids: 1 to ${MAX_FACTS_IDS} task ids, comma-separated`);
+    const records = await Promise.all(
+      wanted.map((taskId) => this.owned(principal, taskId).catch(() => undefined)),
+    );
+    const tasks = await Promise.all(
+      records
+        .filter((r): r is TaskRecord => r !== undefined)
+        .map(async (record) => factsOf(record.head, await this.requestOf(record))),
+    );
+    const body: TaskFactsList = { tasks };
+    return { statusCode: 200, body, meta: {} };
+  }
+
+  /** The task's first message: in the record while the task is young, else one read of its history. */
+  private async requestOf(record: TaskRecord): Promise<Message | undefined> {
+    const created = record.recent.find((e) => e.version === 1) ?? (await this.store.events(record, 0, 1))[0];
+    return created?.message;
+  }
+
   /** The caller's task: another caller's and a missing one are both "not found". */
   private async owned(principal: Principal, taskId: string): Promise<TaskRecord> {
     if (taskId.length === 0 || taskId.length > 256) throw new TaskNotFoundError(taskId);
@@ -195,8 +248,9 @@ export class InspectorReadApi {
       return problem(400, 'invalid_request', `limit: a whole number from 1 to ${MAX_EVENTS_LIMIT}`);
     const events = after >= record.head.version ? [] : await this.store.events(record, after, limit);
     const last = events.at(-1)?.version ?? after;
+    const request = events[0]?.version === 1 ? events[0].message : await this.requestOf(record);
     const page: TaskEventsPage = {
-      task: factsOf(record.head),
+      task: factsOf(record.head, request),
       events: events.map(inspectedEvent),
       nextAfter: last < record.head.version ? last : null,
     };
@@ -214,7 +268,7 @@ export class InspectorReadApi {
     const body: PeerMessages = {
       taskId: head.taskId,
       role: head.role,
-      ...(factsOf(head).peer ? { peer: factsOf(head).peer } : {}),
+      ...(typeof head.metadata?.[PEER_KEY] === 'string' ? { peer: head.metadata[PEER_KEY] } : {}),
       messages: [],
     };
     if (head.protocol !== 'synapse') return { statusCode: 200, body, meta: {} };

@@ -37,8 +37,15 @@ export interface TaskFacts {
   reruns?: number;
   /** A Synapse task's peer. */
   peer?: string;
-  /** The skill asked for (A2A metadata `synapse.skill`, or a Synapse task's type), when one was. */
+  /** The skill asked for (the request's metadata `synapse.skill`, or a Synapse task's type), when one was. */
   skill?: string;
+  /** The request's text, its first 120 characters (a data-only request has none). */
+  request?: string;
+}
+
+/** `GET /hub/tasks?ids=a,b,…`: the facts of the caller's tasks among `ids` (others are left out). */
+export interface TaskFactsList {
+  tasks: TaskFacts[];
 }
 
 /** One event of the task's log, as stored (its content resolved), without the tenant. */

@@ -58,8 +58,7 @@ export class InspectorSite {
         body: `Not found: ${name.length > 200 ? `${name.slice(0, 200)}…` : name}`,
       };
     const headers = { ...SECURITY_HEADERS, ...cacheHeaders(asset) };
-    if (ifNoneMatch?.split(/\s*,\s*/).includes(asset.etag))
-      return { statusCode: 304, headers, body: '' };
+    if (ifNoneMatch?.split(/\s*,\s*/).includes(asset.etag)) return { statusCode: 304, headers, body: '' };
     return {
       statusCode: 200,
       headers: { ...headers, 'Content-Type': asset.contentType },

@@ -13,6 +13,7 @@ import type {
   PeerMessages,
   TaskDeliveries,
   TaskEventsPage,
+  TaskFactsList,
   WhoAmI,
 } from '../../../../shared/app/inspector/read-model.ts';
 import { SYNAPSE_CALLBACK_CONFIG_ID } from '../../../../shared/app/synapse/callbacks.ts';
@@ -43,8 +44,13 @@ const working = async (engine: TaskEngine, updates: number) => {
   const { head } = await engine.create({
     tenant: 'acme',
     owner: 'bob',
-    message: { messageId: crypto.randomUUID(), role: 'user', parts: [{ text: 'slow' }] },
-    metadata: { 'synapse.skill': 'slow' },
+    // a requester names the skill in its message's metadata
+    message: {
+      messageId: crypto.randomUUID(),
+      role: 'user',
+      parts: [{ text: 'slow' }],
+      metadata: { 'synapse.skill': 'slow' },
+    },
   });
   let current = (await engine.apply(head, [{ type: 'confirm' }, { type: 'start' }])).head;
   for (let i = 1; i <= updates; i++)
@@ -87,6 +93,38 @@ describe('GET /hub/me', () => {
     assert.equal((anonymous.body as { error: { code: string } }).error.code, 'unauthenticated');
     const writer = await get('/me', {}, { ...bob, rights: ['write'] });
     assert.equal(writer.statusCode, 403);
+  });
+});
+
+describe('GET /hub/tasks?ids=', () => {
+  it("gives the facts of the caller's tasks among the ids, with the skill and text they were asked with; others left out", async () => {
+    const { engine, get } = setup();
+    const mine = await working(engine, 0);
+    const long = await working(engine, 120);
+    const { head: theirs } = await engine.create({ tenant: 'acme', owner: 'mallory' });
+    const answer = await get('/tasks', {
+      ids: [mine.taskId, long.taskId, theirs.taskId, 'nope', mine.taskId].join(','),
+    });
+    assert.equal(answer.statusCode, 200);
+    const { tasks } = answer.body as TaskFactsList;
+    assert.deepEqual(
+      tasks.map((t) => [t.taskId, t.skill, t.request, t.state]),
+      [
+        [mine.taskId, 'slow', 'slow', 'executing'],
+        // its first message is no longer in the task's item: read from its history
+        [long.taskId, 'slow', 'slow', 'executing'],
+      ],
+    );
+    assert.ok(tasks.every((t) => t.createdAt && t.deadlineAt));
+  });
+
+  it('refuses no ids or more than 50 (400)', async () => {
+    const { get } = setup();
+    for (const ids of [undefined, '', ',', Array.from({ length: 51 }, (_, i) => `t${i}`).join(',')]) {
+      const answer = await get('/tasks', ids === undefined ? {} : { ids });
+      assert.equal(answer.statusCode, 400, String(ids));
+      assert.match((answer.body as { error: { message: string } }).error.message, /^ids:/);
+    }
   });
 });
 
@@ -270,7 +308,6 @@ describe('routes and methods', () => {
     for (const path of [
       '',
       '/',
-      '/tasks',
       `/tasks/${head.taskId}`,
       `/tasks/${head.taskId}/history`,
       `/tasks/${head.taskId}/events/x`,
