@@ -134,7 +134,7 @@ export function PeerMessagesView({
             </thead>
             <tbody>
               {data.messages.map((m, i) => (
-                <tr key={i} data-testid="peer-message" data-direction={m.direction}>
+                <tr key={i} data-testid="peer-message" data-direction={m.direction} data-type={m.type}>
                   <td>
                     <span aria-hidden="true">{m.direction === 'sent' ? '→ ' : '← '}</span>
                     {m.direction}

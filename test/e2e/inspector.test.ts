@@ -21,6 +21,7 @@ import type { LocalHub } from '../../local/hub.ts';
 import { startLocalHub } from '../../local/hub.ts';
 import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
 import { MAX_EVENTS_PER_WRITE, TaskEngine } from '../../shared/app/tasks/task-engine.ts';
+import { SYNAPSE_CALLBACK_PATH, SYNAPSE_TASKS_PATH } from '../../shared/contracts/routes.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 import { authCli, localDynamo } from './fixtures/auth.ts';
 import { launchBrowser, openPage, screenshot, type WatchedPage } from './fixtures/browser.ts';
@@ -31,6 +32,7 @@ import { freePort, until } from './fixtures/registry.ts';
 type Json = any;
 
 const WAIT = { timeout: 20_000 };
+const PEER_KEY = { id: 'ab-1', secret: 'the-secret-hub-a-and-hub-b-share-32+' };
 
 let browser: Browser;
 
@@ -93,27 +95,49 @@ after(async () => {
 
 describe('the inspector on `npm start` (dev mode)', () => {
   let hub: ChildProcess | undefined;
+  /** A second hub, the Synapse executor this one delegates to. */
+  let peer: ChildProcess | undefined;
   let base = '';
   let receiver: WebhookReceiver;
 
   before(async () => {
     receiver = await startWebhookReceiver();
-    const port = await freePort();
-    hub = await startHubProcess({
-      port,
-      env: {
-        PUSH_URL_ALLOWLIST: '127.0.0.1',
-        PUSH_URL_ALLOW_HTTP: 'true',
-        DELIVERY_MAX_ATTEMPTS: '3',
-        DELIVERY_BASE_DELAY_SECONDS: '1',
-        DELIVERY_JITTER: '0',
-      },
-    });
+    const [port, peerPort] = [await freePort(), await freePort()];
+    const common = {
+      PUSH_URL_ALLOWLIST: '127.0.0.1',
+      DELIVERY_BASE_DELAY_SECONDS: '1',
+      DELIVERY_JITTER: '0',
+    };
+    const peerOf = (peerId: string, at: number) =>
+      JSON.stringify([
+        {
+          peerId,
+          tenant: 'default',
+          endpoint: `http://127.0.0.1:${at}${SYNAPSE_CALLBACK_PATH}`,
+          keys: [PEER_KEY],
+        },
+      ]);
+    [hub, peer] = await Promise.all([
+      startHubProcess({
+        port,
+        env: {
+          ...common,
+          PUSH_URL_ALLOW_HTTP: 'true',
+          DELIVERY_MAX_ATTEMPTS: '3',
+          SYNAPSE_AGENT_ID: 'hub-a',
+          SYNAPSE_PEERS: peerOf('hub-b', peerPort),
+        },
+      }),
+      startHubProcess({
+        port: peerPort,
+        env: { ...common, SYNAPSE_AGENT_ID: 'hub-b', SYNAPSE_PEERS: peerOf('hub-a', port) },
+      }),
+    ]);
     base = `http://127.0.0.1:${port}`;
   });
 
   after(async () => {
-    await stopHubProcess(hub);
+    await Promise.all([stopHubProcess(hub), stopHubProcess(peer)]);
     await receiver?.close();
   });
 
@@ -310,6 +334,55 @@ describe('the inspector on `npm start` (dev mode)', () => {
       JSON.stringify(rows),
     );
     await screenshot(page, 'deliveries');
+    noProblems(watched);
+    await watched.context.close();
+  });
+
+  it("shows a Synapse task's peer and the p2p messages exchanged with it, in order, and answers the peer's question", async () => {
+    const made = await fetch(`${base}${SYNAPSE_TASKS_PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ peer: 'hub-b', type: 'ask', text: 'ask' }),
+    });
+    assert.equal(made.status, 201);
+    const taskId = ((await made.json()) as Json).task.id as string;
+    const watched = await openPage(browser, base);
+    await openTask(watched, base, taskId);
+    const { page } = watched;
+    // hub-b's agent asks; the question reaches this hub as p2p:task_need_info, answered here and sent back
+    await page.locator('[data-testid="task-state"][data-state="info_needed"]').waitFor(WAIT);
+    assert.match((await page.locator('main').textContent()) ?? '', /hub-b/, 'the peer');
+    await page.getByTestId('answer-form').getByRole('textbox').first().fill('from the inspector');
+    await page
+      .getByTestId('answer-form')
+      .getByRole('button', { name: /answer|send/i })
+      .click();
+    await page.locator('[data-testid="task-state"][data-state="completed"]').waitFor(WAIT);
+    const expected = [
+      ['sent', 'p2p:task_request'],
+      ['received', 'p2p:task_need_info'],
+      ['sent', 'p2p:task_info_provided'],
+      ['received', 'p2p:task_complete'],
+    ];
+    const shown = async () =>
+      page
+        .getByTestId('peer-message')
+        .evaluateAll((rows) =>
+          rows.map((r) => [r.getAttribute('data-direction'), r.getAttribute('data-type')]),
+        );
+    const messages = await until(
+      'the completion among the messages',
+      async () => ((await shown()).some(([, type]) => type === 'p2p:task_complete') ? shown() : undefined),
+      WAIT.timeout,
+    );
+    // in the task's order: each expected message after the one before it (progress reports may come between)
+    let at = -1;
+    for (const [direction, type] of expected) {
+      const found = messages.findIndex(([d, t], i) => i > at && d === direction && t === type);
+      assert.ok(found > at, `${direction} ${type} after #${at} in ${JSON.stringify(messages)}`);
+      at = found;
+    }
+    await screenshot(page, 'synapse');
     noProblems(watched);
     await watched.context.close();
   });

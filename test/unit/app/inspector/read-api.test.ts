@@ -292,6 +292,33 @@ describe('GET /hub/tasks/{id}/peer-messages', () => {
     assert.equal(done.head.state, 'info_needed');
   });
 
+  it("an executor task: the requester's request and answers received, the callbacks sent, in order", async () => {
+    const { engine, get } = setup();
+    const { head } = await engine.create({
+      tenant: 'acme',
+      owner: 'bob',
+      role: 'executor',
+      protocol: 'synapse',
+      message: { messageId: 'p2p-request-1', role: 'user', parts: [{ text: 'ask' }] },
+    });
+    await engine.apply(head, [
+      { type: 'confirm' },
+      { type: 'start' },
+      { type: 'need_info', message: agentMessage('what?') },
+      { type: 'info_provided', message: { messageId: 'p2p-info-1', role: 'user', parts: [{ text: '42' }] } },
+    ]);
+    const body = (await get(`/tasks/${head.taskId}/peer-messages`)).body as PeerMessages;
+    assert.deepEqual(
+      body.messages.map((m) => [m.direction, m.type, m.messageId?.startsWith('cb_') ? 'cb' : m.messageId]),
+      [
+        ['received', 'p2p:task_request', 'p2p-request-1'],
+        ['sent', 'p2p:task_confirm', 'cb'],
+        ['sent', 'p2p:task_need_info', 'cb'],
+        ['received', 'p2p:task_info_provided', 'p2p-info-1'],
+      ],
+    );
+  });
+
   it('an A2A task has no peer messages', async () => {
     const { engine, get } = setup();
     const head = await working(engine, 1);
