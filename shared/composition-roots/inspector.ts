@@ -2,7 +2,7 @@
  * Composition root of the inspector function: the page's assets (a folder: INSPECTOR_ASSETS_DIR, else
  * `inspector/` beside this bundle, where the CDK stack copies the built page) and the read API on the
  * task table (its tasks and delivery log, read only). Each built on first use: a request for the page
- * loads no DynamoDB client.
+ * makes no DynamoDB client.
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -388,5 +388,26 @@ export const goalsOf = (r: BenchResults): Goal[] => {
       worst < 1000 && (refused?.maxMs ?? Number.POSITIVE_INFINITY) < 500,
     );
   }
+  if (r.inspector) {
+    const i = r.inspector;
+    add(
+      'inspector: the page’s script, gzipped',
+      '≤ 150 KB',
+      `${fmt(i.scriptGzipBytes / 1024, 1)} KB`,
+      i.scriptGzipBytes <= 150 * 1024,
+    );
+    add(
+      'inspector: first paint of the task list against the local hub, p50 (a fresh browser context)',
+      '≤ 1,000 ms',
+      `${fmt(i.firstPaint.p50Ms, 1)} ms (list shown ${fmt(i.listShown.p50Ms, 1)} ms)`,
+      i.firstPaint.p50Ms <= 1000,
+    );
+    add(
+      'inspector: a task of 10,000 events scrolled top to bottom (virtualised: rows in the page; frame p95)',
+      '≤ 100 rows; frame p95 ≤ 33 ms',
+      `${i.longTask.rowsAtEnd} rows; p95 ${fmt(i.longTask.frameP95Ms, 1)} ms, ${i.longTask.longFrames} frames > 50 ms`,
+      i.longTask.rowsAtEnd <= 100 && i.longTask.rowsAtTop <= 100 && i.longTask.frameP95Ms <= 33,
+    );
+  }
   return goals;
 };

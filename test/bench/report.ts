@@ -697,5 +697,36 @@ ${table(
   h.shapes.map((s) => [s.name, s.bytes, n(s.p50Ms, 1), n(s.maxMs, 1)]),
 )}`);
   }
+  if (r.inspector) {
+    const i = r.inspector;
+    const t = i.longTask;
+    out.push(`<a id="the-inspector"></a>
+
+## The inspector (\`test/bench/inspector.ts\`)
+
+The page as \`inspector/build.ts\` builds it, served by the hub of \`npm start\`, in Debian's chromium
+(headless, playwright-core). Script ${n(i.scriptGzipBytes / 1024, 1)} KB gzipped, styles ${n(i.styleGzipBytes / 1024, 1)} KB.
+
+${table(
+  ['what', 'p50 ms', 'p95 ms'],
+  [
+    [
+      `first contentful paint of the task list (${i.loads} fresh contexts, nothing cached)`,
+      n(i.firstPaint.p50Ms, 1),
+      n(i.firstPaint.p95Ms, 1),
+    ],
+    [
+      'the first task row in the page (ListTasks answered and drawn)',
+      n(i.listShown.p50Ms, 1),
+      n(i.listShown.p95Ms, 1),
+    ],
+  ],
+)}
+
+A task of ${t.events.toLocaleString('en-US')} events (each a progress report with a message): all of them loaded in
+${t.loadedMs.toLocaleString('en-US')} ms (pages of 1,000 from the read API); ${t.rowsAtTop} rows in the page at the top, ${t.rowsAtEnd} at the
+last event (virtualised). Scrolled from the first event to the last in ${t.scrollSteps} animation frames: frame
+interval p50 ${n(t.frameP50Ms, 1)} ms, p95 ${n(t.frameP95Ms, 1)} ms, longest ${n(t.frameMaxMs, 1)} ms; ${t.longFrames} frames over 50 ms.`);
+  }
   return `${out.join('\n\n')}\n`;
 };

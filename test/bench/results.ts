@@ -8,6 +8,7 @@ import type { DeliveryBenchResult } from './deliveries.ts';
 import type { Goal } from './goals.ts';
 import type { HeartbeatCost } from './heartbeat.ts';
 import type { HostileBenchResult } from './hostile.ts';
+import type { InspectorBenchResult } from './inspector.ts';
 import type { LatencyResult } from './latency.ts';
 import type { RaceResult } from './races.ts';
 import type { RegistryBenchResult } from './registry.ts';
@@ -52,5 +53,7 @@ export interface BenchResults {
   cli?: CliBenchResult;
   /** The request parser's time on the worst 1 MiB requests fuzzing found. */
   hostile?: HostileBenchResult;
+  /** The inspector page: its weight, first paint, and a task of 10,000 events scrolled. */
+  inspector?: InspectorBenchResult;
   goals?: Goal[];
 }

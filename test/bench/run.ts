@@ -6,7 +6,7 @@
  * (results.json then holds just those, and the docs are left alone).
  *
  * Sections: cost, store, registry, scale, races, crash, heartbeats, deliveries, synapse, auth,
- * streaming, latency, coldstart, startup, cli, hostile. The timing sections run last and alone, so nothing of the bench's
+ * streaming, latency, coldstart, startup, cli, hostile, inspector. The timing sections run last and alone, so nothing of the bench's
  * own competes with them for the two cores (streaming times deliveries too,
  * but they are bounded by its poll interval, not by the cores).
  */
@@ -24,6 +24,7 @@ import { benchDeliveries } from './deliveries.ts';
 import { goalsOf } from './goals.ts';
 import { benchHeartbeat } from './heartbeat.ts';
 import { benchHostile, printHostile } from './hostile.ts';
+import { benchInspector, printInspector } from './inspector.ts';
 import { benchLatency, printLatency } from './latency.ts';
 import { benchRaces } from './races.ts';
 import { benchRegistry, printRegistry } from './registry.ts';
@@ -52,6 +53,7 @@ const SECTIONS = [
   'startup',
   'cli',
   'hostile',
+  'inspector',
 ] as const;
 const root = join(import.meta.dirname, '..', '..');
 /** Interleaved import rounds of the cold-start section (each imports every bundle and the baseline once). */
@@ -223,6 +225,12 @@ if (want('hostile')) {
   step('the request parser on the worst 1 MiB requests');
   results.hostile = benchHostile();
   printHostile(results.hostile);
+}
+
+if (want('inspector')) {
+  step('the inspector in chromium: first paint, weight, a task of 10,000 events scrolled');
+  results.inspector = await benchInspector();
+  printInspector(results.inspector);
 }
 
 results.goals = goalsOf(results);
