@@ -10,7 +10,7 @@
 import { problemsIn } from '../shared/config/catalog.ts';
 import { setEnvironment } from '../shared/config/environment.ts';
 import { localSettingsFrom } from '../shared/config/local.ts';
-import { JSONRPC_PATH, REGISTRY_PATH, ROUTES } from '../shared/contracts/routes.ts';
+import { INSPECTOR_PATH, JSONRPC_PATH, REGISTRY_PATH, ROUTES } from '../shared/contracts/routes.ts';
 import { GENERATIONS_EXTENSION_URI } from '../shared/protocol/a2a/generations.ts';
 import { JavaMissingError } from './dynamodb-local.ts';
 import type { BusEvent } from './event-bus.ts';
@@ -178,6 +178,7 @@ export const runCli = async ({
       `Synapse local hub ready in ${seconds} s on ${hub.url}`,
       `  Agent card: ${hub.url}${card}`,
       `  JSON-RPC:   ${hub.url}${JSONRPC_PATH}`,
+      `  Inspector:  ${hub.url}${INSPECTOR_PATH} (every task, live; answer, decide, cancel: docs/inspector.md)`,
       `  Data:       ${dataDir ? `kept in ${dataDir}` : 'in memory (--data-dir or SYNAPSE_DATA_DIR keeps it)'}`,
       // in a user's project (synapse dev) there are no npm scripts: the command line is the door
       `  DynamoDB:   ${hub.dynamoEndpoint} (table ${hub.tableName}${inRepository ? `; e.g. ${adminCommand(hub, 'delivery-log -- <taskId>')}` : ''})`,

@@ -7,6 +7,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from '../infra/bundling.ts';
 
 /** The page built by `npm run build` into the package (scripts/build-package.ts). */
@@ -23,7 +24,11 @@ export const localInspectorAssets = (): Promise<string> => {
   built ??= (async () => {
     const dir = await mkdtemp(join(tmpdir(), 'synapse-inspector-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    const { buildInspector } = await import('../inspector/build.ts');
+    // by its path, not a literal specifier: a bundle of the local hub (`synapse dev`, cli/build.ts) serves the
+    // page the package ships built and carries no page build of its own
+    const { buildInspector }: typeof import('../inspector/build.ts') = await import(
+      pathToFileURL(join(PROJECT_ROOT, 'inspector', 'build.ts')).href
+    );
     await buildInspector(dir);
     return dir;
   })().catch((e) => {

@@ -14,6 +14,7 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
@@ -32,6 +33,10 @@ import { freePort, until } from './fixtures/registry.ts';
 type Json = any;
 
 const WAIT = { timeout: 20_000 };
+/** A 1×1 PNG. */
+const PNG_1X1 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const PEER_KEY = { id: 'ab-1', secret: 'the-secret-hub-a-and-hub-b-share-32+' };
 
 let browser: Browser;
@@ -232,6 +237,79 @@ describe('the inspector on `npm start` (dev mode)', () => {
     await screenshot(page, 'task');
     noProblems(watched);
     await watched.context.close();
+  });
+
+  it("shows a message's parts: an image from its inline bytes (blob:, under the CSP), a file to download, data as a collapsible tree", async () => {
+    const task = (
+      await rpc(base, 'SendMessage', {
+        message: {
+          messageId: crypto.randomUUID(),
+          role: 'ROLE_USER',
+          parts: [
+            { text: 'hello parts' },
+            { raw: PNG_1X1, mediaType: 'image/png', filename: 'dot.png' },
+            {
+              raw: Buffer.from('a,b\n1,2\n').toString('base64'),
+              mediaType: 'text/csv',
+              filename: 'table.csv',
+            },
+            { data: { answer: 42, nested: { list: [1, 2, 3] } } },
+          ],
+        },
+      })
+    ).task;
+    const watched = await openPage(browser, base);
+    await openTask(watched, base, task.id);
+    const { page } = watched;
+    const created = page.locator('[data-testid="timeline-row"][data-type="created"]');
+    const image = created.locator('img');
+    await image.waitFor(WAIT);
+    assert.match((await image.getAttribute('src')) ?? '', /^blob:/);
+    assert.ok(
+      await image.evaluate(
+        (img: { complete: boolean; naturalWidth: number }) => img.complete && img.naturalWidth === 1,
+      ),
+      'the image loaded',
+    );
+    const download = created.locator('a[download="table.csv"]');
+    assert.match((await download.getAttribute('href')) ?? '', /^blob:/);
+    const tree = created.locator('details').first();
+    await tree.waitFor(WAIT);
+    assert.match((await created.textContent()) ?? '', /answer/);
+    noProblems(watched);
+    await watched.context.close();
+  });
+
+  it('is usable from the keyboard: Tab reaches a task, Enter opens it; the views pass axe-core (labels, contrast, roles)', async () => {
+    await runTask(base, 'hello keyboard');
+    const watched = await openPage(browser, base);
+    const { page } = watched;
+    await page.goto(`${base}/inspector`);
+    await page.getByTestId('task-row').first().waitFor(WAIT);
+    let focused = '';
+    for (let i = 0; i < 40 && !focused.includes('#/tasks/'); i++) {
+      await page.keyboard.press('Tab');
+      focused = (await page.evaluate("document.activeElement?.getAttribute('href') ?? ''")) as string;
+    }
+    assert.match(focused, /#\/tasks\/.+/, 'a task link takes the focus');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('task-state').waitFor(WAIT);
+    await watched.context.close();
+    // axe-core needs its script in the page: a context of its own that lets it in
+    const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 800 } });
+    const audited = await context.newPage();
+    const taskId = await startTask(base, 'approve');
+    for (const view of ['', `#/tasks/${taskId}`, '#/agent']) {
+      await audited.goto(`${base}/inspector${view}`);
+      await audited.locator('main h1, main h2').first().waitFor(WAIT);
+      await audited.waitForTimeout(1000);
+      await audited.addScriptTag({ path: AXE });
+      const violations = (await audited.evaluate(
+        "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')))",
+      )) as string[];
+      assert.deepEqual(violations, [], `${view || 'tasks'}: ${violations.join('; ')}`);
+    }
+    await context.close();
   });
 
   it('watches a `slow 5` task move live to completed: progress events appear without a reload', async () => {
