@@ -2,81 +2,37 @@
  * The hub's agent: its card (v1.0, or the v0.3 view), its skills, whether its signature verifies against
  * the hub's own JWKS, and the registry's agents when the hub has a registry.
  */
-import { base64url, createLocalJWKSet, decodeProtectedHeader, flattenedVerify } from 'jose';
+import type { JWK } from 'jose';
 import { useEffect, useState } from 'preact/hooks';
-import { canonicalCardPayload, sdkCardPayload } from '../../shared/protocol/a2a/card-signature.ts';
+import { verifyCardSignatures } from '../../shared/protocol/a2a/card-signature.ts';
 import { type ApiError, api } from './api.ts';
 import { JsonTree } from './json-tree.tsx';
 
 type Card = Record<string, unknown>;
 type Signature = { status: 'verified' | 'unverified' | 'unsigned' | 'checking'; text: string };
 
-interface Sig {
-  protected: string;
-  signature: string;
-  header?: Record<string, unknown>;
-}
+/** The hub's JWKS, the only keys a card signature is checked with (never a key the card names). */
+const JWKS_TRUST = "the hub's JWKS";
 
-const ALGS = [
-  'ES256',
-  'ES384',
-  'ES512',
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'EdDSA',
-  'Ed25519',
-];
-
-/** Verifies the card's signatures with the hub's JWKS (never a key the card names). */
+/** Verifies the card's signatures with the hub's JWKS, as the registry verifies a card (docs/registry.md#trust). */
 async function verify(card: Card): Promise<Signature> {
-  const sigs = Array.isArray(card.signatures) ? (card.signatures as Sig[]) : [];
-  if (sigs.length === 0) return { status: 'unsigned', text: 'unsigned' };
-  let jwks: { keys: Record<string, unknown>[] };
+  let keys: Record<string, unknown>[] | undefined;
+  const keyFor = async ({ kid }: { kid: string }) => {
+    keys ??= (await api.jwks()).keys;
+    const key = keys.find((k) => k.kid === kid);
+    return key ? { key: key as JWK, trustedBy: JWKS_TRUST } : undefined;
+  };
   try {
-    jwks = await api.jwks();
+    const outcome = await verifyCardSignatures(card, keyFor);
+    if (outcome.status === 'verified') return { status: 'verified', text: `verified (kid ${outcome.kid})` };
+    if (outcome.status === 'unsigned') return { status: 'unsigned', text: 'unsigned' };
+    return { status: 'unverified', text: `not verified: ${outcome.reason}` };
   } catch (e) {
     return {
       status: 'unverified',
       text: `not verified: the JWKS cannot be read (${(e as ApiError).message})`,
     };
   }
-  const keys = createLocalJWKSet(jwks as Parameters<typeof createLocalJWKSet>[0]);
-  // the detached payload, base64url-encoded as a flattened JWS carries it; either form (docs/registry.md#what-is-signed)
-  const payloads = [...new Set([canonicalCardPayload(card), sdkCardPayload(card)])].map((p) =>
-    base64url.encode(new TextEncoder().encode(p)),
-  );
-  let why = 'no signature verifies';
-  for (const sig of sigs) {
-    let kid = '?';
-    try {
-      kid = String(decodeProtectedHeader(sig).kid ?? '?');
-    } catch {
-      why = 'a signature has no readable protected header';
-      continue;
-    }
-    for (const payload of payloads) {
-      try {
-        await flattenedVerify(
-          {
-            protected: sig.protected,
-            signature: sig.signature,
-            payload,
-            ...(sig.header ? { header: sig.header } : {}),
-          },
-          keys,
-          { algorithms: ALGS },
-        );
-        return { status: 'verified', text: `verified (kid ${kid})` };
-      } catch (e) {
-        why = `kid ${kid}: ${(e as Error).message}`;
-      }
-    }
-  }
-  return { status: 'unverified', text: `not verified: ${why}` };
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : v === undefined ? '' : JSON.stringify(v));

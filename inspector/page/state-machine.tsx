@@ -140,30 +140,8 @@ export function StateMachine({
           Current state: {label(current)}. Visited: {path_ || 'none'}.
         </desc>
         <defs>
-          <marker
-            id="arr"
-            viewBox="0 0 10 10"
-            refX="9"
-            refY="5"
-            markerWidth="9"
-            markerHeight="9"
-            markerUnits="userSpaceOnUse"
-            orient="auto"
-          >
-            <path d="M0,0L10,5L0,10z" class="sm-arrow" />
-          </marker>
-          <marker
-            id="arr-taken"
-            viewBox="0 0 10 10"
-            refX="9"
-            refY="5"
-            markerWidth="9"
-            markerHeight="9"
-            markerUnits="userSpaceOnUse"
-            orient="auto"
-          >
-            <path d="M0,0L10,5L0,10z" class="sm-arrow-taken" />
-          </marker>
+          <Arrowhead id="arr" tone="sm-arrow" />
+          <Arrowhead id="arr-taken" tone="sm-arrow-taken" />
         </defs>
         {COLUMNS.map(([x, name]) => (
           <text key={name} x={x} y={365} class="sm-col" text-anchor="middle">
@@ -228,5 +206,23 @@ export function StateMachine({
           : '.'}
       </figcaption>
     </figure>
+  );
+}
+
+/** An arrowhead the edges end with (`marker-end`). */
+function Arrowhead({ id, tone }: { id: string; tone: string }) {
+  return (
+    <marker
+      id={id}
+      viewBox="0 0 10 10"
+      refX="9"
+      refY="5"
+      markerWidth="9"
+      markerHeight="9"
+      markerUnits="userSpaceOnUse"
+      orient="auto"
+    >
+      <path d="M0,0L10,5L0,10z" class={tone} />
+    </marker>
   );
 }

@@ -10,10 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildInspector } from '../../inspector/build.ts';
 import { startLocalHub } from '../../local/hub.ts';
-import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
-import { MAX_EVENTS_PER_WRITE, TaskEngine } from '../../shared/app/tasks/task-engine.ts';
-import { localDynamo } from '../e2e/fixtures/auth.ts';
 import { launchBrowser } from '../e2e/fixtures/browser.ts';
+import { writeLongTask } from '../support/long-task.ts';
 import { percentile } from './latency.ts';
 
 export interface InspectorBenchResult {
@@ -110,33 +108,16 @@ export async function benchInspector(loads = 15): Promise<InspectorBenchResult> 
     paints.sort((a, b) => a - b);
     lists.sort((a, b) => a - b);
 
-    // a task of 10,000 events, written as the engine writes them
-    const client = localDynamo(hub);
-    const engine = new TaskEngine(new DynamoTaskStore(client, { tableName: hub.tableName }));
-    const { head } = await engine.create({
+    const long = await writeLongTask(hub, {
       tenant: 'default',
       owner: 'anonymous',
-      message: { messageId: crypto.randomUUID(), role: 'user', parts: [{ text: 'a long task' }] },
+      events: 10_000,
+      withMessages: true,
     });
-    let current = (await engine.apply(head, [{ type: 'confirm' }, { type: 'start' }])).head;
-    while (current.version < 10_000) {
-      const n = Math.min(MAX_EVENTS_PER_WRITE, 10_000 - current.version);
-      const drafts = Array.from({ length: n }, (_, i) => ({
-        type: 'status_update' as const,
-        progress: (current.version + i) % 100,
-        message: {
-          messageId: crypto.randomUUID(),
-          role: 'agent' as const,
-          parts: [{ text: `step ${current.version + i + 1}` }],
-        },
-      }));
-      current = (await engine.apply(current, drafts)).head;
-    }
-    client.destroy();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     const opened = Date.now();
-    await page.goto(`${hub.url}/inspector#/tasks/${head.taskId}`);
+    await page.goto(`${hub.url}/inspector#/tasks/${long.taskId}`);
     await page
       .getByText(/10,000 events/)
       .first()
@@ -156,7 +137,7 @@ export async function benchInspector(loads = 15): Promise<InspectorBenchResult> 
       firstPaint: { p50Ms: p(paints, 0.5), p95Ms: p(paints, 0.95) },
       listShown: { p50Ms: p(lists, 0.5), p95Ms: p(lists, 0.95) },
       longTask: {
-        events: current.version,
+        events: long.version,
         loadedMs,
         rowsAtTop,
         rowsAtEnd,

@@ -20,11 +20,10 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import type { LocalHub } from '../../local/hub.ts';
 import { startLocalHub } from '../../local/hub.ts';
-import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
-import { MAX_EVENTS_PER_WRITE, TaskEngine } from '../../shared/app/tasks/task-engine.ts';
 import { SYNAPSE_CALLBACK_PATH, SYNAPSE_TASKS_PATH } from '../../shared/contracts/routes.ts';
+import { writeLongTask } from '../support/long-task.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
-import { authCli, localDynamo } from './fixtures/auth.ts';
+import { authCli } from './fixtures/auth.ts';
 import { launchBrowser, openPage, screenshot, type WatchedPage } from './fixtures/browser.ts';
 import { startHubProcess, stopHubProcess } from './fixtures/hub-process.ts';
 import { freePort, until } from './fixtures/registry.ts';
@@ -201,11 +200,26 @@ describe('the inspector on `npm start` (dev mode)', () => {
     // filter: a state shows tasks in that state alone
     const asking = await startTask(base, 'ask');
     await page.getByLabel(/state/i).selectOption('TASK_STATE_INPUT_REQUIRED');
-    await page.locator(`[data-testid="task-row"][data-task-id="${asking}"]`).waitFor(WAIT);
-    const states = await page
-      .getByTestId('task-row')
-      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-state')));
-    assert.ok(states.length > 0 && states.every((s) => s === 'TASK_STATE_INPUT_REQUIRED'), states.join());
+    // the filtered page replaces the list (the ask task may be listed already, still submitted, before it)
+    const rowsOf = () =>
+      page
+        .getByTestId('task-row')
+        .evaluateAll((rows) =>
+          rows.map((r) => [r.getAttribute('data-task-id'), r.getAttribute('data-state')]),
+        );
+    const filtered = await until(
+      'the list filtered by state',
+      async () => {
+        const rows = await rowsOf();
+        return rows.some(([id]) => id === asking) &&
+          rows.every(([, state]) => state === 'TASK_STATE_INPUT_REQUIRED')
+          ? rows
+          : undefined;
+      },
+      WAIT.timeout,
+    );
+    assert.ok(filtered.length > 0);
+    assert.ok(!filtered.some(([id]) => id === first.id), 'a completed task is not listed');
     noProblems(watched);
     await watched.context.close();
   });
@@ -313,10 +327,14 @@ describe('the inspector on `npm start` (dev mode)', () => {
   });
 
   it('watches a `slow 5` task move live to completed: progress events appear without a reload', async () => {
-    const taskId = await startTask(base, 'slow 5');
+    // the list open first: the task appears in it, and is opened from it while it runs
     const watched = await openPage(browser, base);
-    await openTask(watched, base, taskId);
     const { page } = watched;
+    await page.goto(`${base}/inspector`);
+    await page.getByTestId('whoami').waitFor(WAIT);
+    const taskId = await startTask(base, 'slow 5');
+    await page.locator(`[data-testid="task-row"][data-task-id="${taskId}"] a`).click(WAIT);
+    await page.getByTestId('task-state').waitFor(WAIT);
     assert.notEqual(await stateOf(page), 'completed', 'open while it runs');
     await page.locator('[data-testid="timeline-row"][data-type="status_update"]').first().waitFor(WAIT);
     await page.locator('[data-testid="task-state"][data-state="completed"]').waitFor(WAIT);
@@ -575,28 +593,12 @@ describe('the inspector with authentication on', () => {
   });
 
   it('shows a task of 10,000 events virtualised: a few rows in the page, the last one reached by scrolling', async () => {
-    const client = localDynamo(hub);
-    const engine = new TaskEngine(new DynamoTaskStore(client, { tableName: hub.tableName }));
-    const { head } = await engine.create({
-      tenant: 'acme',
-      owner: 'alice',
-      message: { messageId: crypto.randomUUID(), role: 'user', parts: [{ text: 'a long task' }] },
-    });
-    let current = (await engine.apply(head, [{ type: 'confirm' }, { type: 'start' }])).head;
-    while (current.version < 10_000) {
-      const n = Math.min(MAX_EVENTS_PER_WRITE, 10_000 - current.version);
-      const drafts = Array.from({ length: n }, (_, i) => ({
-        type: 'status_update' as const,
-        progress: (current.version + i) % 100,
-      }));
-      current = (await engine.apply(current, drafts)).head;
-    }
-    client.destroy();
+    const long = await writeLongTask(hub, { tenant: 'acme', owner: 'alice', events: 10_000 });
     const watched = await openPage(browser, hub.url);
     const { page } = watched;
     await signIn(watched, keys.alice);
     await page.getByTestId('whoami').waitFor(WAIT);
-    await page.goto(`${hub.url}/inspector#/tasks/${head.taskId}`);
+    await page.goto(`${hub.url}/inspector#/tasks/${long.taskId}`);
     await page.locator('[data-testid="timeline-row"][data-version="1"]').waitFor(WAIT);
     const rendered = await page.getByTestId('timeline-row').count();
     assert.ok(rendered > 0 && rendered < 200, `${rendered} rows in the page`);

@@ -5,9 +5,8 @@
  */
 
 import type { Right } from '../../domain/principal.ts';
-import type { SynapseState } from '../../domain/states.ts';
-import type { TaskEvent, TaskProtocol, TaskRole } from '../../domain/task.ts';
-import type { AttemptStatus } from '../../ports/delivery-log.ts';
+import type { TaskEvent, TaskHead, TaskRole } from '../../domain/task.ts';
+import type { DeliveryAttempt } from '../../ports/delivery-log.ts';
 
 /** `GET /hub/me`: who the credentials are (in dev mode, the anonymous principal). */
 export interface WhoAmI {
@@ -19,29 +18,29 @@ export interface WhoAmI {
 }
 
 /** The facts of a task A2A's Task does not show: its role and protocol, its deadline, its heartbeat. */
-export interface TaskFacts {
-  taskId: string;
-  contextId: string;
-  state: SynapseState;
-  version: number;
-  role: TaskRole;
-  protocol: TaskProtocol;
-  createdAt: string;
-  statusAt: string;
-  deadlineAt: string;
-  /** While executing: the run's last liveness write. */
-  heartbeatAt?: string;
-  /** While executing: when the run must have finished. */
-  leaseUntil?: string;
-  progress?: number;
-  reruns?: number;
+export type TaskFacts = Pick<
+  TaskHead,
+  | 'taskId'
+  | 'contextId'
+  | 'state'
+  | 'version'
+  | 'role'
+  | 'protocol'
+  | 'createdAt'
+  | 'statusAt'
+  | 'deadlineAt'
+  | 'heartbeatAt'
+  | 'leaseUntil'
+  | 'progress'
+  | 'reruns'
+> & {
   /** A Synapse task's peer. */
   peer?: string;
   /** The skill asked for (the request's metadata `synapse.skill`, or a Synapse task's type), when one was. */
   skill?: string;
   /** The request's text, its first 120 characters (a data-only request has none). */
   request?: string;
-}
+};
 
 /** `GET /hub/tasks?ids=a,b,…`: the facts of the caller's tasks among `ids` (others are left out). */
 export interface TaskFactsList {
@@ -59,23 +58,11 @@ export interface TaskEventsPage {
   nextAfter: number | null;
 }
 
-/** One attempt of one delivery (a push notification or a Synapse message), as the delivery log keeps it. */
-export interface InspectedAttempt {
-  configId: string;
-  /** The event delivered. */
-  version: number;
-  redrive: number;
-  attempt: number;
-  status: AttemptStatus;
-  startedAt: string;
-  finishedAt?: string;
-  httpStatus?: number;
-  latencyMs?: number;
-  error?: string;
-  retryInSeconds?: number;
-  /** Why the delivery went to the dead-letter queue. */
-  deadLetter?: string;
-}
+/**
+ * One attempt of one delivery (a push notification or a Synapse message), as the delivery log keeps it,
+ * without its tenant, task, claim and retention.
+ */
+export type InspectedAttempt = Omit<DeliveryAttempt, 'tenant' | 'taskId' | 'claim' | 'keepUntil'>;
 
 /** `GET /hub/tasks/{id}/deliveries`: every attempt, by event version, config, round and attempt. */
 export interface TaskDeliveries {
