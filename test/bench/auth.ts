@@ -24,6 +24,7 @@ import { DynamoAuthStore } from '../../shared/adapters/dynamodb/auth-store.ts';
 import { DynamoUsage } from '../../shared/adapters/dynamodb/usage.ts';
 import { DEFAULT_AUTH_CACHE_TTL_SECONDS } from '../../shared/contracts/gateway-responses.ts';
 import { JSONRPC_PATH, ROUTES } from '../../shared/contracts/routes.ts';
+import { reportIsolated, runIsolated, runsAsEntry } from './isolated.ts';
 import { PRICES } from './prices.ts';
 
 export interface VerdictFigures {
@@ -286,28 +287,8 @@ export const printAuth = (r: AuthResult): void => {
   });
 };
 
-/**
- * The section in a process of its own: the handler modules keep the clients they built for the first
- * hub of a process (the bench's earlier sections start and stop theirs), so this hub needs a fresh one.
- */
-export const benchAuthIsolated = async (): Promise<AuthResult> => {
-  const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'WARN' },
-  });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString('utf8');
-  });
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  const line = out.split('\n').find((l) => l.startsWith('AUTH_RESULT '));
-  if (code !== 0 || !line) throw new Error(`the auth bench failed (exit ${code}): ${out.slice(-2000)}`);
-  return JSON.parse(line.slice('AUTH_RESULT '.length)) as AuthResult;
-};
+/** The section in a process of its own (./isolated.ts). */
+export const benchAuthIsolated = (): Promise<AuthResult> =>
+  runIsolated<AuthResult>(import.meta.filename, 'AUTH_RESULT');
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const result = await benchAuth();
-  process.stdout.write(`\nAUTH_RESULT ${JSON.stringify(result)}\n`);
-  process.exit(0);
-}
+if (runsAsEntry(import.meta.url)) reportIsolated('AUTH_RESULT', await benchAuth());

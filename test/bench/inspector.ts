@@ -12,6 +12,7 @@ import { buildInspector } from '../../inspector/build.ts';
 import { startLocalHub } from '../../local/hub.ts';
 import { launchBrowser } from '../e2e/fixtures/browser.ts';
 import { writeLongTask } from '../support/long-task.ts';
+import { reportIsolated, runIsolated, runsAsEntry } from './isolated.ts';
 import { percentile } from './latency.ts';
 
 export interface InspectorBenchResult {
@@ -66,9 +67,16 @@ const SCROLL = (steps: number) => `(async () => {
   return frames;
 })()`;
 
-export async function benchInspector(loads = 15): Promise<InspectorBenchResult> {
+async function benchInspector(loads = 15): Promise<InspectorBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'synapse-inspector-bench-'));
-  const hub = await startLocalHub({ port: 0, host: '127.0.0.1', sweepIntervalMs: 60_000, log: () => {} });
+  // dev mode whatever an earlier section left in the environment: the page opens on the list
+  const hub = await startLocalHub({
+    port: 0,
+    host: '127.0.0.1',
+    sweepIntervalMs: 60_000,
+    auth: 'dev',
+    log: () => {},
+  });
   const browser = await launchBrowser();
   try {
     const built = await buildInspector(dir);
@@ -76,7 +84,7 @@ export async function benchInspector(loads = 15): Promise<InspectorBenchResult> 
       built.files.filter((f) => f.path.endsWith(suffix)).reduce((sum, f) => sum + f.gzipBytes, 0);
     // a few tasks to list
     for (const text of ['hello', 'parts', 'fail', 'ask']) {
-      await fetch(`${hub.url}/a2a/jsonrpc`, {
+      const sent = await fetch(`${hub.url}/a2a/jsonrpc`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
         body: JSON.stringify({
@@ -86,6 +94,9 @@ export async function benchInspector(loads = 15): Promise<InspectorBenchResult> 
           params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } },
         }),
       });
+      const body = (await sent.json()) as { error?: unknown };
+      if (!sent.ok || body.error)
+        throw new Error(`SendMessage ${text}: ${sent.status} ${JSON.stringify(body)}`);
     }
     const paints: number[] = [];
     const lists: number[] = [];
@@ -95,7 +106,15 @@ export async function benchInspector(loads = 15): Promise<InspectorBenchResult> 
       const page = await context.newPage();
       const started = Date.now();
       await page.goto(`${hub.url}/inspector`);
-      await page.getByTestId('task-row').first().waitFor({ timeout: 30_000 });
+      await page
+        .getByTestId('task-row')
+        .first()
+        .waitFor({ timeout: 30_000 })
+        .catch(async (e) => {
+          throw new Error(`the task list did not show: ${await page.locator('main').textContent()}`, {
+            cause: e,
+          });
+        });
       const shown = Date.now() - started;
       const fcp = (await page.evaluate(
         "performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1",
@@ -165,3 +184,9 @@ export const printInspector = (r: InspectorBenchResult): void => {
   });
   console.table([r.longTask]);
 };
+
+/** The section in a process of its own (./isolated.ts): its hub is not the process's first. */
+export const benchInspectorIsolated = (): Promise<InspectorBenchResult> =>
+  runIsolated<InspectorBenchResult>(import.meta.filename, 'INSPECTOR_RESULT');
+
+if (runsAsEntry(import.meta.url)) reportIsolated('INSPECTOR_RESULT', await benchInspector());

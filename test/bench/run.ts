@@ -24,7 +24,7 @@ import { benchDeliveries } from './deliveries.ts';
 import { goalsOf } from './goals.ts';
 import { benchHeartbeat } from './heartbeat.ts';
 import { benchHostile, printHostile } from './hostile.ts';
-import { benchInspector, printInspector } from './inspector.ts';
+import { benchInspectorIsolated, printInspector } from './inspector.ts';
 import { benchLatency, printLatency } from './latency.ts';
 import { benchRaces } from './races.ts';
 import { benchRegistry, printRegistry } from './registry.ts';
@@ -229,7 +229,7 @@ if (want('hostile')) {
 
 if (want('inspector')) {
   step('the inspector in chromium: first paint, weight, a task of 10,000 events scrolled');
-  results.inspector = await benchInspector();
+  results.inspector = await benchInspectorIsolated();
   printInspector(results.inspector);
 }
 
