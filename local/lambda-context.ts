@@ -10,10 +10,12 @@ export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_ACCOUNT = '123456789012';
 
 /** Where the local runtime reports what CloudWatch would have shown (handler errors, poll failures). */
-export type LocalLog = (message: string, error?: unknown) => void;
+/** A line of the local runtime's log: a failure (with its error, stack included) or, `info`, an event. */
+export type LocalLog = (message: string, error?: unknown, level?: 'error' | 'info') => void;
 
-export const consoleLog: LocalLog = (message, error) => {
-  if (error === undefined) console.error(message);
+export const consoleLog: LocalLog = (message, error, level = 'error') => {
+  if (level === 'info') console.log(message);
+  else if (error === undefined) console.error(message);
   else console.error(message, error);
 };
 

@@ -39,6 +39,12 @@ export const invoke = (handler: ApiHandler, invocation: Invocation): Promise<voi
     ? streamInvocation(handler, invocation)
     : bufferedInvocation(handler, invocation);
 
+/** The line a client that left before its answer gets: an event of the connection, not a failure. */
+const DISCONNECTED = (name: string) => `${name}: the client disconnected before its answer`;
+
+/** Whether the client is gone: its connection closed before an answer was written whole. */
+const clientGone = (res: ServerResponse): boolean => res.destroyed && !res.writableFinished;
+
 const bufferedInvocation = async (
   handler: ApiHandler,
   { event, context, res, requestId, timeoutMs, log, name }: Invocation,
@@ -53,16 +59,20 @@ const bufferedInvocation = async (
     const result = await Promise.race([invocation, timeout]);
     if (result === 'timeout') {
       invocation.catch((e: unknown) => log(`${name} failed after its timeout`, e));
+      if (clientGone(res)) return log(DISCONNECTED(name), undefined, 'info');
       return json(res, 504, { message: 'Endpoint request timed out' });
     }
+    // nobody to answer: the function's work is done (or failed) all the same
+    if (clientGone(res)) return log(DISCONNECTED(name), undefined, 'info');
     if (!isProxyResult(result)) {
       log(`${name} returned a malformed proxy response: ${JSON.stringify(result)}`);
       return json(res, 502, { message: 'Internal server error' });
     }
     writeResult(res, result, requestId);
   } catch (e) {
+    // a buffered handler never sees the connection: what it throws is its own failure
     log(`${name} threw`, e);
-    json(res, 502, { message: 'Internal server error' });
+    if (!clientGone(res)) json(res, 502, { message: 'Internal server error' });
   } finally {
     clearTimeout(timer);
   }
@@ -96,6 +106,7 @@ const streamInvocation = async (
   { event, context, res, requestId, timeoutMs, log, name }: Invocation,
 ): Promise<void> => {
   let cutOff = false;
+  let left = false;
   const stream = new LocalResponseStream({
     start: (prelude, contentType) => {
       if (cutOff || res.headersSent) return;
@@ -120,7 +131,9 @@ const streamInvocation = async (
   stream.on('error', () => {});
   // the client went away (or the timeout cut it off): the handler's writes fail from now on
   res.on('close', () => {
-    if (!res.writableFinished) stream.destroy(new Error('the client closed the connection'));
+    if (res.writableFinished) return;
+    left = !cutOff;
+    stream.destroy(new Error('the client closed the connection'));
   });
   const timer = setTimeout(() => {
     cutOff = true;
@@ -133,7 +146,9 @@ const streamInvocation = async (
     // a handler that returns without ending its stream: API Gateway ends the response with the invocation
     if (!stream.writableEnded && !stream.destroyed) stream.end();
   } catch (e) {
-    if (!res.headersSent && !cutOff) {
+    // the client left: the handler's stream broke under it (docs/streaming.md); nobody is there to answer
+    if (left) log(DISCONNECTED(name), undefined, 'info');
+    else if (!res.headersSent && !cutOff) {
       log(`${name} threw`, e);
       json(res, 502, { message: 'Internal server error' });
     } else if (!res.destroyed && !res.writableFinished) {

@@ -50,6 +50,8 @@ const quiet = createObservability({ logLevel: 'SILENT', metricsEnabled: false })
 let gw: HttpGateway;
 let handler: ApiHandler = async () => ({ statusCode: 200, body: '' });
 const logged: string[] = [];
+/** The same lines with their error and level, as the gateway logged them. */
+const lines: { message: string; error: unknown; level: string }[] = [];
 
 before(async () => {
   gw = await startHttpGateway({
@@ -65,9 +67,35 @@ before(async () => {
     },
     timeoutMs: 300,
     streamTimeoutMs: 1500,
-    log: (m) => logged.push(m),
+    log: (message, error, level = 'error') => {
+      logged.push(message);
+      lines.push({ message, error, level });
+    },
   });
 });
+
+/** Sends a request and closes its connection once `leave` resolves, before any answer. */
+const leaveEarly = (url: string, leave: Promise<void>): Promise<void> =>
+  new Promise((resolve) => {
+    const req = httpRequest(url, { method: 'POST', agent: false });
+    req.on('error', () => resolve());
+    req.on('response', () => resolve());
+    req.end();
+    void leave.then(() => {
+      req.destroy();
+      resolve();
+    });
+  });
+
+/** Resolves once the gateway has logged a line matching `pattern` (or fails after 5 s). */
+const loggedLine = async (pattern: RegExp) => {
+  for (let i = 0; i < 100; i++) {
+    const line = lines.find((l) => pattern.test(l.message));
+    if (line) return line;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nothing logged matches ${pattern}: ${JSON.stringify(logged)}`);
+};
 after(() => gw.stop());
 
 describe('the awslambda stand-in', () => {
@@ -179,6 +207,52 @@ describe('local gateway: streamed responses', () => {
     const plain = await open(`${gw.url}/stream`);
     assert.equal(plain.res.headers['content-length'], '5');
     assert.equal(String((await plain.chunks.next()).value), 'plain');
+  });
+});
+
+describe('a client that leaves before its answer (a disconnect, not a failure)', () => {
+  test('streamed: the handler’s stream breaks, and the gateway logs the disconnect at info, with no stack and no 502', async () => {
+    const started = gate();
+    const failed = gate();
+    handler = streaming(async (_event, stream) => {
+      started.open();
+      await new Promise((r) => stream.on('close', r));
+      // the write fails, as the A2A handlers' do when their stream is gone
+      await new Promise<void>((resolve, reject) =>
+        stream.write('data: late\n\n', (e) => {
+          failed.open();
+          if (e) reject(e);
+          else resolve();
+        }),
+      );
+    });
+    const before = lines.length;
+    await leaveEarly(`${gw.url}/stream`, started.opened);
+    await failed.opened;
+    const line = await loggedLine(/^fn: the client disconnected before its answer$/);
+    assert.deepEqual([line.level, line.error], ['info', undefined]);
+    assert.ok(!lines.slice(before).some((l) => l.message === 'fn threw'), 'not a handler failure');
+  });
+
+  test('buffered: the answer the function made is not written, and the disconnect is logged at info', async () => {
+    const started = gate();
+    const answered = gate();
+    handler = async () => {
+      started.open();
+      await new Promise((r) => setTimeout(r, 150));
+      answered.open();
+      return { statusCode: 200, body: 'made for nobody' };
+    };
+    const before = lines.length;
+    await leaveEarly(`${gw.url}/buffered`, started.opened);
+    await answered.opened;
+    await new Promise((r) => setTimeout(r, 20));
+    const late = lines.slice(before);
+    assert.ok(
+      late.some((l) => /^fn: the client disconnected/.test(l.message) && l.level === 'info'),
+      JSON.stringify(late),
+    );
+    assert.ok(!late.some((l) => l.level === 'error'), 'nothing logged as a failure');
   });
 });
 
