@@ -172,11 +172,12 @@ describe('local gateway: streamed responses', () => {
   });
 
   test('the streamed integration timeout: a started stream is cut off, one not started is a 504', async () => {
+    let handlerDone = false;
     handler = streaming(async (_event, stream) => {
       stream.write('data: one\n\n');
       await new Promise((r) => setTimeout(r, 3000));
+      handlerDone = true;
     });
-    const started = Date.now();
     const { chunks } = await open(`${gw.url}/stream`);
     await chunks.next();
     await assert.rejects(
@@ -188,7 +189,8 @@ describe('local gateway: streamed responses', () => {
       })(),
       /aborted|ended cleanly|ECONNRESET/,
     );
-    assert.ok(Date.now() - started < 2900, 'cut off at the 1.5 s timeout, not at the handler’s end');
+    // cut off at the 1.5 s timeout, while the handler still waited (not at its end)
+    assert.equal(handlerDone, false);
     handler = streaming(async () => {
       await new Promise((r) => setTimeout(r, 2500));
     });
