@@ -74,6 +74,20 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   [AGENT_API_SPECIFIER]: join(PROJECT_ROOT, 'shared', 'agent', 'api.ts'),
 };
 
+/** The inspector page's build (inspector/build.ts: `buildInspector`, or run with the folder to build into). */
+export const INSPECTOR_BUILD = join(PROJECT_ROOT, 'inspector', 'build.ts');
+
+/**
+ * The inspector page as an installed package ships it, built (`dist/inspector`, scripts/build-package.ts):
+ * undefined in a source tree, where the page is built from its sources (docs/inspector.md).
+ */
+export const packagedInspectorDir = (): string | undefined => {
+  const dir = join(PROJECT_ROOT, 'dist', 'inspector');
+  return !existsSync(join(PROJECT_ROOT, 'inspector', 'page')) && existsSync(join(dir, 'index.html'))
+    ? dir
+    : undefined;
+};
+
 /** The agent bundled when none is given. */
 export const DEFAULT_AGENT_MODULE = join(PROJECT_ROOT, 'agents', 'demo', 'index.ts');
 
@@ -106,6 +120,19 @@ export const BUNDLE = {
   /** File name inside the asset (NodejsFunction writes `index.mjs` for ESM). */
   outFile: 'index.mjs',
 } as const;
+
+/**
+ * esbuild options of what runs on the user's own Node (>= 20, package.json engines), not Lambda's: the
+ * package's entries (scripts/build-package.ts) and a user's agent under `synapse dev` (cli/dev/run.ts).
+ */
+export const userNodeBuildOptions = () => ({
+  bundle: true,
+  platform: BUNDLE.platform,
+  format: BUNDLE.format,
+  target: 'node20',
+  mainFields: [...BUNDLE.mainFields],
+  banner: { js: BUNDLE.banner },
+});
 
 /**
  * NODE_OPTIONS that map stack traces back to the TypeScript sources. The functions run without:

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { buildCli } from '../cli/build.ts';
-import { BUNDLE, PROJECT_ROOT } from '../infra/bundling.ts';
+import { PROJECT_ROOT, userNodeBuildOptions } from '../infra/bundling.ts';
 import { buildInspector } from '../inspector/build.ts';
 
 export const DIST = join(PROJECT_ROOT, 'dist');
@@ -24,13 +24,8 @@ const buildEntry = (entry: string, outfile: string) =>
   build({
     entryPoints: [join(PROJECT_ROOT, 'package', entry)],
     outfile: join(DIST, outfile),
-    bundle: true,
-    platform: BUNDLE.platform,
-    format: BUNDLE.format,
-    // the user's synth and agent run on their Node (>= 20, package.json engines), not Lambda's
-    target: 'node20',
-    mainFields: [...BUNDLE.mainFields],
-    banner: { js: BUNDLE.banner },
+    // the user's synth and agent run on their Node, not Lambda's
+    ...userNodeBuildOptions(),
     packages: 'external',
     metafile: true,
     sourcemap: true,

@@ -6,15 +6,12 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Page } from 'playwright-core';
 import { startLocalHub } from '../local/hub.ts';
 import { LOCAL_REGION } from '../local/lambda-context.ts';
-import { DynamoAuthStore } from '../shared/adapters/dynamodb/auth-store.ts';
-import { API_KEY_PREFIX } from '../shared/app/auth/api-keys.ts';
+import { authCli, rpc } from '../test/e2e/fixtures/auth.ts';
 import { launchBrowser, openPage } from '../test/e2e/fixtures/browser.ts';
 import { startWebhookReceiver } from '../test/support/webhook-receiver.ts';
-import { runAuthCommand } from './auth.ts';
 
 const OUT = join(import.meta.dirname, '..', 'docs', 'inspector');
 const VIEWPORT = { width: 1280, height: 860 };
@@ -40,40 +37,19 @@ const hub = await startLocalHub({
 });
 const browser = await launchBrowser();
 try {
-  const client = new DynamoDBClient({
-    endpoint: hub.dynamoEndpoint,
-    region: LOCAL_REGION,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  const store = new DynamoAuthStore(client, hub.tableName);
-  const lines: string[] = [];
-  const admin = (...argv: string[]) =>
-    runAuthCommand(argv, { keys: store, tenants: store, out: (l) => lines.push(l) });
-  await admin('tenants', 'add', 'acme');
-  await admin('keys', 'create', '--tenant', 'acme', '--principal', 'alice', '--rights', 'read,write');
-  const key = lines.find((l) => l.startsWith(API_KEY_PREFIX));
-  if (!key) throw new Error(`no key printed: ${lines.join('\n')}`);
-  client.destroy();
+  const admin = authCli(hub);
+  await admin.addTenant('acme');
+  const { key } = await admin.createKey('acme', 'alice', 'read,write');
+  admin.close();
 
   // biome-ignore lint/suspicious/noExplicitAny: wire JSON
   const send = async (text: string, configuration: Record<string, unknown> = {}): Promise<any> => {
-    const response = await fetch(`${hub.url}/a2a/jsonrpc`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', authorization: `Bearer ${key}` },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'SendMessage',
-        params: {
-          message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] },
-          configuration,
-        },
-      }),
+    const { json } = await rpc(hub, key, 'SendMessage', {
+      message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] },
+      configuration,
     });
-    // biome-ignore lint/suspicious/noExplicitAny: wire JSON
-    const body = (await response.json()) as any;
-    if (body.error) throw new Error(`SendMessage ${text}: ${JSON.stringify(body.error)}`);
-    return body.result.task;
+    if (json?.error) throw new Error(`SendMessage ${text}: ${JSON.stringify(json.error)}`);
+    return json.result.task;
   };
   await send('hello');
   await send('parts');

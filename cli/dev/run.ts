@@ -8,7 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { AGENT_API_SPECIFIER, BUNDLE, BUNDLE_ALIASES, resolveAgentModule } from '../../infra/bundling.ts';
+import {
+  AGENT_API_SPECIFIER,
+  BUNDLE_ALIASES,
+  resolveAgentModule,
+  userNodeBuildOptions,
+} from '../../infra/bundling.ts';
 import { runCli } from '../../local/cli.ts';
 import { processEnv } from '../../shared/config/environment.ts';
 
@@ -26,12 +31,7 @@ export const bundleAgent = async (agent: string, outdir: string): Promise<string
   await build({
     entryPoints: [resolveAgentModule(agent)],
     outfile,
-    bundle: true,
-    platform: BUNDLE.platform,
-    format: BUNDLE.format,
-    target: 'node20',
-    mainFields: [...BUNDLE.mainFields],
-    banner: { js: BUNDLE.banner },
+    ...userNodeBuildOptions(),
     // the agent's stack traces name its own lines
     sourcemap: 'inline',
     // only the agent API's alias: the others are for Lambda (its credentials) and would change the

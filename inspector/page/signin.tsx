@@ -1,5 +1,6 @@
 /** Sign-in: an API key or a bearer token, kept in sessionStorage for this tab only. */
 import { useState } from 'preact/hooks';
+import { Alert } from './alert.tsx';
 
 export function SignIn({ onToken, message }: { onToken: (token: string) => void; message?: string }) {
   const [value, setValue] = useState('');
@@ -10,11 +11,7 @@ export function SignIn({ onToken, message }: { onToken: (token: string) => void;
         The hub needs credentials. The token is kept in this tab's session storage only and is sent as{' '}
         <code>Authorization: Bearer …</code> with each request.
       </p>
-      {message ? (
-        <p class="error" role="alert">
-          {message}
-        </p>
-      ) : null}
+      <Alert message={message} />
       <form
         data-testid="signin"
         onSubmit={(e) => {

@@ -13,6 +13,7 @@ import type {
 import { isTerminal, type SynapseState } from '../../shared/domain/states.ts';
 import type { TransitionEvent } from '../../shared/domain/transitions.ts';
 import { Actions } from './actions.tsx';
+import { Alert } from './alert.tsx';
 import { type ApiError, api } from './api.ts';
 import { a2aOf, StateBadge } from './badge.tsx';
 import { Deliveries, PeerMessagesView } from './deliveries.tsx';
@@ -37,6 +38,12 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 type Live = 'off' | 'connecting' | 'live' | 'polling' | 'ended';
+
+/** What a task was asked (its skill and request): kept from the first page when later pages omit it. */
+const askedOf = (facts: TaskFacts | undefined): Pick<TaskFacts, 'skill' | 'request'> => ({
+  ...(facts?.skill ? { skill: facts.skill } : {}),
+  ...(facts?.request ? { request: facts.request } : {}),
+});
 
 export function TaskView({ id }: { id: string }) {
   const [facts, setFacts] = useState<TaskFacts | undefined>();
@@ -111,7 +118,8 @@ export function TaskView({ id }: { id: string }) {
         for (;;) {
           const page = await api.events(id, last.current, PAGE);
           factsRef.current = page.task;
-          setFacts(page.task);
+          // what the task was asked comes with the first page only (docs/inspector.md#the-read-api)
+          setFacts((prev) => ({ ...askedOf(prev), ...page.task }));
           const fresh = page.events.filter((e) => e.version > last.current);
           if (fresh.length) {
             list.current = list.current.concat(fresh);
@@ -251,11 +259,7 @@ export function TaskView({ id }: { id: string }) {
         <StateBadge a2a={a2a} internal={facts.state} testid="task-state" />
         <span class={`live-dot ${live}`}>{liveText[live]}</span>
       </div>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert message={error} />
       <section class="card facts" aria-label="Facts">
         <dl>
           <div>
@@ -281,8 +285,12 @@ export function TaskView({ id }: { id: string }) {
             </div>
           ) : null}
           <div>
-            <dt>Skill</dt>
-            <dd>{facts.skill ?? '—'}</dd>
+            <dt>Skill · request</dt>
+            <dd>
+              {facts.skill ?? (facts.request ? null : '—')}
+              {facts.skill && facts.request ? ' · ' : null}
+              {facts.request ? <span class="muted">{facts.request}</span> : null}
+            </dd>
           </div>
           <div>
             <dt>Created</dt>

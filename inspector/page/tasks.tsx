@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { TaskFacts } from '../../shared/app/inspector/read-model.ts';
 import { A2A_STATES, stateLabel, type Task, textOf } from './a2a.ts';
+import { Alert } from './alert.tsx';
 import { type ApiError, api, type ListTasksResult } from './api.ts';
 import { StateBadge } from './badge.tsx';
 import { clip, relative, shortId, stamp } from './format.ts';
@@ -215,11 +216,7 @@ export function TasksView() {
           {loading ? ' · loading…' : ''}
         </span>
       </form>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert message={error} />
       <div class="table-wrap">
         <table class="tasks">
           <caption class="sr-only">Tasks, most recently changed first</caption>
@@ -352,11 +349,7 @@ function NewTask() {
           {busy ? 'Sending…' : 'New task'}
         </button>
       </form>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert message={error} />
       {reply ? (
         <div class="card reply" role="status">
           <strong>The agent answered directly (no task):</strong>

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildInspector } from '../../inspector/build.ts';
 import { startLocalHub } from '../../local/hub.ts';
+import { rpc } from '../e2e/fixtures/auth.ts';
 import { launchBrowser } from '../e2e/fixtures/browser.ts';
 import { writeLongTask } from '../support/long-task.ts';
 import { reportIsolated, runIsolated, runsAsEntry } from './isolated.ts';
@@ -84,19 +85,10 @@ async function benchInspector(loads = 15): Promise<InspectorBenchResult> {
       built.files.filter((f) => f.path.endsWith(suffix)).reduce((sum, f) => sum + f.gzipBytes, 0);
     // a few tasks to list
     for (const text of ['hello', 'parts', 'fail', 'ask']) {
-      const sent = await fetch(`${hub.url}/a2a/jsonrpc`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'SendMessage',
-          params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } },
-        }),
+      const sent = await rpc(hub, undefined, 'SendMessage', {
+        message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] },
       });
-      const body = (await sent.json()) as { error?: unknown };
-      if (!sent.ok || body.error)
-        throw new Error(`SendMessage ${text}: ${sent.status} ${JSON.stringify(body)}`);
+      if (sent.status !== 200 || sent.json?.error) throw new Error(`SendMessage ${text}: ${sent.text}`);
     }
     const paints: number[] = [];
     const lists: number[] = [];

@@ -23,7 +23,7 @@ import { startLocalHub } from '../../local/hub.ts';
 import { SYNAPSE_CALLBACK_PATH, SYNAPSE_TASKS_PATH } from '../../shared/contracts/routes.ts';
 import { writeLongTask } from '../support/long-task.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
-import { authCli } from './fixtures/auth.ts';
+import { authCli, rpc } from './fixtures/auth.ts';
 import { launchBrowser, openPage, screenshot, type WatchedPage } from './fixtures/browser.ts';
 import { startHubProcess, stopHubProcess } from './fixtures/hub-process.ts';
 import { freePort, until } from './fixtures/registry.ts';
@@ -41,19 +41,10 @@ const PEER_KEY = { id: 'ab-1', secret: 'the-secret-hub-a-and-hub-b-share-32+' };
 let browser: Browser;
 
 /** A v1.0 JSON-RPC call to the hub at `base`. */
-const rpc = async (base: string, method: string, params: unknown, token?: string): Promise<Json> => {
-  const response = await fetch(`${base}/a2a/jsonrpc`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'A2A-Version': '1.0',
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await response.json()) as Json;
-  if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-  return body.result;
+const call = async (base: string, method: string, params: unknown, token?: string): Promise<Json> => {
+  const { json } = await rpc({ url: base }, token, method, params);
+  if (json?.error) throw new Error(`${method}: ${JSON.stringify(json.error)}`);
+  return json.result;
 };
 
 const message = (text: string, extra: Record<string, unknown> = {}) => ({
@@ -63,7 +54,7 @@ const message = (text: string, extra: Record<string, unknown> = {}) => ({
 /** Sends `text` and answers the task at once (returnImmediately): its id. */
 const startTask = async (base: string, text: string, token?: string, extra: Record<string, unknown> = {}) =>
   (
-    await rpc(
+    await call(
       base,
       'SendMessage',
       { ...message(text), configuration: { returnImmediately: true }, ...extra },
@@ -73,7 +64,7 @@ const startTask = async (base: string, text: string, token?: string, extra: Reco
 
 /** Sends `text` and waits for the task to be terminal or interrupted: the task. */
 const runTask = async (base: string, text: string, token?: string): Promise<Json> =>
-  (await rpc(base, 'SendMessage', message(text), token)).task;
+  (await call(base, 'SendMessage', message(text), token)).task;
 
 const stateOf = (page: Page) => page.getByTestId('task-state').getAttribute('data-state');
 
@@ -255,7 +246,7 @@ describe('the inspector on `npm start` (dev mode)', () => {
 
   it("shows a message's parts: an image from its inline bytes (blob:, under the CSP), a file to download, data as a collapsible tree", async () => {
     const task = (
-      await rpc(base, 'SendMessage', {
+      await call(base, 'SendMessage', {
         message: {
           messageId: crypto.randomUUID(),
           role: 'ROLE_USER',
@@ -357,7 +348,7 @@ describe('the inspector on `npm start` (dev mode)', () => {
     await form.getByRole('button', { name: /answer|send/i }).click();
     await page.locator('[data-testid="task-state"][data-state="completed"]').waitFor(WAIT);
     await page.getByText('You answered: forty-two').first().waitFor(WAIT);
-    const task = await rpc(base, 'GetTask', { id: taskId });
+    const task = await call(base, 'GetTask', { id: taskId });
     assert.equal(task.status.state, 'TASK_STATE_COMPLETED');
     noProblems(watched);
     await watched.context.close();
@@ -380,7 +371,7 @@ describe('the inspector on `npm start` (dev mode)', () => {
       const text = (await row.textContent()) ?? '';
       assert.match(text, /anonymous/, 'the principal who decided');
       assert.match(text, new RegExp(`notes for ${decision}`));
-      const task = await rpc(base, 'GetTask', { id: taskId });
+      const task = await call(base, 'GetTask', { id: taskId });
       assert.equal(
         task.status.state,
         decision === 'approve' ? 'TASK_STATE_COMPLETED' : 'TASK_STATE_REJECTED',
@@ -398,7 +389,7 @@ describe('the inspector on `npm start` (dev mode)', () => {
     page.on('dialog', (dialog) => void dialog.accept());
     await page.getByTestId('cancel-task').click();
     await page.locator('[data-testid="task-state"][data-state="cancelled"]').waitFor(WAIT);
-    assert.equal((await rpc(base, 'GetTask', { id: taskId })).status.state, 'TASK_STATE_CANCELED');
+    assert.equal((await call(base, 'GetTask', { id: taskId })).status.state, 'TASK_STATE_CANCELED');
     assert.equal(await page.getByTestId('cancel-task').count(), 0, 'no cancel for a finished task');
     noProblems(watched);
     await watched.context.close();
@@ -406,7 +397,7 @@ describe('the inspector on `npm start` (dev mode)', () => {
 
   it("shows a push delivery's failed attempts, their HTTP statuses and delays, and its dead-letter", async () => {
     receiver.script('/failing', [500]);
-    const task = await rpc(base, 'SendMessage', {
+    const task = await call(base, 'SendMessage', {
       ...message('hello push'),
       configuration: { taskPushNotificationConfig: { url: receiver.url('/failing'), id: 'hook' } },
     });

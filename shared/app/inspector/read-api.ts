@@ -30,6 +30,7 @@ import {
 } from '../synapse/callbacks.ts';
 import { PEER_KEY, REQUEST_PART_KEY } from '../synapse/requester.ts';
 import { REQUEST_SKILL_KEY } from '../tasks/deadlines.ts';
+import { ownedTask } from '../tasks/task-service.ts';
 import type {
   InspectedAttempt,
   InspectedEvent,
@@ -124,6 +125,10 @@ export const factsOf = (head: TaskHead, request?: Message): TaskFacts => {
   };
 };
 
+/** The task's first message when the record holds it (a young task), with no read. */
+const recentRequestOf = (record: TaskRecord): Message | undefined =>
+  record.recent.find((e) => e.version === 1)?.message;
+
 const inspectedEvent = ({ tenant: _tenant, ...event }: TaskEvent): InspectedEvent => event;
 
 /** An attempt as the API shows it: without the tenant and the claim (the worker's own bookkeeping). */
@@ -199,7 +204,7 @@ export class InspectorReadApi {
     if (!read)
       return problem(404, 'not_found', `no route ${request.path}: events, deliveries or peer-messages`);
     try {
-      const record = await this.owned(principal, taskId);
+      const record = await ownedTask(this.store, principal, taskId);
       const answer = await read.call(this, record, request.query);
       return { ...answer, meta: { ...answer.meta, taskId } };
     } catch (e) {
@@ -214,7 +219,7 @@ export class InspectorReadApi {
     if (wanted.length === 0 || wanted.length > MAX_FACTS_IDS)
       return problem(400, 'invalid_request', `ids: 1 to ${MAX_FACTS_IDS} task ids, comma-separated`);
     const records = await Promise.all(
-      wanted.map((taskId) => this.owned(principal, taskId).catch(() => undefined)),
+      wanted.map((taskId) => ownedTask(this.store, principal, taskId).catch(() => undefined)),
     );
     const tasks = await Promise.all(
       records
@@ -227,16 +232,10 @@ export class InspectorReadApi {
 
   /** The task's first message: in the record while the task is young, else one read of its history. */
   private async requestOf(record: TaskRecord): Promise<Message | undefined> {
+    const young = recentRequestOf(record);
+    if (young) return young;
     const created = record.recent.find((e) => e.version === 1) ?? (await this.store.events(record, 0, 1))[0];
     return created?.message;
-  }
-
-  /** The caller's task: another caller's and a missing one are both "not found". */
-  private async owned(principal: Principal, taskId: string): Promise<TaskRecord> {
-    if (taskId.length === 0 || taskId.length > 256) throw new TaskNotFoundError(taskId);
-    const record = await this.store.get({ tenant: principal.tenant, taskId });
-    if (!record || record.head.owner !== principal.owner) throw new TaskNotFoundError(taskId);
-    return record;
   }
 
   private async events(record: TaskRecord, query: ReadApiRequest['query']): Promise<ReadApiAnswer> {
@@ -248,7 +247,9 @@ export class InspectorReadApi {
       return problem(400, 'invalid_request', `limit: a whole number from 1 to ${MAX_EVENTS_LIMIT}`);
     const events = after >= record.head.version ? [] : await this.store.events(record, after, limit);
     const last = events.at(-1)?.version ?? after;
-    const request = events[0]?.version === 1 ? events[0].message : await this.requestOf(record);
+    // what the task was asked: read with the first page (the page keeps it); a later page, read as the task
+    // goes on, adds no read of the task's history for it
+    const request = events[0]?.version === 1 ? events[0].message : recentRequestOf(record);
     const page: TaskEventsPage = {
       task: factsOf(record.head, request),
       events: events.map(inspectedEvent),

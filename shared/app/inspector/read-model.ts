@@ -36,7 +36,10 @@ export type TaskFacts = Pick<
 > & {
   /** A Synapse task's peer. */
   peer?: string;
-  /** The skill asked for (the request's metadata `synapse.skill`, or a Synapse task's type), when one was. */
+  /**
+   * The skill asked for (the request's metadata `synapse.skill`, or a Synapse task's type), when one was. An
+   * events page gives it and `request` with its first page (and while the task is young): never a read more.
+   */
   skill?: string;
   /** The request's text, its first 120 characters (a data-only request has none). */
   request?: string;

@@ -37,6 +37,7 @@ import {
   type ReadOptions,
   type TaskRecord,
   type TaskRef,
+  type TaskStore,
 } from '../../ports/task-store.ts';
 import {
   type InlinePushConfig,
@@ -461,17 +462,22 @@ export class TaskService {
   }
 
   /** The caller's task: another caller's, a missing one and an impossible id are all "not found". */
-  async owned(caller: Caller, taskId: string): Promise<TaskRecord> {
-    if (!isTaskId(taskId)) throw new TaskNotFoundError(taskId);
-    const record = await this.engine.store.get({ tenant: caller.tenant, taskId });
-    if (!record || record.head.owner !== caller.owner) throw new TaskNotFoundError(taskId);
-    return record;
+  owned(caller: Caller, taskId: string): Promise<TaskRecord> {
+    return ownedTask(this.engine.store, caller, taskId);
   }
 
   private ref(head: TaskHead): TaskRef {
     return { tenant: head.tenant, taskId: head.taskId };
   }
 }
+
+/** The caller's task in `store`: another caller's, a missing one and an impossible id are all "not found". */
+export const ownedTask = async (store: TaskStore, caller: Caller, taskId: string): Promise<TaskRecord> => {
+  if (!isTaskId(taskId)) throw new TaskNotFoundError(taskId);
+  const record = await store.get({ tenant: caller.tenant, taskId });
+  if (!record || record.head.owner !== caller.owner) throw new TaskNotFoundError(taskId);
+  return record;
+};
 
 /** An inline run's lease: until its hand-back time, plus a margin for the write that hands it back. */
 const leaseFor = (until: number): number => Math.max(1, Math.ceil((until - Date.now()) / 1000) + 5);

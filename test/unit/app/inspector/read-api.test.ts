@@ -170,6 +170,30 @@ describe('GET /hub/tasks/{id}/events', () => {
     );
   });
 
+  it("a later page reads the task's events once: what it was asked comes with the first page", async () => {
+    const { store, engine, log } = setup();
+    const head = await working(engine, 1200);
+    let reads = 0;
+    // the store with its reads of events counted (its methods called on the store itself)
+    const counted = new Proxy(store, {
+      get: (target, name) => {
+        if (name === 'events') reads++;
+        const value = Reflect.get(target, name, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const api = new InspectorReadApi(counted, log);
+    const later = await api.handle({
+      method: 'GET',
+      path: `/tasks/${head.taskId}/events`,
+      query: { after: '500' },
+      principal: bob,
+    });
+    const page = later.body as TaskEventsPage;
+    assert.deepEqual([page.events[0]?.version, reads], [501, 1]);
+    assert.equal(page.task.skill, undefined, 'not on a later page of an old task');
+  });
+
   it('after the last version: no events and no next page', async () => {
     const { engine, get } = setup();
     const head = await working(engine, 0);
