@@ -28,6 +28,11 @@
  *   tenantRateLimit     each tenant's requests per second in the usage plan (default 50)
  *   tenantBurstLimit    each tenant's burst (default 100)
  *   tenantQuotaLimit    each tenant's requests per period (default no quota); tenantQuotaPeriod DAY|WEEK|MONTH (DAY)
+ *   faultInjectionLayerArn  the AWS FIS Lambda extension layer (arm64) of the region: turns on the fault
+ *                       injection experiment template (docs/fault-injection.md; default off). With it:
+ *                       faultInjectionMinutes (each action, 5), faultInjectionErrorPercentage (10),
+ *                       faultInjectionPreventExecution (true), faultInjectionDelayPercentage (25),
+ *                       faultInjectionDelayMs (1000)
  *   nag                 `false` to skip the cdk-nag AwsSolutions checks (default on: synth fails on a violation)
  */
 import { App } from 'aws-cdk-lib';

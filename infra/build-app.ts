@@ -1,8 +1,9 @@
 /** Builds the app's stacks from context; shared by `infra/app.ts` and the tests. */
-import { type App, Validations } from 'aws-cdk-lib';
+import { type App, Duration, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { SOURCE_MAP_NODE_OPTIONS } from './bundling.ts';
 import type { AuthJwtOptions, AuthOptions, QuotaPeriod } from './constructs/auth.ts';
+import type { FaultInjectionOptions } from './constructs/fault-injection.ts';
 import { synapseRemoteSkillsFromContext } from './constructs/synapse.ts';
 import { StatefulStack, StatelessStack } from './stacks.ts';
 
@@ -121,6 +122,46 @@ export const authOptionsFromContext = (app: App): AuthOptions | undefined => {
   return Object.keys(options).length ? options : undefined;
 };
 
+/** The context keys of the fault injection experiment (docs/fault-injection.md); the layer ARN turns it on. */
+export const FAULT_INJECTION_CONTEXT = {
+  layerArn: 'faultInjectionLayerArn',
+  minutes: 'faultInjectionMinutes',
+  errorPercentage: 'faultInjectionErrorPercentage',
+  preventExecution: 'faultInjectionPreventExecution',
+  delayPercentage: 'faultInjectionDelayPercentage',
+  delayMilliseconds: 'faultInjectionDelayMs',
+} as const;
+
+/** The fault injection experiment from context (`-c faultInjectionLayerArn=arn:…`), undefined if off. */
+export const faultInjectionFromContext = (app: App): FaultInjectionOptions | undefined => {
+  const c = FAULT_INJECTION_CONTEXT;
+  const layerArn = str(app, c.layerArn);
+  if (!layerArn) {
+    const stray = [
+      c.minutes,
+      c.errorPercentage,
+      c.preventExecution,
+      c.delayPercentage,
+      c.delayMilliseconds,
+    ].filter((k) => str(app, k));
+    if (stray.length) throw new Error(`context ${stray.join(', ')}: only with ${c.layerArn}`);
+    return undefined;
+  }
+  const minutes = num(app, c.minutes);
+  const errorPercentage = num(app, c.errorPercentage);
+  const preventExecution = app.node.tryGetContext(c.preventExecution);
+  const delayPercentage = num(app, c.delayPercentage);
+  const delayMilliseconds = num(app, c.delayMilliseconds);
+  return {
+    layerArn,
+    ...(minutes !== undefined ? { duration: Duration.minutes(minutes) } : {}),
+    ...(errorPercentage !== undefined ? { errorPercentage } : {}),
+    ...(str(app, c.preventExecution) ? { preventExecution: bool(preventExecution, true) } : {}),
+    ...(delayPercentage !== undefined ? { delayPercentage } : {}),
+    ...(delayMilliseconds !== undefined ? { delayMilliseconds } : {}),
+  };
+};
+
 export const buildApp = (app: App, options: BuildAppOptions = {}): HubApp => {
   const hubName = str(app, 'hubName') ?? 'Synapse';
   const stateful = new StatefulStack(app, `${hubName}Stateful`, {
@@ -137,6 +178,8 @@ export const buildApp = (app: App, options: BuildAppOptions = {}): HubApp => {
   const synapseRemoteSkills = synapseRemoteSkillsFromContext(app.node.tryGetContext('synapseRemoteSkills'));
   // checked when the API is built (constructs/auth.ts), as the authorizer will read it
   const auth = authOptionsFromContext(app);
+  // off unless the extension layer's ARN is given (docs/fault-injection.md)
+  const faultInjection = faultInjectionFromContext(app);
   const environment: Record<string, string> = {
     ...(defaultTenant ? { DEFAULT_TENANT: defaultTenant } : {}),
     // task generations (A2A dev-1.1, docs/generations.md): `-c a2aGenerations=on`; off by default
@@ -154,6 +197,7 @@ export const buildApp = (app: App, options: BuildAppOptions = {}): HubApp => {
     ...(synapseAgentId ? { synapseAgentId } : {}),
     ...(synapseRemoteSkills ? { synapseRemoteSkills } : {}),
     ...(auth ? { auth } : {}),
+    ...(faultInjection ? { faultInjection } : {}),
     ...(Object.keys(environment).length ? { environment } : {}),
   });
   stateless.addStackDependency(stateful);

@@ -45,6 +45,7 @@ import type { AuthOptions } from './constructs/auth.ts';
 import { Data } from './constructs/data.ts';
 import { Deliveries } from './constructs/deliveries.ts';
 import { TaskEvents } from './constructs/events.ts';
+import { FaultInjection, type FaultInjectionOptions } from './constructs/fault-injection.ts';
 import { HubFunction } from './constructs/function.ts';
 import { PushSigningKeys } from './constructs/keys.ts';
 import { Monitoring } from './constructs/monitoring.ts';
@@ -219,9 +220,30 @@ export interface SynapseServicesOptions {
   auth?: AuthOptions;
   /** Extra environment for every function (e.g. DEFAULT_TENANT). */
   environment?: Record<string, string>;
+  /**
+   * An AWS FIS experiment template injecting Lambda invocation errors and delay into the hub's functions
+   * (constructs/fault-injection.ts, docs/fault-injection.md). Default none: no FIS resource, no extension
+   * layer, no FIS environment variable. `layerArn`, the AWS FIS extension layer for the region (arm64),
+   * is required.
+   */
+  faultInjection?: FaultInjectionOptions;
   /** Add CloudFormation outputs (default true). */
   outputs?: boolean;
 }
+
+/**
+ * The functions the fault injection experiment targets: every service function but those behind a
+ * streamed route (AWS: the FIS Lambda extension cannot be used with response streaming, and suppresses
+ * it even when no fault is applied) and the authorizer (its errors are refusals, not failures, and every
+ * request, streamed ones included, passes through it).
+ */
+export const faultInjectionTargets = (
+  functions: Readonly<Record<ServiceFunctionId, HubFunction>>,
+  streamed: ReadonlySet<string>,
+): Partial<Record<ServiceFunctionId, HubFunction>> =>
+  Object.fromEntries(
+    Object.entries(functions).filter(([name]) => name !== 'authorizer' && !streamed.has(name)),
+  ) as Partial<Record<ServiceFunctionId, HubFunction>>;
 
 export interface SynapseServicesProps extends SynapseServicesOptions {
   state: SynapseStateRefs;
@@ -235,6 +257,8 @@ export class SynapseServices extends Construct {
   readonly registryProbes: RegistryProbes;
   readonly schedules: Schedules;
   readonly monitoring: Monitoring;
+  /** The fault injection experiment, when `faultInjection` is given. */
+  readonly faultInjection?: FaultInjection;
   /** Every function of the services, by id, whichever construct created it. */
   readonly functions: Record<ServiceFunctionId, HubFunction>;
   /**
@@ -349,6 +373,17 @@ export class SynapseServices extends Construct {
       ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
     });
+    if (props.faultInjection) {
+      this.faultInjection = new FaultInjection(this, 'FaultInjection', {
+        ...props.faultInjection,
+        functions: faultInjectionTargets(this.functions, this.api.streamedFunctions) as Record<
+          string,
+          HubFunction
+        >,
+        // not the functions' Errors alarms: the injected errors raise them by design
+        stopAlarms: [this.monitoring.apiServerErrors, ...this.monitoring.lostWork],
+      });
+    }
 
     if (props.outputs ?? true) {
       new CfnOutput(this, 'ApiUrl', {
@@ -398,6 +433,14 @@ export class SynapseServices extends Construct {
         value: this.api.auth.usagePlan.usagePlanId,
         description: "The tenants' usage plan: npm run auth -- tenants add puts each tenant's API key in it",
       });
+      if (this.faultInjection) {
+        new CfnOutput(this, 'FaultInjectionTemplateId', {
+          key: 'FaultInjectionTemplateId',
+          value: this.faultInjection.template.attrId,
+          description:
+            'AWS FIS experiment template: aws fis start-experiment --experiment-template-id <this>',
+        });
+      }
       new CfnOutput(this, 'DashboardName', {
         key: 'DashboardName',
         value: this.monitoring.dashboard.dashboardName,

@@ -125,6 +125,8 @@ export class Api extends Construct {
   /** Base URL without a trailing slash (`https://<id>.execute-api.<region>.<suffix>/prod`), or `publicUrl`. */
   readonly publicUrl: string;
   readonly functions: Record<FunctionName, HubFunction>;
+  /** The functions behind a streamed route: they answer with response streaming. */
+  readonly streamedFunctions: ReadonlySet<FunctionName>;
   readonly accessLogs: logs.LogGroup;
   /** The authorizer (its function, the REQUEST authorizer), the tenants' usage plan, the gateway responses. */
   readonly auth: EdgeAuth;
@@ -215,6 +217,7 @@ export class Api extends Construct {
     const routes = props.routes ?? ROUTES;
     const streams = (route: RouteDefinition) => route.stream === true || (props.streaming?.(route) ?? false);
     // a function behind a streamed route gets the stream's time; blocking sends keep their 25 s (jsonrpc)
+    this.streamedFunctions = new Set(routes.filter(streams).map((r) => r.function));
     const timeoutOf = (fn: FunctionName, buffered: Duration) =>
       routes.some((r) => r.function === fn && streams(r))
         ? Duration.seconds(STREAMING.functionTimeoutSeconds)

@@ -102,6 +102,10 @@ const atLeast = (
 export class Monitoring extends Construct {
   readonly dashboard: cloudwatch.Dashboard;
   readonly alarms: cloudwatch.Alarm[] = [];
+  /** The API's 5xx rate: the hub failing its callers. */
+  readonly apiServerErrors: cloudwatch.Alarm;
+  /** Work lost after the retries: each dead-letter queue not empty, the relay's failures queue not empty. */
+  readonly lostWork: cloudwatch.Alarm[] = [];
   readonly alarmTopic?: sns.ITopic;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
@@ -112,7 +116,7 @@ export class Monitoring extends Construct {
 
     this.alarmTopic = this.alarmTopicOf(props);
     // the alarms come first: the dashboard's last row shows them all
-    this.alarmOnApi(props);
+    this.apiServerErrors = this.alarmOnApi(props);
     this.alarmOnFunctions(props);
     this.alarmOnQueues(props);
     this.alarmOnRelay(props, relayLag);
@@ -152,8 +156,8 @@ export class Monitoring extends Construct {
     return a;
   }
 
-  private alarmOnApi(props: MonitoringProps): void {
-    this.alarm('Api5xxRate', {
+  private alarmOnApi(props: MonitoringProps): cloudwatch.Alarm {
+    return this.alarm('Api5xxRate', {
       alarmDescription: 'Synapse API: share of requests answered with 5xx is too high',
       metric: props.restApi.metricServerError({ statistic: 'Average', period: FIVE_MINUTES }),
       threshold: props.apiServerErrorRate ?? 0.05,
@@ -182,7 +186,7 @@ export class Monitoring extends Construct {
   /** Each queue: its dead-letter queue not empty, its oldest message too old. */
   private alarmOnQueues(props: MonitoringProps): void {
     for (const { definition, queue, deadLetterQueue } of props.queues) {
-      this.alarm(
+      const dlqNotEmpty = this.alarm(
         `${pascal(definition.name)}DlqNotEmpty`,
         atLeast(
           1,
@@ -193,6 +197,7 @@ export class Monitoring extends Construct {
           `Synapse ${definition.name} queue: messages reached the dead-letter queue`,
         ),
       );
+      this.lostWork.push(dlqNotEmpty);
       const maxAge =
         props.oldestMessageAge ??
         Duration.seconds(definition.oldestMessageAlarmSeconds ?? definition.visibilityTimeoutSeconds);
@@ -210,7 +215,7 @@ export class Monitoring extends Construct {
   /** The stream relay: changes it could not relay, and how far behind the table's stream it is. */
   private alarmOnRelay(props: MonitoringProps, relayLag: cloudwatch.Metric | undefined): void {
     if (props.relayFailures) {
-      this.alarm(
+      const relayFailures = this.alarm(
         'RelayFailuresNotEmpty',
         atLeast(
           1,
@@ -221,6 +226,7 @@ export class Monitoring extends Construct {
           'Synapse relay: committed task changes could not be relayed (see the failures queue)',
         ),
       );
+      this.lostWork.push(relayFailures);
     }
     if (relayLag) {
       const maxLag = props.relayLag ?? FIVE_MINUTES;
