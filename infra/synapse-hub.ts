@@ -240,10 +240,10 @@ export interface SynapseServicesOptions {
 export const faultInjectionTargets = (
   functions: Readonly<Record<ServiceFunctionId, HubFunction>>,
   streamed: ReadonlySet<string>,
-): Partial<Record<ServiceFunctionId, HubFunction>> =>
+): Record<string, HubFunction> =>
   Object.fromEntries(
     Object.entries(functions).filter(([name]) => name !== 'authorizer' && !streamed.has(name)),
-  ) as Partial<Record<ServiceFunctionId, HubFunction>>;
+  );
 
 export interface SynapseServicesProps extends SynapseServicesOptions {
   state: SynapseStateRefs;
@@ -376,10 +376,7 @@ export class SynapseServices extends Construct {
     if (props.faultInjection) {
       this.faultInjection = new FaultInjection(this, 'FaultInjection', {
         ...props.faultInjection,
-        functions: faultInjectionTargets(this.functions, this.api.streamedFunctions) as Record<
-          string,
-          HubFunction
-        >,
+        functions: faultInjectionTargets(this.functions, this.api.streamedFunctions),
         // not the functions' Errors alarms: the injected errors raise them by design
         stopAlarms: [this.monitoring.apiServerErrors, ...this.monitoring.lostWork],
       });

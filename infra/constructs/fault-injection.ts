@@ -129,7 +129,6 @@ export class FaultInjection extends Construct {
       encryption: s3.BucketEncryption.S3_MANAGED,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
-      versioned: false,
       // an experiment stopped midway may leave its configuration behind: gone the next day, so the bucket
       // is empty when the stack is deleted (no auto-delete custom resource, one function less)
       lifecycleRules: [{ expiration: Duration.days(1) }],

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { App, CfnParameter, Duration, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import { FAULT_INJECTION_CONTEXT, faultInjectionFromContext } from '../../infra/build-app.ts';
 import {
   FIS_ACTIONS,
@@ -16,7 +17,7 @@ import {
   FIS_EXEC_WRAPPER,
   faultInjectionParameters,
 } from '../../infra/constructs/fault-injection.ts';
-import type { ServiceFunctionId } from '../../infra/synapse-hub.ts';
+import { type ServiceFunctionId, SynapseHub } from '../../infra/synapse-hub.ts';
 import { ROUTES } from '../../shared/contracts/routes.ts';
 import {
   actionsOf,
@@ -310,5 +311,22 @@ describe('fault injection options', () => {
   it('a layer ARN known only at deploy time (a token) is taken as it is', () => {
     const layerArn = new CfnParameter(new Stack(), 'FisLayerArn').valueAsString;
     assert.doesNotThrow(() => faultInjectionParameters({ layerArn }));
+  });
+
+  it('the construct: a route streamed with the `streaming` option leaves its function out too', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Hub');
+    const hub = new SynapseHub(stack, 'Hub', {
+      streaming: (route) => route.function === 'registry',
+      faultInjection: { layerArn: LAYER_ARN },
+    });
+    const arns = JSON.stringify(
+      Object.values(Template.fromStack(stack).findResources('AWS::FIS::ExperimentTemplate'))[0]?.Properties
+        ?.Targets,
+    );
+    const fns = hub.services.functions;
+    assert.equal(arns.includes(logicalId(fns.registry.function)), false);
+    assert.equal(arns.includes(logicalId(fns.jsonrpc.function)), false);
+    assert.ok(arns.includes(logicalId(fns.executor.function)));
   });
 });
