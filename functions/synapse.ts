@@ -46,7 +46,14 @@ export const synapseHandler = async (event: APIGatewayProxyEvent): Promise<APIGa
   const answer = await endpoint.handle({ body, headers: lowerCaseHeaders(event.headers) });
   appendTaskKeys({ taskId: answer.meta.taskId, requestId: event.requestContext?.requestId });
   logger.info('synapse message', { ...answer.meta, statusCode: answer.statusCode });
-  return { statusCode: answer.statusCode, headers: JSON_HEADERS, body: JSON.stringify(answer.body) };
+  // agent_not_ready and rate_limited say "try again": when (docs/reliability.md)
+  const retry: Record<string, string> =
+    answer.statusCode === 503 || answer.statusCode === 429 ? { 'Retry-After': '1' } : {};
+  return {
+    statusCode: answer.statusCode,
+    headers: { ...JSON_HEADERS, ...retry },
+    body: JSON.stringify(answer.body),
+  };
 };
 
 export const handler = withObservability(synapseHandler, { functionName: 'synapse' });

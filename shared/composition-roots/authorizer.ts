@@ -6,6 +6,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { JwtVerifier, type JwtVerifierConfig } from '../adapters/auth/jwt-verifier.ts';
+import { awsClient, SDK_RETRY } from '../adapters/aws/clients.ts';
 import { DynamoAuthStore } from '../adapters/dynamodb/auth-store.ts';
 import { Authenticator } from '../app/auth/authenticator.ts';
 import { jwtSettingsFrom } from '../config/authorizer.ts';
@@ -34,7 +35,7 @@ export const jwtConfigFrom = (env?: Env): JwtVerifierConfig | undefined => {
 let dynamo: DynamoDBClient | undefined;
 /** The authorizer's DynamoDB client (the benchmark counts what a verdict reads through it). */
 export const authDynamoClient = (): DynamoDBClient => {
-  dynamo ??= new DynamoDBClient({});
+  dynamo ??= awsClient(new DynamoDBClient(SDK_RETRY));
   return dynamo;
 };
 

@@ -6,6 +6,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { awsClient, SDK_RETRY } from '../adapters/aws/clients.ts';
 import { DynamoPushConfigStore } from '../adapters/dynamodb/push-config-store.ts';
 import { DynamoTaskStore } from '../adapters/dynamodb/task-store.ts';
 import { EventBridgeLifecyclePublisher } from '../adapters/eventbridge/lifecycle-publisher.ts';
@@ -45,7 +46,7 @@ const metricsObserver: EngineObserver = {
 let dynamo: DynamoDBClient | undefined;
 /** The one DynamoDB client of this container (the benchmark instruments it to count what a task costs). */
 export const dynamoClient = (): DynamoDBClient => {
-  dynamo ??= new DynamoDBClient({});
+  dynamo ??= awsClient(new DynamoDBClient(SDK_RETRY));
   return dynamo;
 };
 
@@ -71,7 +72,7 @@ export const taskEngine = (): TaskEngine => {
 
 let sqs: SQSClient | undefined;
 export const sqsClient = (): SQSClient => {
-  sqs ??= new SQSClient({});
+  sqs ??= awsClient(new SQSClient(SDK_RETRY));
   return sqs;
 };
 
@@ -93,7 +94,10 @@ export const heartbeatQueueFromEnv = (): HeartbeatQueue => {
 
 let publisher: LifecyclePublisher | undefined;
 export const lifecyclePublisher = (): LifecyclePublisher => {
-  publisher ??= new EventBridgeLifecyclePublisher(new EventBridgeClient({}), requireSetting(EVENT_BUS_NAME));
+  publisher ??= new EventBridgeLifecyclePublisher(
+    awsClient(new EventBridgeClient(SDK_RETRY)),
+    requireSetting(EVENT_BUS_NAME),
+  );
   return publisher;
 };
 

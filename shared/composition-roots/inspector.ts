@@ -7,6 +7,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { awsClient, SDK_RETRY } from '../adapters/aws/clients.ts';
 import { DynamoDeliveryLog } from '../adapters/dynamodb/delivery-log.ts';
 import { DynamoTaskStore } from '../adapters/dynamodb/task-store.ts';
 import { DirectoryAssets } from '../adapters/files/static-assets.ts';
@@ -33,7 +34,7 @@ export const inspectorSite = (): InspectorSite => {
 let api: InspectorReadApi | undefined;
 export const inspectorReadApi = (): InspectorReadApi => {
   if (!api) {
-    const client = new DynamoDBClient({});
+    const client = awsClient(new DynamoDBClient(SDK_RETRY));
     const tableName = requireSetting(TABLE_NAME);
     api = new InspectorReadApi(
       new DynamoTaskStore(client, { tableName }),

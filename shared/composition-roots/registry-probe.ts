@@ -5,6 +5,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { awsClient, SDK_RETRY } from '../adapters/aws/clients.ts';
 import { DynamoRegistryStore } from '../adapters/dynamodb/registry-store.ts';
 import { guardedHttpClientFromEnv } from '../adapters/http/guarded-client.ts';
 import { SqsProbeQueue } from '../adapters/sqs/probe-queue.ts';
@@ -20,7 +21,7 @@ import { cardHandling, trustedKeys } from './registry-cards.ts';
 
 let store: DynamoRegistryStore | undefined;
 const registryStore = (): DynamoRegistryStore => {
-  store ??= new DynamoRegistryStore(new DynamoDBClient({}), requireSetting(TABLE_NAME));
+  store ??= new DynamoRegistryStore(awsClient(new DynamoDBClient(SDK_RETRY)), requireSetting(TABLE_NAME));
   return store;
 };
 
@@ -33,7 +34,7 @@ export const registryProber = (): RegistryProber => {
       store,
       // a tick reads the feed once: the catalog it reads is as fresh as the tick
       new Catalog(new CatalogEntries(), store, systemClock, 0),
-      new SqsProbeQueue(new SQSClient({}), requireSetting(REGISTRY_PROBE_QUEUE_URL)),
+      new SqsProbeQueue(awsClient(new SQSClient(SDK_RETRY)), requireSetting(REGISTRY_PROBE_QUEUE_URL)),
       guardedHttpClientFromEnv(),
       probeScheduleFrom(),
       systemClock,

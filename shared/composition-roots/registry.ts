@@ -5,6 +5,7 @@
  * catalog this container holds, kept current from the store's feed. Built once per container.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { awsClient, SDK_RETRY } from '../adapters/aws/clients.ts';
 import { DynamoRegistryStore } from '../adapters/dynamodb/registry-store.ts';
 import { guardedHttpClientFromEnv } from '../adapters/http/guarded-client.ts';
 import { CardVerifier } from '../app/registry/card-verifier.ts';
@@ -34,7 +35,7 @@ let built:
 /** The registry's parts in this container. */
 export const registry = () => {
   if (!built) {
-    const client = new DynamoDBClient({});
+    const client = awsClient(new DynamoDBClient(SDK_RETRY));
     const store = new DynamoRegistryStore(client, requireSetting(TABLE_NAME));
     const http = guardedHttpClientFromEnv();
     const verifier = new CardVerifier({ allowlist: trustedKeys(), http });

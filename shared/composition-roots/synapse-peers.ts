@@ -9,6 +9,7 @@
  *   `${PUBLIC_URL}/synapse/callback`.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { awsClient, SDK_RETRY } from '../adapters/aws/clients.ts';
 import type { Env } from '../config/environment.ts';
 import { readSetting } from '../config/settings.ts';
 import { SYNAPSE_AGENT_ID, SYNAPSE_PEERS, SYNAPSE_PEERS_SECRET_ARN } from '../config/synapse.ts';
@@ -44,7 +45,7 @@ export const synapsePeers = async (env?: Env): Promise<SynapsePeers> => {
   if (inline !== undefined && inline.trim() !== '')
     peers = parsePeers(parseJson(inline, 'SYNAPSE_PEERS'), 'SYNAPSE_PEERS');
   else if (arn) {
-    secrets ??= new SecretsManagerClient({});
+    secrets ??= awsClient(new SecretsManagerClient(SDK_RETRY));
     const out = await secrets.send(new GetSecretValueCommand({ SecretId: arn }));
     peers = parsePeers(
       parseJson(out.SecretString ?? '[]', 'the SYNAPSE_PEERS secret'),

@@ -16,7 +16,8 @@ export type DomainErrorCode =
   | 'payload_too_large'
   | 'unauthenticated'
   | 'permission_denied'
-  | 'rate_limited';
+  | 'rate_limited'
+  | 'unavailable';
 
 export abstract class DomainError extends Error {
   abstract readonly code: DomainErrorCode;
@@ -130,6 +131,24 @@ export class AuthError extends DomainError {
     readonly challenge?: string,
   ) {
     super(message);
+  }
+}
+
+/**
+ * A service the hub stands on (the table, a queue, the event bus) stayed throttled, failing or silent
+ * through the SDK's retries: nothing was written half-way, and the same request may be sent again
+ * (docs/reliability.md). Answered as the protocol's retryable error: HTTP 503 with `Retry-After`.
+ */
+export class UnavailableError extends DomainError {
+  readonly code = 'unavailable';
+  constructor(
+    /** What did not answer: `DynamoDB PutItem (ThrottlingException)`. */
+    readonly what: string,
+    /** How long the caller should wait before sending again. */
+    readonly retryAfterSeconds = 1,
+    options?: ErrorOptions,
+  ) {
+    super(`The hub could not reach ${what}: nothing was written; try again`, options);
   }
 }
 

@@ -11,6 +11,7 @@
  * One signer per configuration per container (a local hub started again in
  * the same process with other keys gets a new one).
  */
+
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { PUBLIC_URL } from '../../config/deployment.ts';
 import { PUSH_SIGNING_KEYS, PUSH_SIGNING_SECRET_ARN } from '../../config/push.ts';
@@ -18,6 +19,7 @@ import { type Env, readSetting } from '../../config/settings.ts';
 import { logger } from '../../observability/index.ts';
 import type { PushSigner } from '../../ports/push-signer.ts';
 import type { SigningKeys } from '../../ports/signing-keys.ts';
+import { awsClient, SDK_RETRY } from '../aws/clients.ts';
 import { cachedKeys } from './cache.ts';
 import { SIGNING_KEYS_ENV, SIGNING_SECRET_ENV } from './env.ts';
 import { JosePushSigner } from './jose-signer.ts';
@@ -34,13 +36,14 @@ export {
   publicJwksOf,
   serializeKeySet,
 } from './key-set.ts';
+
 export { localKeySet, staticKeys } from './local.ts';
 export { rotateSigningKeys } from './rotation.ts';
 export { SecretsManagerKeys, SecretsManagerVersions } from './secrets-manager.ts';
 
 let client: SecretsManagerClient | undefined;
 const secretsManager = (): SecretsManagerClient => {
-  client ??= new SecretsManagerClient({});
+  client ??= awsClient(new SecretsManagerClient(SDK_RETRY));
   return client;
 };
 

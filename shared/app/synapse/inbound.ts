@@ -27,6 +27,7 @@ import {
   InvalidTransitionError,
   PayloadTooLargeError,
   TaskNotFoundError,
+  UnavailableError,
   ValidationError,
 } from '../../domain/errors.ts';
 import { isTerminal, type SynapseState } from '../../domain/states.ts';
@@ -502,6 +503,7 @@ const errorOf = (e: unknown): [SynapseErrorCode, string] => {
   // a write lost to concurrent ones, DynamoDB or a secret unavailable, anything unforeseen: the sender
   // may try again (503), and the message is not lost
   if (e instanceof ConflictError) return ['agent_not_ready', 'The task is busy: try again'];
+  if (e instanceof UnavailableError) return ['agent_not_ready', e.message];
   if (e instanceof DomainError) return ['invalid_params', e.message];
   console.error('synapse message failed', e);
   return ['agent_not_ready', 'The hub could not handle the message now: try again'];

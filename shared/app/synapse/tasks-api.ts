@@ -21,6 +21,7 @@ import {
   InvalidTransitionError,
   PayloadTooLargeError,
   TaskNotFoundError,
+  UnavailableError,
   ValidationError,
 } from '../../domain/errors.ts';
 import { authorize, type Principal } from '../../domain/principal.ts';
@@ -176,6 +177,11 @@ export class SynapseTasksApi {
         return problem(409, isTerminal(e.state) ? 'task_already_completed' : 'invalid_state', e.message);
       if (e instanceof ValidationError || e instanceof PayloadTooLargeError)
         return problem(400, 'invalid_request', e.message);
+      if (e instanceof UnavailableError)
+        return {
+          ...problem(503, 'unavailable', e.message),
+          headers: { 'retry-after': String(e.retryAfterSeconds) },
+        };
       throw e;
     }
   }

@@ -15,6 +15,10 @@
  *                    transport-level); the code is the HTTP status the
  *                    answer carries, the same whether API Gateway or the
  *                    function answers (docs/security.md#errors).
+ *   503 UNAVAILABLE  the same for a service the hub stands on that stayed
+ *                    throttled or failing through the SDK's retries: nothing
+ *                    was written, send again after `Retry-After`
+ *                    (docs/reliability.md).
  */
 import {
   AuthError,
@@ -27,6 +31,7 @@ import {
   PayloadTooLargeError,
   TaskNotCancelableError,
   TaskNotFoundError,
+  UnavailableError,
   ValidationError,
 } from '../../domain/errors.ts';
 import { toA2AState } from '../../domain/states.ts';
@@ -68,6 +73,8 @@ export const ERROR_CODES = {
   PERMISSION_DENIED: 403,
   /** Implementation-defined, the HTTP status: the client's request rate is over its throttle. */
   RATE_LIMITED: 429,
+  /** Implementation-defined, the HTTP status: a dependency stayed unavailable; retry after `Retry-After`. */
+  UNAVAILABLE: 503,
 } as const;
 
 /** The realm of the hub's `WWW-Authenticate` challenges. */
@@ -326,6 +333,16 @@ export class A2AProtocolError extends Error {
     });
   }
 
+  static unavailable(message: string, retryAfterSeconds: number, cause?: unknown): A2AProtocolError {
+    return new A2AProtocolError({
+      code: ERROR_CODES.UNAVAILABLE,
+      message,
+      reason: 'UNAVAILABLE',
+      metadata: { retryable: 'true', retryAfterSeconds: String(retryAfterSeconds) },
+      cause,
+    });
+  }
+
   /** Implementation-defined -32050: see the module comment. */
   static conflict(taskId: string, attempts?: number): A2AProtocolError {
     return new A2AProtocolError({
@@ -354,6 +371,7 @@ const EVENT_PHRASES: Readonly<Record<string, string>> = {
 
 /** Map a typed domain error to the protocol error a client should see. */
 export function fromDomainError(e: DomainError): A2AProtocolError {
+  if (e instanceof UnavailableError) return A2AProtocolError.unavailable(e.message, e.retryAfterSeconds, e);
   if (e instanceof AuthError) {
     if (e.code === 'unauthenticated') return A2AProtocolError.unauthenticated(e.message, e.challenge);
     if (e.code === 'permission_denied') return A2AProtocolError.permissionDenied(e.message, e.challenge);
@@ -429,14 +447,15 @@ export function toProtocolError(e: unknown): A2AProtocolError {
  */
 export function httpStatusOf(code: number): number {
   if (code === ERROR_CODES.INTERNAL_ERROR) return 500;
-  // auth and throttling are transport-level: answered with their HTTP status, as before any dispatch
-  return AUTH_CODES.has(code) ? code : 200;
+  // auth, throttling and unavailability are transport-level: answered with their HTTP status
+  return TRANSPORT_CODES.has(code) ? code : 200;
 }
 
-const AUTH_CODES: ReadonlySet<number> = new Set([
+const TRANSPORT_CODES: ReadonlySet<number> = new Set([
   ERROR_CODES.UNAUTHENTICATED,
   ERROR_CODES.PERMISSION_DENIED,
   ERROR_CODES.RATE_LIMITED,
+  ERROR_CODES.UNAVAILABLE,
 ]);
 
 /**
@@ -455,6 +474,8 @@ export function errorHeaders(error: A2AProtocolError): Record<string, string> {
     };
   }
   if (error.code === ERROR_CODES.RATE_LIMITED) return { 'retry-after': '1' };
+  if (error.code === ERROR_CODES.UNAVAILABLE)
+    return { 'retry-after': error.metadata.retryAfterSeconds ?? '1' };
   return {};
 }
 

@@ -42,6 +42,7 @@ const BY_CODE: Readonly<Record<number, Mapping>> = {
   [ERROR_CODES.UNAUTHENTICATED]: { http: 401, status: 'UNAUTHENTICATED' },
   [ERROR_CODES.PERMISSION_DENIED]: { http: 403, status: 'PERMISSION_DENIED' },
   [ERROR_CODES.RATE_LIMITED]: { http: 429, status: 'RESOURCE_EXHAUSTED' },
+  [ERROR_CODES.UNAVAILABLE]: { http: 503, status: 'UNAVAILABLE' },
 };
 
 /** The HTTP status and gRPC status name of a protocol error over HTTP+JSON. */

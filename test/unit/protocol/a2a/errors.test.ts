@@ -7,6 +7,7 @@ import {
   PayloadTooLargeError,
   TaskNotCancelableError,
   TaskNotFoundError,
+  UnavailableError,
   ValidationError,
 } from '../../../../shared/domain/errors.ts';
 import {
@@ -15,6 +16,7 @@ import {
   BAD_REQUEST_TYPE,
   ERROR_CODES,
   ERROR_INFO_TYPE,
+  errorHeaders,
   fromDomainError,
   httpStatusOf,
   jsonRpcError,
@@ -129,6 +131,13 @@ const CASES: [string, () => A2AProtocolError, number, string, RegExp][] = [
     /Task t9 is at generation 5, not 3/,
   ],
   ['conflict', () => A2AProtocolError.conflict('t9', 25), -32050, 'CONFLICT', /modified concurrently.*retry/],
+  [
+    'unavailable',
+    () => A2AProtocolError.unavailable('The hub could not reach DynamoDB PutItem: try again', 2),
+    503,
+    'UNAVAILABLE',
+    /could not reach DynamoDB PutItem/,
+  ],
 ];
 
 describe('A2AProtocolError constructors', () => {
@@ -243,13 +252,26 @@ describe('error encoding', () => {
 
 describe('httpStatusOf', () => {
   it('is 200 for every JSON-RPC error except -32603 (500), like a2a-js, and the transport-level auth errors', () => {
-    const transport = [401, 403, 429];
+    const transport = [401, 403, 429, 503];
     for (const code of Object.values(ERROR_CODES))
       assert.equal(httpStatusOf(code), code === -32603 ? 500 : transport.includes(code) ? code : 200);
   });
 });
 
 describe('fromDomainError', () => {
+  it('UnavailableError → 503 UNAVAILABLE, retryable, with its Retry-After', () => {
+    const cause = Object.assign(new Error('slow down'), { name: 'ThrottlingException' });
+    const err = fromDomainError(new UnavailableError('SQS SendMessage (ThrottlingException)', 2, { cause }));
+    assert.equal(err.code, 503);
+    assert.equal(httpStatusOf(err.code), 503);
+    assert.match(
+      err.message,
+      /could not reach SQS SendMessage \(ThrottlingException\): nothing was written; try again/,
+    );
+    assert.equal(err.metadata.retryable, 'true');
+    assert.deepEqual(errorHeaders(err), { 'retry-after': '2' });
+    assert.equal(err.cause instanceof UnavailableError, true, 'the cause is kept for the log');
+  });
   it('TaskNotFoundError → -32001 with the task id', () => {
     const err = fromDomainError(new TaskNotFoundError('t1'));
     assert.equal(err.code, -32001);
@@ -397,6 +419,7 @@ const SPEC_1_0_1: Array<[string, () => A2AProtocolError, number, string]> = [
   ['unauthenticated', () => A2AProtocolError.unauthenticated('x', 'invalid_token'), 401, 'UNAUTHENTICATED'],
   ['permission denied', () => A2AProtocolError.permissionDenied('x'), 403, 'PERMISSION_DENIED'],
   ['rate limited', () => A2AProtocolError.rateLimited('x'), 429, 'RESOURCE_EXHAUSTED'],
+  ['unavailable', () => A2AProtocolError.unavailable('x', 1), 503, 'UNAVAILABLE'],
 ];
 
 describe('A2A 1.0.1 error mappings over HTTP+JSON', () => {
