@@ -11,6 +11,7 @@ import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-d
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { ClaimResult, DeliveryAttempt, DeliveryLog } from '../../ports/delivery-log.ts';
 import { pad, taskPk } from './keys.ts';
+import { foundOwnWrite } from './settled-write.ts';
 
 export const DELIVERY_LOG_PREFIX = 'L#';
 
@@ -46,11 +47,12 @@ export class DynamoDeliveryLog implements DeliveryLog {
   }
 
   async claim(attempt: DeliveryAttempt): Promise<ClaimResult> {
+    const item = itemOf(attempt);
     try {
       await this.doc.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: itemOf(attempt),
+          Item: item,
           ConditionExpression: 'attribute_not_exists(pk) OR st = :released',
           ExpressionAttributeValues: { ':released': 'released' },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -59,6 +61,7 @@ export class DynamoDeliveryLog implements DeliveryLog {
       );
       return { claimed: true };
     } catch (e) {
+      if (foundOwnWrite(e, item)) return { claimed: true };
       if (!(e instanceof ConditionalCheckFailedException) || !e.Item) throw e;
       const existing = unmarshall(e.Item);
       // the key is this tenant's partition: another tenant's item here would be a bug, never this attempt
@@ -69,18 +72,21 @@ export class DynamoDeliveryLog implements DeliveryLog {
   }
 
   async finish(attempt: DeliveryAttempt): Promise<boolean> {
+    const item = itemOf(attempt);
     try {
       await this.doc.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: itemOf(attempt),
+          Item: item,
           ConditionExpression: 'st = :sending AND ck = :claim',
           ExpressionAttributeValues: { ':sending': 'sending', ':claim': attempt.claim },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           ReturnConsumedCapacity: 'TOTAL',
         }),
       );
       return true;
     } catch (e) {
+      if (foundOwnWrite(e, item)) return true;
       if (e instanceof ConditionalCheckFailedException) return false;
       throw e;
     }

@@ -55,6 +55,7 @@ import {
   taskPk,
   taskRefOfPk,
 } from './keys.ts';
+import { foundOwnWrite } from './settled-write.ts';
 import { CONTEXT_SHARDS, DEADLINE_SHARDS, OWNER_SHARDS } from './table.ts';
 import {
   attachBody,
@@ -106,6 +107,7 @@ export class DynamoTaskStore implements TaskStore {
       await this.put(plan.item, 'attribute_not_exists(pk)');
       return { record: plan.record, created: true };
     } catch (e) {
+      if (foundOwnWrite(e, plan.item)) return { record: plan.record, created: true };
       if (!(e instanceof ConditionalCheckFailedException) || !e.Item) throw e;
       const item = unmarshall(e.Item);
       // the key is the tenant's partition, so another tenant's item here would be a bug, never a duplicate
@@ -131,6 +133,7 @@ export class DynamoTaskStore implements TaskStore {
       });
       return plan.record;
     } catch (e) {
+      if (foundOwnWrite(e, plan.item)) return plan.record;
       if (!(e instanceof ConditionalCheckFailedException)) throw e;
       const current = e.Item ? decodeTask(unmarshall(e.Item)) : undefined;
       throw new StaleTaskError(current && current.head.tenant === seen.head.tenant ? current : undefined);
@@ -143,13 +146,15 @@ export class DynamoTaskStore implements TaskStore {
    * loses a race to it and the stream relay finds no change in it. Refused: the task as it is now.
    */
   async beat(seen: TaskRecord, at: string): Promise<BeatResult> {
+    const item = planBeat(seen, at, this.codec);
     try {
-      await this.put(planBeat(seen, at, this.codec), '#v = :seen AND #st = :st', {
+      await this.put(item, '#v = :seen AND #st = :st', {
         names: { '#v': 'v', '#st': 'st' },
         values: { ':seen': seen.head.version, ':st': encodeState(seen.head.state) },
       });
       return { written: true };
     } catch (e) {
+      if (foundOwnWrite(e, item)) return { written: true };
       if (!(e instanceof ConditionalCheckFailedException)) throw e;
       const current = e.Item ? decodeTask(unmarshall(e.Item)) : undefined;
       return {
@@ -176,14 +181,16 @@ export class DynamoTaskStore implements TaskStore {
   }
 
   async putReply(reply: StoredReply): Promise<ReplyOutcome> {
+    const item = encodeReply(reply);
     try {
-      await this.put(encodeReply(reply), 'attribute_not_exists(pk)');
+      await this.put(item, 'attribute_not_exists(pk)');
       return { reply, created: true };
     } catch (e) {
+      if (foundOwnWrite(e, item)) return { reply, created: true };
       if (!(e instanceof ConditionalCheckFailedException) || !e.Item) throw e;
-      const item = unmarshall(e.Item);
-      if (item.tn !== reply.tenant) throw new Error(`task id ${reply.key} is taken`);
-      return isReplyItem(item) ? { reply: decodeReply(item), created: false } : { task: decodeTask(item) };
+      const found = unmarshall(e.Item);
+      if (found.tn !== reply.tenant) throw new Error(`task id ${reply.key} is taken`);
+      return isReplyItem(found) ? { reply: decodeReply(found), created: false } : { task: decodeTask(found) };
     }
   }
 
