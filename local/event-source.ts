@@ -25,6 +25,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import type { FaultLayer } from './faults/layer.ts';
 import { consoleLog, createLambdaContext, LOCAL_REGION, type LocalLog } from './lambda-context.ts';
 import type { LocalQueue } from './sqs.ts';
 
@@ -45,6 +46,8 @@ export interface EventSourceOptions {
   waitTimeSeconds?: number;
   /** The mapping's ReportBatchItemFailures; without it the response is ignored. */
   reportBatchItemFailures?: boolean;
+  /** The fault layer (FAULTS): duplicated, late and redelivered messages, invocations that die. */
+  faults?: Pick<FaultLayer, 'invoke' | 'sqsDelivery'>;
   log?: LocalLog;
 }
 
@@ -164,15 +167,27 @@ export const startEventSource = (options: EventSourceOptions): EventSource => {
     }
   };
 
-  const invoke = async (messages: Message[]) => {
-    const records = messages.map((m) => toRecord(m, queue.arn));
+  const call = (records: SQSRecord[]) => {
     const context = createLambdaContext({
       functionName,
       timeoutMs: queue.definition.consumerTimeoutSeconds * 1000,
     });
+    const run = () => handler({ Records: records }, context);
+    return options.faults ? options.faults.invoke(functionName, run) : run();
+  };
+
+  const invoke = async (messages: Message[]) => {
+    const received = messages.map((m) => toRecord(m, queue.arn));
+    const delivery = options.faults?.sqsDelivery(functionName, received) ?? {
+      records: received,
+      lateMs: 0,
+      again: [],
+    };
+    if (delivery.lateMs > 0) await new Promise((r) => setTimeout(r, delivery.lateMs));
+    const records = delivery.records;
     let failed: Set<string> | undefined;
     try {
-      const response = await handler({ Records: records }, context);
+      const response = await call(records);
       failed = reportBatchItemFailures ? failedIds(response, records) : new Set();
       if (!failed) log(`${functionName}: invalid batchItemFailures, the whole batch will be retried`);
     } catch (e) {
@@ -180,7 +195,16 @@ export const startEventSource = (options: EventSourceOptions): EventSource => {
       return;
     }
     if (!failed) return;
-    await deleteMessages(records.filter((r) => !failed.has(r.messageId)));
+    await deleteMessages(received.filter((r) => !failed.has(r.messageId)));
+    // SQS's at-least-once delivery: a message handled (and deleted) handed over once more
+    for (const again of delivery.again) {
+      const count = Number(again.attributes.ApproximateReceiveCount) + 1;
+      await call([
+        { ...again, attributes: { ...again.attributes, ApproximateReceiveCount: String(count) } },
+      ]).catch((e: unknown) =>
+        log(`${functionName}: a message delivered again failed (it was handled before)`, e),
+      );
+    }
   };
 
   const running = new Set<Promise<void>>();

@@ -31,6 +31,7 @@ import {
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
+import { setAwsClientHook } from '../shared/adapters/aws/clients.ts';
 import { relayWants, STREAM_RELAY } from '../shared/adapters/dynamodb/stream.ts';
 import { createTableInput } from '../shared/adapters/dynamodb/table.ts';
 import { DynamoTaskStore } from '../shared/adapters/dynamodb/task-store.ts';
@@ -50,6 +51,7 @@ import { resetAgentCache } from '../shared/agent/load.ts';
 import { type RecoveryResult, recoverPendingWork } from '../shared/app/tasks/recovery.ts';
 import { AGENT_MODULE } from '../shared/config/deployment.ts';
 import { setEnvironment } from '../shared/config/environment.ts';
+import { FAULTS } from '../shared/config/faults.ts';
 import { heartbeatRulesFrom } from '../shared/config/heartbeat.ts';
 import { INSPECTOR_ASSETS_DIR } from '../shared/config/inspector.ts';
 import { SYNAPSE_DYNAMO_ENDPOINT } from '../shared/config/local.ts';
@@ -61,6 +63,8 @@ import { type FunctionName, HTTP_FUNCTION_MEMORY_MB, ROUTES, STREAMING } from '.
 import { type DynamoLocal, startDynamoLocal } from './dynamodb-local.ts';
 import { type BusEvent, type LocalEventBus, startLocalEventBus } from './event-bus.ts';
 import { type EventSource, type SqsHandler, startEventSource } from './event-source.ts';
+import { describeFaults, FaultLayer } from './faults/layer.ts';
+import { installSdkFaults } from './faults/sdk.ts';
 import { FUNCTION_MODULES } from './functions.ts';
 import { type ApiHandler, type AuthorizerHandler, startHttpGateway } from './http-gateway.ts';
 import { localInspectorAssets } from './inspector-assets.ts';
@@ -154,6 +158,12 @@ export interface LocalHubOptions {
    * environment; each tenant throttled to `throttle` (TENANT_THROTTLE; false: none).
    */
   auth?: 'dev' | { cacheTtlMs?: number; throttle?: { rateLimit: number; burstLimit: number } | false };
+  /**
+   * The fault layer (docs/reliability.md#the-fault-layer): this one, or one made from FAULTS (in `env` or
+   * the process environment) when that is set. It hooks the AWS clients the handlers build from now on
+   * in this process, and the event sources of this hub.
+   */
+  faults?: FaultLayer;
 }
 
 export interface LocalHub {
@@ -177,6 +187,8 @@ export interface LocalHub {
   relayCaughtUp(): Promise<void>;
   /** Runs the sweeper now instead of waiting for its next tick. */
   sweep(): Promise<void>;
+  /** The fault layer injecting into this hub, when one does. */
+  faults: FaultLayer | undefined;
   /**
    * Stops taking work everywhere at once (gateway, executor queue, stream, schedule), gives what is in
    * flight `graceMs` (the stopGraceMs option by default) to finish, then stops the rest (reverse order of
@@ -403,6 +415,15 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
     // an agent loaded by an earlier hub of this process is not this one's
     if (options.agentModule) resetAgentCache();
 
+    // the handlers' AWS clients are built from here on: hooked before any is
+    const faultSpec = readSetting(FAULTS, options.env ?? {}) ?? readSetting(FAULTS);
+    const faults = options.faults ?? (faultSpec ? new FaultLayer(faultSpec) : undefined);
+    if (faults) {
+      setAwsClientHook((client) => installSdkFaults(faults, client));
+      cleanup.push(() => setAwsClientHook(undefined));
+      log(`local hub: faults on (${describeFaults(faults.spec)})`, undefined, 'info');
+    }
+
     const given = options.handlers ?? {};
     const http = {} as Record<FunctionName, ApiHandler>;
     for (const name of Object.keys(HTTP_FUNCTION_MEMORY_MB) as FunctionName[]) {
@@ -428,6 +449,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       functionName: 'executor',
       concurrency: options.executorConcurrency ?? DEFAULT_EXECUTOR_CONCURRENCY,
       waitTimeSeconds: options.pollWaitSeconds ?? 1,
+      ...(faults ? { faults } : {}),
       log,
     });
     workers.push(async (graceMs) => {
@@ -444,6 +466,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       client: sqs.client,
       queue: sqs.queues[HEARTBEAT_QUEUE.name]!,
       handler: handlers.heartbeat,
+      ...(faults ? { faults } : {}),
       functionName: 'heartbeat',
       concurrency: 10,
       waitTimeSeconds: options.pollWaitSeconds ?? 1,
@@ -456,6 +479,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       client: sqs.client,
       queue: sqs.queues[DELIVERY_QUEUE.name]!,
       handler: handlers.deliver,
+      ...(faults ? { faults } : {}),
       functionName: 'deliver',
       concurrency: 10,
       waitTimeSeconds: options.pollWaitSeconds ?? 1,
@@ -499,6 +523,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
         );
       },
       ...(options.streamPollMs !== undefined ? { idlePollMs: options.streamPollMs } : {}),
+      ...(faults ? { faults } : {}),
       log,
     });
     workers.push(withGrace('relay', () => relay.stop()));
@@ -506,6 +531,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
     const sweeper: Schedule = startSchedule({
       handler: handlers.sweeper,
       functionName: 'sweeper',
+      ...(faults ? { faults } : {}),
       intervalMs: options.sweepIntervalMs ?? 60_000,
       log,
     });
@@ -518,6 +544,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       client: sqs.client,
       queue: probeQueue,
       handler: handlers['registry-probe'],
+      ...(faults ? { faults } : {}),
       functionName: 'registry-probe',
       concurrency: 10,
       waitTimeSeconds: options.pollWaitSeconds ?? 1,
@@ -561,6 +588,7 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       recovered,
       relayCaughtUp: () => relay.caughtUp(),
       sweep: () => sweeper.fire(),
+      faults,
       stop: (graceMs) => stopAll(graceMs),
     };
   } catch (e) {

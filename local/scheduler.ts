@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, ScheduledEvent } from 'aws-lambda';
+import type { FaultLayer } from './faults/layer.ts';
 import {
   consoleLog,
   createLambdaContext,
@@ -24,6 +25,8 @@ export interface ScheduleOptions {
   ruleName?: string;
   /** Function timeout reported by the context. */
   timeoutMs?: number;
+  /** The fault layer (FAULTS): invocations that die. */
+  faults?: Pick<FaultLayer, 'invoke'>;
   log?: LocalLog;
 }
 
@@ -59,7 +62,8 @@ export const startSchedule = (options: ScheduleOptions): Schedule => {
     });
     const current: Promise<void> = (async () => {
       try {
-        await options.handler(scheduledEvent(ruleName), context);
+        const call = () => options.handler(scheduledEvent(ruleName), context);
+        await (options.faults ? options.faults.invoke(options.functionName, call) : call());
       } catch (e) {
         log(`${options.functionName} (scheduled) threw`, e);
       }

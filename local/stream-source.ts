@@ -21,6 +21,7 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { FaultLayer } from './faults/layer.ts';
 import { consoleLog, createLambdaContext, LOCAL_REGION, type LocalLog } from './lambda-context.ts';
 
 export type StreamHandler = (
@@ -81,6 +82,8 @@ export interface StreamSourceOptions {
   filter?: (record: DynamoDBRecord) => boolean;
   /** Pause after an empty poll (Lambda polls a shard about four times a second). */
   idlePollMs?: number;
+  /** The fault layer (FAULTS): batches handed over again, invocations that die. */
+  faults?: Pick<FaultLayer, 'invoke' | 'streamAgain'>;
   log?: LocalLog;
 }
 
@@ -138,8 +141,9 @@ export const startStreamSource = async (options: StreamSourceOptions): Promise<S
   const invoke = async (records: DynamoDBRecord[]): Promise<number | undefined> => {
     // undefined: all handled; otherwise the index of the first record to retry
     const context = createLambdaContext({ functionName, timeoutMs: options.timeoutMs ?? 60_000 });
+    const run = () => handler({ Records: records }, context);
     try {
-      const response = await handler({ Records: records }, context);
+      const response = await (options.faults ? options.faults.invoke(functionName, run) : run());
       const failures = response?.batchItemFailures ?? [];
       if (failures.length === 0) return undefined;
       const indexes = failures.map((f) =>
@@ -156,6 +160,8 @@ export const startStreamSource = async (options: StreamSourceOptions): Promise<S
   const process = async (shardId: string, batch: DynamoDBRecord[], retriesLeft: number): Promise<void> => {
     const failedAt = await invoke(batch);
     if (failedAt === undefined) {
+      // the batch handled, then handed over again as after a failure before the checkpoint
+      if (options.faults?.streamAgain(functionName)) return process(shardId, batch, retriesLeft);
       checkpoints.set(shardId, batch[batch.length - 1]!.dynamodb!.SequenceNumber!);
       return;
     }

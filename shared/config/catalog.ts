@@ -8,6 +8,7 @@ import * as auth from './auth.ts';
 import * as authorizer from './authorizer.ts';
 import * as delivery from './delivery.ts';
 import * as deployment from './deployment.ts';
+import * as faults from './faults.ts';
 import * as generations from './generations.ts';
 import * as heartbeat from './heartbeat.ts';
 import * as inspector from './inspector.ts';
@@ -56,6 +57,7 @@ export const CONCERNS: readonly Concern[] = [
   { file: 'inspector.ts', title: 'The inspector', settings: settingsOf(inspector) },
   { file: 'observability.ts', title: 'Logs and metrics', settings: settingsOf(observability) },
   { file: 'local.ts', title: 'The local runtime (`npm start`)', settings: settingsOf(local) },
+  { file: 'faults.ts', title: 'The local fault layer', settings: settingsOf(faults) },
 ];
 
 /** Every setting, each once. */

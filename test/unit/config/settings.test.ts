@@ -52,6 +52,7 @@ const errorOf = (name: string, raw: string): ConfigError => {
 const BAD: Readonly<Record<string, readonly string[]>> = {
   PUBLIC_URL: ['hub.example.com', 'ftp://hub.example.com', 'https://'],
   SYNAPSE_DYNAMO_ENDPOINT: ['127.0.0.1:8000', 'tcp://127.0.0.1:8000'],
+  FAULTS: ['5%', 'x:5%', '7:120%', '7:0.1:nonsense', '7:0.1:throttle=2', '7:0.1:throttle:x'],
   EXECUTOR_QUEUE_URL: ['executor', 'sqs://q'],
   HEARTBEAT_QUEUE_URL: ['heartbeat'],
   DELIVERY_QUEUE_URL: ['delivery'],
