@@ -164,6 +164,12 @@ export interface LocalHubOptions {
    * in this process, and the event sources of this hub.
    */
   faults?: FaultLayer;
+  /**
+   * Messages a consumer received stay hidden at most this long (each queue's visibility timeout, 960 s
+   * for the executor's, otherwise): how soon the work of an invocation that died comes back. For a
+   * fault run that should not wait a quarter of an hour; the claims keep a message back early harmless.
+   */
+  visibilityTimeoutCapSeconds?: number;
 }
 
 export interface LocalHub {
@@ -361,8 +367,11 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
     await createTableIfMissing(dynamo.endpoint, tableName);
     if (sharedDynamo) cleanup.push(() => dropTable(dynamo.endpoint, tableName));
 
+    const cap = options.visibilityTimeoutCapSeconds;
     const sqs: LocalSqs = await startLocalSqs({
-      queues: QUEUES,
+      queues: cap
+        ? QUEUES.map((q) => ({ ...q, visibilityTimeoutSeconds: Math.min(q.visibilityTimeoutSeconds, cap) }))
+        : QUEUES,
       plainQueues: [STREAM_RELAY.failureQueueName],
     });
     cleanup.push(() => sqs.stop());

@@ -24,6 +24,15 @@ export class ScriptedFaults extends FaultLayer {
     });
   }
 
+  /** The call at which an invocation the script kills dies (1: its first AWS call). */
+  dieAt = 1;
+
+  override draw(place: string): number {
+    // FaultLayer.invoke: 1 + floor(draw × 6)
+    if (place.startsWith('die-at:')) return (this.dieAt - 1 + 0.5) / 6;
+    return super.draw(place);
+  }
+
   override pick(place: string, candidates: readonly FaultKind[]): FaultKind | undefined {
     if (!this.enabled) return undefined;
     const kind = this.script(place, candidates);
@@ -40,6 +49,18 @@ export const firstTimes = (n: number, place: string, kind: FaultKind): FaultScri
   return (asked, candidates) => {
     if (left <= 0 || !asked.startsWith(place) || !candidates.includes(kind)) return undefined;
     left--;
+    return kind;
+  };
+};
+
+/** The kinds `place` (a prefix) gets the times it asks, in order; none after. */
+export const inOrder = (place: string, kinds: readonly FaultKind[]): FaultScript => {
+  const left = [...kinds];
+  return (asked, candidates) => {
+    if (!asked.startsWith(place)) return undefined;
+    const kind = left[0];
+    if (kind === undefined || !candidates.includes(kind)) return undefined;
+    left.shift();
     return kind;
   };
 };

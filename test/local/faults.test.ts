@@ -1,0 +1,297 @@
+/**
+ * The rules for faults (docs/reliability.md), each against its fault, on the local hub: the real
+ * handlers on DynamoDB Local and the local SQS, with a fault layer whose faults each test chooses
+ * (test/support/faults.ts) on their AWS clients and event sources.
+ * - a call that stays throttled: the caller gets 503 with Retry-After (JSON-RPC and REST), nothing written;
+ * - a create applied whose answer was lost, then throttled: 503, and the client's retry with the same
+ *   messageId gets the same task, applied once;
+ * - an SQS message delivered twice (after it was handled, or twice in one batch): handled once;
+ * - a stream batch handed to the relay again: no second push;
+ * - a consumer that dies mid-way (the executor before or after its claim, the relay): the task still
+ *   finishes and its push arrives once.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type LocalHub, startLocalHub } from '../../local/hub.ts';
+import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
+import { type FaultScript, inOrder, ScriptedFaults } from '../support/faults.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+const ENV = {
+  PUSH_URL_ALLOWLIST: '127.0.0.1',
+  DELIVERY_BASE_DELAY_SECONDS: '0.05',
+  DELIVERY_JITTER: '0',
+  HEARTBEAT_INTERVAL_SECONDS: '1',
+  HEARTBEAT_MISSED_LIMIT: '2',
+  SYNAPSE_QUIET_EVENTS: '1',
+  POWERTOOLS_LOG_LEVEL: 'CRITICAL',
+};
+
+let hub: LocalHub;
+let faults: ScriptedFaults;
+let receiver: WebhookReceiver;
+let dynamo: DynamoDBClient;
+let store: DynamoTaskStore;
+
+before(async () => {
+  receiver = await startWebhookReceiver();
+  faults = new ScriptedFaults();
+  hub = await startLocalHub({
+    env: ENV,
+    faults,
+    visibilityTimeoutCapSeconds: 2,
+    // runs lost with their executor are run again (a run of an agent not declared idempotent is failed)
+    agentModule: fileURLToPath(new URL('./fixtures/idempotent-demo-agent.ts', import.meta.url)),
+    log: () => {},
+  });
+  // past the fault layer: what the table holds
+  dynamo = new DynamoDBClient({
+    endpoint: hub.dynamoEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  store = new DynamoTaskStore(dynamo, { tableName: hub.tableName });
+});
+
+after(async () => {
+  dynamo?.destroy();
+  await hub?.stop();
+  await receiver?.close();
+});
+
+/** Runs `work` with `script` choosing the faults, then none. */
+const withFaults = async <T>(script: FaultScript, work: () => Promise<T>): Promise<T> => {
+  faults.script = script;
+  faults.given.length = 0;
+  try {
+    return await work();
+  } finally {
+    faults.script = () => undefined;
+  }
+};
+
+const rpc = async (method: string, params: unknown) => {
+  const res = await fetch(`${hub.url}/a2a/jsonrpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return {
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+    body: (await res.json()) as {
+      result?: { task?: { id: string; status: { state: string } }; id?: string; status?: { state: string } };
+      error?: { code: number; message: string };
+    },
+  };
+};
+
+const sendParams = (text: string, options: { messageId?: string; hook?: string } = {}) => ({
+  message: { messageId: options.messageId ?? crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] },
+  configuration: {
+    returnImmediately: true,
+    ...(options.hook
+      ? { taskPushNotificationConfig: { url: receiver.url(options.hook), token: 'tok' } }
+      : {}),
+  },
+});
+
+const send = async (text: string, hook?: string): Promise<string> => {
+  const answer = await rpc('SendMessage', sendParams(text, hook ? { hook } : {}));
+  const id = answer.body.result?.task?.id;
+  assert.ok(id, JSON.stringify(answer));
+  return id;
+};
+
+const tenant = 'default';
+
+/** Waits for the task to be completed, then for the relay to have passed its last change on. */
+const completed = async (taskId: string) => {
+  for (let i = 0; i < 600; i++) {
+    const record = await store.get({ tenant, taskId });
+    if (record?.head.state === 'completed') {
+      await hub.relayCaughtUp();
+      return record;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`task ${taskId} did not complete: ${(await store.get({ tenant, taskId }))?.head.state}`);
+};
+
+const eventTypes = async (taskId: string) => {
+  const record = await store.get({ tenant, taskId });
+  assert.ok(record);
+  return (await store.events(record, 0)).map((e) => e.type);
+};
+
+/** Every task item of the table. */
+const taskItems = async () =>
+  (
+    (
+      await DynamoDBDocumentClient.from(dynamo).send(
+        new ScanCommand({
+          TableName: hub.tableName,
+          FilterExpression: 'sk = :t',
+          ExpressionAttributeValues: { ':t': 'T' },
+        }),
+      )
+    ).Items ?? []
+  ).length;
+
+/** The pushes `hook` accepted, by event version: each must be there once. */
+const acceptedVersions = (hook: string) =>
+  receiver
+    .received(hook)
+    .filter((p) => p.status < 300)
+    .map((p) => Number(p.headers['a2a-event-version']));
+
+const completionPushed = async (hook: string) => {
+  for (let i = 0; i < 400; i++) {
+    if (receiver.received(hook).some((p) => p.status < 300 && p.body.includes('TASK_STATE_COMPLETED')))
+      return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(
+    `${hook} never got the completion: ${JSON.stringify(receiver.received(hook).map((p) => p.body))}`,
+  );
+};
+
+const once = (versions: number[]) =>
+  assert.equal(new Set(versions).size, versions.length, `each once: ${versions}`);
+
+describe('a call that stays throttled', () => {
+  it('is answered 503 with Retry-After over JSON-RPC and REST, and nothing is written', async () => {
+    const before = await taskItems();
+    const throttled: FaultScript = (place) => (place.startsWith('sdk:DynamoDB.') ? 'throttle' : undefined);
+    const jsonrpc = await withFaults(throttled, () => rpc('SendMessage', sendParams('hello')));
+    assert.equal(jsonrpc.status, 503);
+    assert.equal(jsonrpc.retryAfter, '1');
+    assert.equal(jsonrpc.body.error?.code, 503);
+    assert.match(
+      jsonrpc.body.error?.message ?? '',
+      /could not reach DynamoDB .* nothing was written; try again/,
+    );
+
+    const rest = await withFaults(throttled, () =>
+      fetch(`${hub.url}/a2a/rest/message:send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        body: JSON.stringify(sendParams('hello')),
+      }),
+    );
+    assert.equal(rest.status, 503);
+    assert.equal(rest.headers.get('retry-after'), '1');
+    const restBody = (await rest.json()) as { error: { code: number; status: string } };
+    assert.deepEqual([restBody.error.code, restBody.error.status], [503, 'UNAVAILABLE']);
+    assert.ok(faults.given.length >= 3, 'the SDK tried 3 times');
+    assert.equal(await taskItems(), before, 'no task written');
+  });
+});
+
+describe('a create applied whose answer was lost, then throttled', () => {
+  it("is answered with the task it made (read back); the client's retry with the same messageId gets it again, once", async () => {
+    const messageId = crypto.randomUUID();
+    const before = await taskItems();
+    const first = await withFaults(
+      inOrder('sdk:DynamoDB.PutItem', ['ambiguous', 'throttle', 'throttle']),
+      () => rpc('SendMessage', sendParams('hello', { messageId })),
+    );
+    assert.deepEqual(
+      faults.given.map((g) => g.kind),
+      ['ambiguous', 'throttle', 'throttle'],
+      'the create failed as far as the SDK knows',
+    );
+    assert.equal(await taskItems(), before + 1, 'its first attempt was applied');
+    const id = first.body.result?.task?.id;
+    assert.ok(id, `the task found, not an error: ${JSON.stringify(first.body)}`);
+    const retried = await rpc('SendMessage', sendParams('hello', { messageId }));
+    assert.equal(retried.body.result?.task?.id, id, 'the same task');
+    assert.equal(await taskItems(), before + 1, 'one task');
+    await completed(id);
+    assert.equal((await eventTypes(id)).filter((t) => t === 'created').length, 1);
+  });
+});
+
+describe('SQS delivering a message twice', () => {
+  it('a run and a push handed over again after they were handled, or twice in a batch, are handled once', async () => {
+    const script: FaultScript = (place) =>
+      place === 'sqs:executor'
+        ? 'sqs-duplicate'
+        : place === 'sqs:deliver'
+          ? 'sqs-duplicate-in-batch'
+          : undefined;
+    const taskId = await withFaults(script, async () => {
+      const id = await send('hello', '/sqs-twice');
+      await completed(id);
+      await completionPushed('/sqs-twice');
+      return id;
+    });
+    assert.ok(faults.given.some((g) => g.kind === 'sqs-duplicate'));
+    assert.ok(faults.given.some((g) => g.kind === 'sqs-duplicate-in-batch'));
+    const types = await eventTypes(taskId);
+    assert.equal(types.filter((t) => t === 'start').length, 1, `run once: ${types}`);
+    once(acceptedVersions('/sqs-twice'));
+  });
+});
+
+describe('the stream handing a batch to the relay again', () => {
+  it('sends no second push', async () => {
+    let asked = 0;
+    // every batch handled is handed over once more
+    const script: FaultScript = (place) =>
+      place === 'stream:relay' && asked++ % 2 === 0 ? 'stream-redelivered' : undefined;
+    await withFaults(script, async () => {
+      const id = await send('hello', '/stream-again');
+      await completed(id);
+      await completionPushed('/stream-again');
+    });
+    assert.ok(faults.given.filter((g) => g.kind === 'stream-redelivered').length >= 2);
+    // the deliveries queued a second time find their attempts in the log
+    await new Promise((r) => setTimeout(r, 500));
+    once(acceptedVersions('/stream-again'));
+  });
+});
+
+describe('a consumer that dies mid-way', () => {
+  for (const dieAt of [1, 2, 3]) {
+    it(`the executor dying at its call ${dieAt}: the task still finishes, its push arrives once`, async () => {
+      faults.dieAt = dieAt;
+      let killed = false;
+      const script: FaultScript = (place) => {
+        if (place !== 'invoke:executor' || killed) return undefined;
+        killed = true;
+        return 'function-dies';
+      };
+      const hook = `/executor-dies-${dieAt}`;
+      await withFaults(script, async () => {
+        const id = await send('hello', hook);
+        await completed(id);
+        await completionPushed(hook);
+      });
+      assert.deepEqual(
+        faults.given.map((g) => g.kind),
+        ['function-dies'],
+      );
+      once(acceptedVersions(hook));
+    });
+  }
+
+  it('the relay dying after some of its calls: the task finishes, its push arrives once', async () => {
+    faults.dieAt = 2;
+    let killed = 0;
+    const script: FaultScript = (place) =>
+      place === 'invoke:relay' && killed++ < 2 ? 'function-dies' : undefined;
+    await withFaults(script, async () => {
+      const id = await send('hello', '/relay-dies');
+      await completed(id);
+      await completionPushed('/relay-dies');
+    });
+    assert.equal(faults.given.filter((g) => g.kind === 'function-dies').length, 2);
+    once(acceptedVersions('/relay-dies'));
+  });
+});
