@@ -301,6 +301,20 @@ describe('stateless stack: functions and triggers', () => {
     }
   });
 
+  it("gives every function's AWS clients the retryable-error translation, and none the local fault layer", () => {
+    for (const [name, { fn }] of Object.entries(functionIds(hub))) {
+      const code = bundleOf(hub, fn);
+      // names a middleware keeps in a minified bundle (shared/adapters/aws/clients.ts, local/faults/sdk.ts)
+      if (name !== 'signing-key-rotation' && name !== 'jwks')
+        assert.match(code, /synapseUnavailableAfterRetries/, `${name} translates what stays unavailable`);
+      assert.doesNotMatch(
+        code,
+        /synapseFaultsPerAttempt|injected: function-dies/,
+        `${name} carries no fault layer`,
+      );
+    }
+  });
+
   it('puts the built inspector page beside the inspector function, where its composition root reads it', () => {
     const { fn } = functionIds(hub).inspector;
     const hash = (propertiesOf(hub.statelessTemplate, fn).Code as { S3Key: string }).S3Key.replace(
