@@ -62,69 +62,71 @@ const defaultDeps: DeliverHandlerDeps = {
         ),
 };
 
+const consumerOf = (deps: DeliverHandlerDeps) => ({
+  schema: messageSchema,
+  what: 'delivery message',
+  deadLetters: deps.deadLetters,
+});
+
 export const createDeliverHandler =
   (deps: DeliverHandlerDeps = defaultDeps) =>
   (event: SQSEvent): Promise<SQSBatchResponse> =>
-    processSqsBatch(
-      event,
-      { schema: messageSchema, what: 'delivery message', deadLetters: deps.deadLetters },
-      async (parsed, record) => {
-        const message: DeliveryMessage = parsed;
-        const keys = {
-          taskId: message.taskId,
-          configId: message.configId,
-          version: message.version,
-          attempt: message.attempt,
-          redrive: message.redrive ?? 0,
-          messageId: record.messageId,
-        };
-        try {
-          const outcome = await deps.worker().deliver(message);
-          if (outcome.result === 'in_flight') {
-            // another invocation holds the attempt: look again once it must have ended
-            await deps.comeBackIn(record, outcome.retryInSeconds + 1).catch(() => undefined);
-            logger.info('delivery attempt held by another invocation', { ...keys, ...outcome });
-            throw new AttemptInFlight();
-          }
-          if (outcome.result === 'heartbeat') {
-            logger.info('synapse heartbeat', { ...keys, ...outcome });
-            return;
-          }
-          if (outcome.result === 'waiting') {
-            logger.info('synapse message waits for the one before it', { ...keys, ...outcome });
-            return;
-          }
-          if (outcome.result === 'duplicate') {
-            logger.info('delivery attempt recorded before: nothing sent', {
-              ...keys,
-              status: outcome.existing.status,
-            });
-            return;
-          }
-          const { status, httpStatus, latencyMs, retryInSeconds, deadLetter, error } = outcome.attempt;
-          const log = status === 'delivered' ? logger.info : logger.warn;
-          log.call(logger, 'delivery attempt', {
-            ...keys,
-            status,
-            httpStatus,
-            latencyMs,
-            retryInSeconds,
-            deadLetter,
-            error,
-          });
-        } catch (e) {
-          if (!(e instanceof AttemptInFlight)) {
-            await deps.comeBackIn(record, 'backoff').catch(() => undefined);
-            logger.error('delivery failed before its outcome was recorded', {
-              ...keys,
-              receiveCount: receiveCount(record),
-              error: e as Error,
-            });
-          }
-          throw e;
+    processSqsBatch(event, consumerOf(deps), async (parsed, record) => {
+      const message: DeliveryMessage = parsed;
+      const keys = {
+        taskId: message.taskId,
+        configId: message.configId,
+        version: message.version,
+        attempt: message.attempt,
+        redrive: message.redrive ?? 0,
+        messageId: record.messageId,
+      };
+      try {
+        const outcome = await deps.worker().deliver(message);
+        if (outcome.result === 'in_flight') {
+          // another invocation holds the attempt: look again once it must have ended
+          await deps.comeBackIn(record, outcome.retryInSeconds + 1).catch(() => undefined);
+          logger.info('delivery attempt held by another invocation', { ...keys, ...outcome });
+          throw new AttemptInFlight();
         }
-      },
-    );
+        if (outcome.result === 'heartbeat') {
+          logger.info('synapse heartbeat', { ...keys, ...outcome });
+          return;
+        }
+        if (outcome.result === 'waiting') {
+          logger.info('synapse message waits for the one before it', { ...keys, ...outcome });
+          return;
+        }
+        if (outcome.result === 'duplicate') {
+          logger.info('delivery attempt recorded before: nothing sent', {
+            ...keys,
+            status: outcome.existing.status,
+          });
+          return;
+        }
+        const { status, httpStatus, latencyMs, retryInSeconds, deadLetter, error } = outcome.attempt;
+        const log = status === 'delivered' ? logger.info : logger.warn;
+        log.call(logger, 'delivery attempt', {
+          ...keys,
+          status,
+          httpStatus,
+          latencyMs,
+          retryInSeconds,
+          deadLetter,
+          error,
+        });
+      } catch (e) {
+        if (!(e instanceof AttemptInFlight)) {
+          await deps.comeBackIn(record, 'backoff').catch(() => undefined);
+          logger.error('delivery failed before its outcome was recorded', {
+            ...keys,
+            receiveCount: receiveCount(record),
+            error: e as Error,
+          });
+        }
+        throw e;
+      }
+    });
 
 export const deliverHandler = createDeliverHandler();
 
