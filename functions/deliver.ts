@@ -5,18 +5,21 @@
  * dead-letter messages (shared/app/delivery/delivery-worker.ts, docs/deliveries.md). A record whose attempt
  * another invocation holds comes back once that one must have ended; a record that throws (DynamoDB,
  * SQS or the signing keys unavailable) comes back after a backoff, and after the queue's
- * maxReceiveCount goes to the dead-letter queue as it is.
+ * maxReceiveCount goes to the dead-letter queue as it is. A record that is not a delivery goes to the
+ * dead-letter queue at once, with why (adapters/lambda/sqs-batch.ts).
  */
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { eachRecord, receiveCount } from '../shared/adapters/lambda/sqs-batch.ts';
+import { processSqsBatch, receiveCount } from '../shared/adapters/lambda/sqs-batch.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
 import type { DeliveryWorker } from '../shared/app/delivery/delivery-worker.ts';
-import { sqsClient } from '../shared/composition-roots/core.ts';
+import { poisonQueueAt, sqsClient } from '../shared/composition-roots/core.ts';
 import { deliveryQueueUrl } from '../shared/composition-roots/delivery-queue.ts';
 import { deliveryWorker } from '../shared/composition-roots/delivery-worker.ts';
+import { DELIVERY_DLQ_URL } from '../shared/config/deployment.ts';
 import { logger, withObservability } from '../shared/observability/index.ts';
 import type { DeliveryMessage } from '../shared/ports/delivery-queue.ts';
+import type { PoisonQueue } from '../shared/ports/poison-queue.ts';
 import * as z from '../shared/validation/zod.ts';
 
 const text = z.string().check(z.minLength(1), z.maxLength(1024));
@@ -40,10 +43,13 @@ export interface DeliverHandlerDeps {
   worker: () => Pick<DeliveryWorker, 'deliver'>;
   /** Makes a failed record visible again after `seconds` (best effort). */
   comeBackIn: (record: SQSRecord, seconds: number | 'backoff') => Promise<unknown>;
+  /** Where a record that is not a delivery goes, with why: the delivery DLQ. */
+  deadLetters: () => PoisonQueue;
 }
 
 const defaultDeps: DeliverHandlerDeps = {
   worker: deliveryWorker,
+  deadLetters: () => poisonQueueAt(DELIVERY_DLQ_URL),
   comeBackIn: (record, seconds) =>
     seconds === 'backoff'
       ? retryLater(sqsClient(), deliveryQueueUrl(), record.receiptHandle, receiveCount(record))
@@ -56,10 +62,16 @@ const defaultDeps: DeliverHandlerDeps = {
         ),
 };
 
+const consumerOf = (deps: DeliverHandlerDeps) => ({
+  schema: messageSchema,
+  what: 'delivery message',
+  deadLetters: deps.deadLetters,
+});
+
 export const createDeliverHandler =
   (deps: DeliverHandlerDeps = defaultDeps) =>
   (event: SQSEvent): Promise<SQSBatchResponse> =>
-    eachRecord(event, messageSchema, 'delivery message', async (parsed, record) => {
+    processSqsBatch(event, consumerOf(deps), async (parsed, record) => {
       const message: DeliveryMessage = parsed;
       const keys = {
         taskId: message.taskId,

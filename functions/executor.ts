@@ -3,19 +3,22 @@
  * or to check on the lease of a claimed one; the claim inside TaskExecutor
  * makes a redelivered record harmless. A lease still running is looked at
  * again later (a new delayed message). Records that throw are reported as
- * partial batch failures and come back after a backoff.
+ * partial batch failures and come back after a backoff; a record that is
+ * not a run goes to the dead-letter queue at once (adapters/lambda/sqs-batch.ts).
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { eachRecord, receiveCount } from '../shared/adapters/lambda/sqs-batch.ts';
+import { processSqsBatch, receiveCount } from '../shared/adapters/lambda/sqs-batch.ts';
 import { EXECUTOR_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
 import { MAX_DELAY_SECONDS } from '../shared/app/delivery/relay.ts';
 import {
   executorQueueFromEnv,
   executorQueueUrl,
+  poisonQueueAt,
   sqsClient,
   taskExecutor,
 } from '../shared/composition-roots/core.ts';
+import { EXECUTOR_DLQ_URL } from '../shared/config/deployment.ts';
 import { countMetric, logger, MetricName, withObservability } from '../shared/observability/index.ts';
 import * as z from '../shared/validation/zod.ts';
 
@@ -26,9 +29,15 @@ const runSchema = z.object({
   watch: z.optional(z.literal('lease')),
 });
 
+const consumer = {
+  schema: runSchema,
+  what: 'executor message',
+  deadLetters: () => poisonQueueAt(EXECUTOR_DLQ_URL),
+};
+
 export const executorHandler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const executor = await taskExecutor();
-  return eachRecord(event, runSchema, 'executor message', async (run, record) => {
+  return processSqsBatch(event, consumer, async (run, record) => {
     const keys = { taskId: run.taskId, tenant: run.tenant, messageId: record.messageId };
     if (receiveCount(record) > 1) countMetric(MetricName.DeliveriesRetried);
     try {

@@ -4,13 +4,20 @@
  * later (a new delayed message), or resolves a lost run (run again or
  * failed, one conditional write). A redelivered record is harmless: the
  * watch acts on the task as it is now. Records that throw are reported as
- * partial batch failures and come back after a backoff.
+ * partial batch failures and come back after a backoff; a record that is
+ * not a watch goes to the dead-letter queue at once (adapters/lambda/sqs-batch.ts).
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { eachRecord, receiveCount } from '../shared/adapters/lambda/sqs-batch.ts';
+import { processSqsBatch, receiveCount } from '../shared/adapters/lambda/sqs-batch.ts';
 import { HEARTBEAT_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
-import { heartbeatQueueUrl, heartbeatWatcher, sqsClient } from '../shared/composition-roots/core.ts';
+import {
+  heartbeatQueueUrl,
+  heartbeatWatcher,
+  poisonQueueAt,
+  sqsClient,
+} from '../shared/composition-roots/core.ts';
+import { HEARTBEAT_DLQ_URL } from '../shared/config/deployment.ts';
 import { countMetric, logger, MetricName, withObservability } from '../shared/observability/index.ts';
 import * as z from '../shared/validation/zod.ts';
 
@@ -21,9 +28,15 @@ const watchSchema = z.object({
   claim: z.optional(z.string().check(z.minLength(1))),
 });
 
+const consumer = {
+  schema: watchSchema,
+  what: 'heartbeat watch',
+  deadLetters: () => poisonQueueAt(HEARTBEAT_DLQ_URL),
+};
+
 export const heartbeatHandler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const watcher = await heartbeatWatcher();
-  return eachRecord(event, watchSchema, 'heartbeat watch', async (watch, record) => {
+  return processSqsBatch(event, consumer, async (watch, record) => {
     const keys = { taskId: watch.taskId, tenant: watch.tenant, messageId: record.messageId };
     try {
       const outcome = await watcher.check(watch);

@@ -4,15 +4,20 @@
  * the probes due in it, each delayed to its own offset; or one probe (`{"tenant", "id"}`), which probes
  * that agent and keeps its report. A redelivered record is harmless: a tick queues a second probe of the
  * same agents (their reports are replaced), a probe probes again. Records that throw are reported as
- * partial batch failures.
+ * partial batch failures; a record that is neither goes to the dead-letter queue at once, with why
+ * (adapters/lambda/sqs-batch.ts).
  *
  * Invoked with no records (the deployment's trigger, infra/constructs/registry.ts, and `npm start`), it
  * publishes the hub's own card to its registry, approved (docs/registry.md#the-hubs-own-card): fetched
  * from PUBLIC_URL's well-known URL, a URL the deployment names, not a caller.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { eachRecord } from '../shared/adapters/lambda/sqs-batch.ts';
-import { registryProber, registryService } from '../shared/composition-roots/registry-probe.ts';
+import { processSqsBatch } from '../shared/adapters/lambda/sqs-batch.ts';
+import {
+  probePoisonQueue,
+  registryProber,
+  registryService,
+} from '../shared/composition-roots/registry-probe.ts';
 import { DEFAULT_TENANT } from '../shared/config/auth.ts';
 import { PUBLIC_URL } from '../shared/config/deployment.ts';
 import { readSetting, requireSetting } from '../shared/config/settings.ts';
@@ -21,7 +26,10 @@ import { logger, withObservability } from '../shared/observability/index.ts';
 import * as z from '../shared/validation/zod.ts';
 
 const messageSchema = z.union([
-  z.object({ probeTick: z.string().check(z.minLength(1)) }),
+  // a tick without a time is poison too: it could never be carried out
+  z.object({
+    probeTick: z.string().check(z.refine((time) => !Number.isNaN(Date.parse(time)), 'not a time')),
+  }),
   z.object({ tenant: z.string().check(z.minLength(1)), id: z.string().check(z.minLength(1)) }),
 ]);
 
@@ -47,19 +55,20 @@ const publishOwnCard = async (): Promise<{ published: boolean; recordId?: string
   }
 };
 
+const consumer = {
+  schema: messageSchema,
+  what: 'registry probe message',
+  deadLetters: probePoisonQueue,
+};
+
 export const registryProbeHandler = async (
   event: Partial<SQSEvent>,
 ): Promise<SQSBatchResponse | Awaited<ReturnType<typeof publishOwnCard>>> => {
   if (!Array.isArray(event.Records)) return publishOwnCard();
   const prober = registryProber();
-  return eachRecord(event as SQSEvent, messageSchema, 'registry probe message', async (message, record) => {
+  return processSqsBatch(event as SQSEvent, consumer, async (message) => {
     if ('probeTick' in message) {
-      const time = new Date(message.probeTick);
-      if (Number.isNaN(time.getTime())) {
-        logger.error('dropping a probe tick without a time', { body: record.body.slice(0, 200) });
-        return;
-      }
-      const queued = await prober.tick(time);
+      const queued = await prober.tick(new Date(message.probeTick));
       logger.info('registry probe tick', { time: message.probeTick, queued });
       return;
     }

@@ -40,12 +40,12 @@ import { localKeySet } from '../shared/adapters/keys/local.ts';
 import { SqsExecutorQueue } from '../shared/adapters/sqs/executor-queue.ts';
 import { SqsHeartbeatQueue } from '../shared/adapters/sqs/heartbeat-queue.ts';
 import {
-  DELIVERY_DLQ_URL_ENV,
   DELIVERY_QUEUE,
   EXECUTOR_QUEUE,
   HEARTBEAT_QUEUE,
   QUEUES,
   REGISTRY_PROBE_QUEUE,
+  RELAY_FAILURES_URL_ENV,
 } from '../shared/adapters/sqs/queues.ts';
 import { resetAgentCache } from '../shared/agent/load.ts';
 import { type RecoveryResult, recoverPendingWork } from '../shared/app/tasks/recovery.ts';
@@ -392,8 +392,11 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
       {
         TABLE_NAME: tableName,
         ...Object.fromEntries(QUEUES.map((q) => [q.urlEnv, sqs.queues[q.name]!.url])),
-        // the delivery worker dead-letters deliveries that gave up itself, saying why
-        [DELIVERY_DLQ_URL_ENV]: sqs.queues[DELIVERY_QUEUE.name]!.deadLetterUrl,
+        // each consumer sends poison messages to its dead-letter queue, saying why (and the delivery
+        // worker the deliveries that gave up, DELIVERY_DLQ_URL)
+        ...Object.fromEntries(QUEUES.map((q) => [q.dlqUrlEnv, sqs.queues[q.name]!.deadLetterUrl])),
+        // the relay describes an undecodable stream record there
+        [RELAY_FAILURES_URL_ENV]: sqs.urls[STREAM_RELAY.failureQueueName]!,
         AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
         AWS_ENDPOINT_URL_SQS: sqs.endpoint,
         AWS_ENDPOINT_URL_EVENTBRIDGE: bus.endpoint,

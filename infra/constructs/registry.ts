@@ -5,7 +5,8 @@
  * carries them out. The rule lives with the queue in the state stack (the queue's policy names the rule:
  * across stacks that would be a cycle); the function with the services. Least privilege: the function
  * reads and writes the registry's items (by key, and the byRegistry index for its catalog feed), sends to
- * its queue (consuming is the event source's grant), and calls out only through the SSRF guard.
+ * its queue (consuming is the event source's grant) and to its dead-letter queue (a poison message), and
+ * calls out only through the SSRF guard.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -69,12 +70,16 @@ export class RegistryProbes extends Construct {
 
   constructor(scope: Construct, id: string, props: RegistryProbesProps) {
     super(scope, id);
-    const { definition, queue } = props.queue;
+    const { definition, queue, deadLetterQueue } = props.queue;
     const { tick } = props;
     this.probe = new HubFunction(this, 'Probe', {
       fn: 'registry-probe',
       agentModule: props.agentModule,
-      environment: { ...props.environment, REGISTRY_PROBE_TICK_SECONDS: String(tick.toSeconds()) },
+      environment: {
+        ...props.environment,
+        REGISTRY_PROBE_TICK_SECONDS: String(tick.toSeconds()),
+        [definition.dlqUrlEnv]: deadLetterQueue.queueUrl,
+      },
       timeout: Duration.seconds(definition.consumerTimeoutSeconds),
       description: "Synapse: probes the registry's agents (their card and each interface's GetTask)",
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
@@ -86,6 +91,8 @@ export class RegistryProbes extends Construct {
     );
     grantTableReadWrite(props.table, this.probe.function, { indexes: REGISTRY_INDEXES });
     queue.grantSendMessages(this.probe.function);
+    // a poison message goes to the dead-letter queue at once (shared/adapters/lambda/sqs-batch.ts)
+    deadLetterQueue.grantSendMessages(this.probe.function);
 
     // the hub's own card, published to its registry after every deployment that changes the function
     // (functions/registry-probe.ts invoked with no records); asynchronous: a failure is logged, the

@@ -7,11 +7,13 @@
  * Least privilege: the executor reads/writes tasks (its liveness writes are
  * conditional puts too), consumes its queue (the event source mapping grants
  * that) and sends to it (a lease watch from before heartbeats looks again
- * later); the heartbeat function reads/writes tasks, consumes its queue and
- * sends to it (a watch re-arms itself), and queries no index; the sweeper
- * queries the deadline index and writes tasks conditionally; the relay reads
- * the stream (granted by its mapping), sends to the executor and heartbeat
- * queues and puts events on the bus, and touches no item.
+ * later) and to its dead-letter queue (a poison message); the heartbeat
+ * function reads/writes tasks, consumes its queue and sends to it (a watch
+ * re-arms itself) and to its dead-letter queue, and queries no index; the
+ * sweeper queries the deadline index and writes tasks conditionally; the
+ * relay reads the stream (granted by its mapping), sends to the executor and
+ * heartbeat queues and to its failure queue (an undecodable record) and puts
+ * events on the bus, and touches no item.
  *
  * The heartbeat watch has a function of its own rather than a second event
  * source on the executor: a check takes milliseconds and must not wait behind
@@ -26,6 +28,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { STREAM_RELAY } from '../../shared/adapters/dynamodb/stream.ts';
+import { RELAY_FAILURES_URL_ENV } from '../../shared/adapters/sqs/queues.ts';
 import { grantTableReadWrite } from '../permissions.ts';
 import { HubFunction } from './function.ts';
 import type { QueueRef } from './queues.ts';
@@ -59,12 +62,12 @@ export class Workers extends Construct {
 
   constructor(scope: Construct, id: string, props: WorkersProps) {
     super(scope, id);
-    const { definition, queue } = props.executorQueue;
+    const { definition, queue, deadLetterQueue } = props.executorQueue;
 
     this.executor = new HubFunction(this, 'Executor', {
       fn: 'executor',
       agentModule: props.agentModule,
-      environment: props.environment,
+      environment: { ...props.environment, [definition.dlqUrlEnv]: deadLetterQueue.queueUrl },
       timeout: Duration.seconds(definition.consumerTimeoutSeconds),
       description: 'Synapse: runs the agent for queued tasks',
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
@@ -78,12 +81,14 @@ export class Workers extends Construct {
     // consuming is granted by the event source; sending is for lease checks that must look again later
     grantTableReadWrite(props.table, this.executor.function, { indexes: EXECUTOR_INDEXES });
     queue.grantSendMessages(this.executor.function);
+    // a poison message goes to the dead-letter queue at once (shared/adapters/lambda/sqs-batch.ts)
+    deadLetterQueue.grantSendMessages(this.executor.function);
 
     const beats = props.heartbeatQueue;
     this.heartbeat = new HubFunction(this, 'Heartbeat', {
       fn: 'heartbeat',
       agentModule: props.agentModule,
-      environment: props.environment,
+      environment: { ...props.environment, [beats.definition.dlqUrlEnv]: beats.deadLetterQueue.queueUrl },
       timeout: Duration.seconds(beats.definition.consumerTimeoutSeconds),
       description: 'Synapse: watches the heartbeat of running tasks',
       ...(props.logRetention ? { logRetention: props.logRetention } : {}),
@@ -100,6 +105,7 @@ export class Workers extends Construct {
     grantTableReadWrite(props.table, this.heartbeat.function, { indexes: HEARTBEAT_INDEXES });
     // a watch of a run still alive re-arms itself
     beats.queue.grantSendMessages(this.heartbeat.function);
+    beats.deadLetterQueue.grantSendMessages(this.heartbeat.function);
 
     this.sweeper = new HubFunction(this, 'Sweeper', {
       fn: 'sweeper',
@@ -114,7 +120,7 @@ export class Workers extends Construct {
     this.relay = new HubFunction(this, 'Relay', {
       fn: 'relay',
       agentModule: props.agentModule,
-      environment: props.environment,
+      environment: { ...props.environment, [RELAY_FAILURES_URL_ENV]: props.relayFailures.queueUrl },
       timeout: Duration.seconds(STREAM_RELAY.timeoutSeconds),
       description:
         'Synapse: relays committed task changes (the table stream) to the executor queue and the bus',
@@ -143,5 +149,7 @@ export class Workers extends Construct {
     queue.grantSendMessages(this.relay.function);
     beats.queue.grantSendMessages(this.relay.function);
     props.bus.grantPutEventsTo(this.relay.function);
+    // it describes an undecodable record on the failure queue itself (the mapping's destination grant aside)
+    props.relayFailures.grantSendMessages(this.relay.function);
   }
 }

@@ -12,6 +12,7 @@ import { DynamoTaskStore } from '../adapters/dynamodb/task-store.ts';
 import { EventBridgeLifecyclePublisher } from '../adapters/eventbridge/lifecycle-publisher.ts';
 import { SqsExecutorQueue } from '../adapters/sqs/executor-queue.ts';
 import { SqsHeartbeatQueue } from '../adapters/sqs/heartbeat-queue.ts';
+import { SqsPoisonQueue } from '../adapters/sqs/poison-queue.ts';
 import { EXECUTOR_QUEUE } from '../adapters/sqs/queues.ts';
 import type { AgentHandler } from '../agent/api.ts';
 import { loadAgent } from '../agent/load.ts';
@@ -26,12 +27,13 @@ import { type EngineObserver, TaskEngine } from '../app/tasks/task-engine.ts';
 import { type RemoteExecution, TaskService } from '../app/tasks/task-service.ts';
 import { EVENT_BUS_NAME, EXECUTOR_QUEUE_URL, HEARTBEAT_QUEUE_URL, TABLE_NAME } from '../config/deployment.ts';
 import { heartbeatRulesFrom } from '../config/heartbeat.ts';
-import { readSetting, requireSetting } from '../config/settings.ts';
+import { readSetting, requireSetting, type Setting } from '../config/settings.ts';
 import { SYNAPSE_REMOTE_SKILLS, TASK_MAX_DEADLINE_SECONDS, TASK_TIMEOUT_SECONDS } from '../config/tasks.ts';
 import { countMetric, countTransition, MetricName, metrics } from '../observability/index.ts';
 import type { ExecutorQueue } from '../ports/executor-queue.ts';
 import type { HeartbeatQueue } from '../ports/heartbeat-queue.ts';
 import type { LifecyclePublisher } from '../ports/lifecycle-publisher.ts';
+import type { PoisonQueue } from '../ports/poison-queue.ts';
 import { registrySkills } from './registry-skills.ts';
 
 // a per-event-type metric is a Powertools single metric (costly to build): only when metrics are on
@@ -79,6 +81,10 @@ export const sqsClient = (): SQSClient => {
 export const executorQueueUrl = (): string => requireSetting(EXECUTOR_QUEUE_URL);
 
 export const heartbeatQueueUrl = (): string => requireSetting(HEARTBEAT_QUEUE_URL);
+
+/** Where a consumer sends its poison records: the queue whose URL `setting` holds (a dead-letter queue). */
+export const poisonQueueAt = (setting: Setting<string>): PoisonQueue =>
+  new SqsPoisonQueue(sqsClient(), requireSetting(setting));
 
 let executorQueue: ExecutorQueue | undefined;
 export const executorQueueFromEnv = (): ExecutorQueue => {

@@ -8,6 +8,7 @@ import {
   EXECUTOR_QUEUE,
   HEARTBEAT_QUEUE,
   REGISTRY_PROBE_QUEUE,
+  RELAY_FAILURES_URL_ENV,
 } from '../adapters/sqs/queues.ts';
 import { type Setting, text, url } from './settings.ts';
 
@@ -49,11 +50,31 @@ export const EXECUTOR_QUEUE_URL = {
   readBy: ['executor', 'relay'],
 } satisfies Setting<string>;
 
+export const EXECUTOR_DLQ_URL = {
+  get name() {
+    return EXECUTOR_QUEUE.dlqUrlEnv;
+  },
+  doc: "The executor queue's dead-letter queue, where the executor sends a message that is not a run, with why.",
+  format: () => url(),
+  defaultText: 'none: required',
+  readBy: ['executor'],
+} satisfies Setting<string>;
+
 export const REGISTRY_PROBE_QUEUE_URL = {
   get name() {
     return REGISTRY_PROBE_QUEUE.urlEnv;
   },
   doc: "The registry's probe queue: the schedule's ticks and the probes they spread (docs/registry.md#health).",
+  format: () => url(),
+  defaultText: 'none: required',
+  readBy: ['registry-probe'],
+} satisfies Setting<string>;
+
+export const REGISTRY_PROBE_DLQ_URL = {
+  get name() {
+    return REGISTRY_PROBE_QUEUE.dlqUrlEnv;
+  },
+  doc: "The probe queue's dead-letter queue, where the probe function sends a message that is not a tick or a probe, with why.",
   format: () => url(),
   defaultText: 'none: required',
   readBy: ['registry-probe'],
@@ -69,6 +90,16 @@ export const HEARTBEAT_QUEUE_URL = {
   readBy: ['heartbeat', 'relay'],
 } satisfies Setting<string>;
 
+export const HEARTBEAT_DLQ_URL = {
+  get name() {
+    return HEARTBEAT_QUEUE.dlqUrlEnv;
+  },
+  doc: "The heartbeat queue's dead-letter queue, where the heartbeat function sends a message that is not a watch, with why.",
+  format: () => url(),
+  defaultText: 'none: required',
+  readBy: ['heartbeat'],
+} satisfies Setting<string>;
+
 export const DELIVERY_QUEUE_URL = {
   get name() {
     return DELIVERY_QUEUE.urlEnv;
@@ -81,10 +112,18 @@ export const DELIVERY_QUEUE_URL = {
 
 export const DELIVERY_DLQ_URL = {
   name: DELIVERY_DLQ_URL_ENV,
-  doc: "The delivery queue's dead-letter queue, where the worker hands a delivery that gave up.",
+  doc: "The delivery queue's dead-letter queue, where the worker hands a delivery that gave up, and a message that is not a delivery, with why.",
   format: () => url(),
   defaultText: 'none: required',
   readBy: ['deliver'],
+} satisfies Setting<string>;
+
+export const RELAY_FAILURES_QUEUE_URL = {
+  name: RELAY_FAILURES_URL_ENV,
+  doc: "The relay's failure queue (the stream's on-failure destination), where the relay describes a stream record it cannot decode, with why.",
+  format: () => url(),
+  defaultText: 'none: required',
+  readBy: ['relay'],
 } satisfies Setting<string>;
 
 export const EVENT_BUS_NAME = {

@@ -30,6 +30,7 @@ import { parseAllowlist, UrlGuard } from '../../shared/adapters/http/url-guard.t
 import { HttpWebhookSender } from '../../shared/adapters/http/webhook-sender.ts';
 import { generateSigningKey, JosePushSigner, staticKeys } from '../../shared/adapters/keys/index.ts';
 import { SqsDeliveryQueue } from '../../shared/adapters/sqs/delivery-queue.ts';
+import { SqsPoisonQueue } from '../../shared/adapters/sqs/poison-queue.ts';
 import { DELIVERY_QUEUE } from '../../shared/adapters/sqs/queues.ts';
 import { DeliveryWorker } from '../../shared/app/delivery/delivery-worker.ts';
 import { relayChanges } from '../../shared/app/delivery/relay.ts';
@@ -184,7 +185,11 @@ export const benchDeliveries = async (
     const source = startEventSource({
       client: sqs.client,
       queue: queueRef,
-      handler: createDeliverHandler({ worker: () => worker, comeBackIn: async () => undefined }),
+      handler: createDeliverHandler({
+        worker: () => worker,
+        comeBackIn: async () => undefined,
+        deadLetters: () => new SqsPoisonQueue(sqs.client, queueRef.deadLetterUrl),
+      }),
       functionName: 'deliver',
       concurrency: 10,
       waitTimeSeconds: 1,

@@ -12,10 +12,16 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { AGENT_SPECIFIER, ESM_REQUIRE_BANNER } from '../../infra/bundling.ts';
+import { pascal } from '../../infra/constructs/queues.ts';
 import { StatefulStack } from '../../infra/stacks.ts';
 import { STREAM_RELAY } from '../../shared/adapters/dynamodb/stream.ts';
 import { TASK_TABLE } from '../../shared/adapters/dynamodb/table.ts';
-import { EXECUTOR_QUEUE, HEARTBEAT_QUEUE, QUEUES } from '../../shared/adapters/sqs/queues.ts';
+import {
+  EXECUTOR_QUEUE,
+  HEARTBEAT_QUEUE,
+  QUEUES,
+  RELAY_FAILURES_URL_ENV,
+} from '../../shared/adapters/sqs/queues.ts';
 import { BUNDLED_ASSETS_FOLDER } from '../../shared/composition-roots/inspector.ts';
 import { JSONRPC_PATH, REST_PATH, ROUTES, STREAMING } from '../../shared/contracts/routes.ts';
 import { METRICS_NAMESPACE, MetricName } from '../../shared/observability/names.ts';
@@ -459,6 +465,47 @@ describe('stateless stack: functions and triggers', () => {
     assert.equal(failureQueues.length, 1);
   });
 
+  it("gives each queue's consumer its DLQ's URL and sending to it (poison messages), the relay its failure queue", () => {
+    const ids = functionIds(hub);
+    const consumers = {
+      executor: 'Executor',
+      heartbeat: 'Heartbeat',
+      deliver: 'Delivery',
+      'registry-probe': 'RegistryProbe',
+    } as const;
+    const functions = resourcesOf(hub.statelessTemplate, 'AWS::Lambda::Function');
+    const envOf = (name: keyof typeof ids) =>
+      (functions[ids[name].fn]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const sendsOf = (name: keyof typeof ids) =>
+      statementsOfRole(hub.statelessTemplate, ids[name].role)
+        .filter((s) => asArray(s.Action).includes('sqs:SendMessage'))
+        .map((s) => JSON.stringify(s.Resource));
+    for (const definition of QUEUES) {
+      const [name, queue] = Object.entries(consumers).find(([, q]) => pascal(definition.name) === q)!;
+      const fn = name as keyof typeof consumers;
+      assert.match(
+        JSON.stringify(envOf(fn)[definition.dlqUrlEnv]),
+        new RegExp(`${queue}Dlq`),
+        `${fn}'s DLQ URL`,
+      );
+      assert.ok(
+        sendsOf(fn).some((r) => r.includes(`${queue}Dlq`)),
+        `${fn} may send to its DLQ`,
+      );
+      for (const other of Object.keys(consumers).filter((n) => n !== fn) as Array<keyof typeof consumers>)
+        assert.ok(
+          !sendsOf(other).some((r) => r.includes(`${queue}Dlq`)),
+          `${other} does not send to ${queue}Dlq`,
+        );
+    }
+    assert.match(JSON.stringify(envOf('relay')[RELAY_FAILURES_URL_ENV]), /RelayFailures/);
+    assert.ok(
+      sendsOf('relay').some((r) => r.includes('RelayFailures')),
+      'the relay describes records there',
+    );
+    assert.ok(!sendsOf('relay').some((r) => /Dlq/.test(r)), 'the relay sends to no DLQ');
+  });
+
   it('lets only the relay put events, on the hub bus alone', () => {
     const ids = functionIds(hub);
     for (const [name, { role }] of Object.entries(ids)) {
@@ -511,9 +558,10 @@ describe('stateless stack: functions and triggers', () => {
         sends.some((s) => JSON.stringify(s.Resource).includes('HeartbeatQueue')),
         `${name} may send to the heartbeat queue`,
       );
-      assert.ok(
-        !sends.some((s) => JSON.stringify(s.Resource).includes('HeartbeatDlq')),
-        `${name} does not send to its DLQ`,
+      assert.equal(
+        sends.some((s) => JSON.stringify(s.Resource).includes('HeartbeatDlq')),
+        name === 'heartbeat',
+        `only the heartbeat function sends to the DLQ (its poison messages), not ${name}`,
       );
     }
     // the heartbeat watch reads the task item alone

@@ -26,6 +26,7 @@ const testQueue = (overrides: Partial<QueueDefinition> = {}): QueueDefinition =>
   batchSize: 5,
   consumerTimeoutSeconds: 1,
   urlEnv: 'WORK_QUEUE_URL',
+  dlqUrlEnv: 'WORK_DLQ_URL',
   ...overrides,
 });
 

@@ -12,6 +12,7 @@ const QUEUE: QueueDefinition = {
   maxReceiveCount: 5,
   batchSize: 1,
   urlEnv: 'RETRY_TEST_QUEUE_URL',
+  dlqUrlEnv: 'RETRY_TEST_DLQ_URL',
 };
 
 let sqs: LocalSqs;

@@ -1,45 +1,82 @@
 /**
- * The common shape of the hub's SQS consumers (executor, heartbeat, deliver): each record of a batch
- * handled on its own, the ones that throw reported as partial batch failures (the event source mapping's
- * ReportBatchItemFailures) so only they come back. A body that is not a message of the queue's schema
- * can never succeed: it is logged and dropped rather than looped into the dead-letter queue.
+ * The common shape of the hub's SQS consumers (executor, heartbeat, deliver, registry-probe), on
+ * Powertools' batch processor: the records of a batch handled concurrently, each on its own; the ones
+ * that throw reported as partial batch failures (the event source mapping's ReportBatchItemFailures), so
+ * only they come back. A poison record (a body that is not JSON, or not a message of the queue's schema)
+ * can never succeed: it is sent to the queue's dead-letter queue at once with the reason, and counts as
+ * handled (docs/deliveries.md#poison-messages).
  */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { logger } from '../../observability/index.ts';
+import { countMetric, logger, MetricName } from '../../observability/index.ts';
+import type { Poison, PoisonQueue } from '../../ports/poison-queue.ts';
 import type * as z from '../../validation/zod.ts';
-
-const parseJson = (body: string): unknown => {
-  try {
-    return JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-};
 
 /** How many times SQS has handed this record out (1 on its first delivery). */
 export const receiveCount = (record: SQSRecord): number =>
   Number(record.attributes.ApproximateReceiveCount ?? 1);
 
-export const eachRecord = async <S extends z.ZodMiniType>(
-  event: SQSEvent,
+/** The message in `body`, or why it is poison. */
+export const messageOf = <S extends z.ZodMiniType>(
+  body: string,
   schema: S,
-  /** What a message is, for the log of a malformed one ("executor message"). */
-  what: string,
+): { message: z.output<S> } | { poison: Poison } => {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (e) {
+    return { poison: { reason: 'not_json', error: (e as Error).message } };
+  }
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return { message: parsed.data };
+  const error = parsed.error.issues
+    .map((i) => `${i.path.length ? i.path.join('.') : '(message)'}: ${i.message}`)
+    .join('; ');
+  return { poison: { reason: 'not_a_message', error } };
+};
+
+export interface SqsConsumer<S extends z.ZodMiniType> {
+  /** The queue's messages. */
+  schema: S;
+  /** What a message is, for the log of a poison one ("executor message"). */
+  what: string;
+  /** The queue's dead-letter queue; asked for when a poison record shows up. */
+  deadLetters: () => PoisonQueue;
+}
+
+export const processSqsBatch = async <S extends z.ZodMiniType>(
+  event: SQSEvent,
+  consumer: SqsConsumer<S>,
   handle: (message: z.output<S>, record: SQSRecord) => Promise<void>,
 ): Promise<SQSBatchResponse> => {
-  const results = await Promise.allSettled(
-    event.Records.map(async (record) => {
-      const parsed = schema.safeParse(parseJson(record.body));
-      if (!parsed.success) {
-        logger.error(`dropping malformed ${what}`, { body: record.body.slice(0, 1000) });
-        return;
-      }
-      await handle(parsed.data, record);
-    }),
+  // one processor per batch: it keeps the batch's records and outcomes in itself, and the local runtime
+  // runs several batches of one function at a time in one process
+  const processor = new BatchProcessor(EventType.SQS);
+  const response = await processPartialResponse(
+    event,
+    async (record: SQSRecord) => {
+      const parsed = messageOf(record.body, consumer.schema);
+      if ('message' in parsed) return handle(parsed.message, record);
+      // never handled however often it comes back: out of the way now, with why (a throw here, the
+      // dead-letter queue unreachable, leaves it to come back and be tried again)
+      await consumer.deadLetters().send(record.body, parsed.poison);
+      countMetric(MetricName.DlqArrivals);
+      logger.error(`dead-lettered a poison ${consumer.what}`, {
+        messageId: record.messageId,
+        ...parsed.poison,
+        body: record.body.slice(0, 1000),
+      });
+    },
+    processor,
+    {
+      processInParallel: true,
+      // a batch whose every record failed is answered like any partial failure, listing them all, not
+      // thrown: the mapping brings each back as it would after a partial failure (after the backoff its
+      // handler set, adapters/sqs/retry.ts), and the invocation is not an error (the Errors alarms,
+      // infra/constructs/monitoring.ts, are for the function failing, not for its records)
+      throwOnFullBatchFailure: false,
+    },
   );
-  return {
-    batchItemFailures: results.flatMap((r, i) =>
-      r.status === 'rejected' ? [{ itemIdentifier: event.Records[i]!.messageId }] : [],
-    ),
-  };
+  // the processor answers a batch without failures with one object it shares between batches
+  return { batchItemFailures: response.batchItemFailures.map((f) => ({ ...f })) };
 };

@@ -15,9 +15,17 @@ export interface QueueDefinition {
   consumerTimeoutSeconds: number;
   /** Environment variable through which functions get the queue URL. */
   urlEnv: string;
+  /**
+   * Environment variable through which the queue's consumer gets its dead-letter queue's URL: a poison
+   * message (not a message of the queue) is sent there at once, with the reason (docs/deliveries.md#poison-messages).
+   */
+  dlqUrlEnv: string;
   /** Age of the oldest message that raises the alarm, when not the visibility timeout (delayed messages). */
   oldestMessageAlarmSeconds?: number;
 }
+
+/** The delivery worker's way to its dead-letter queue. */
+export const DELIVERY_DLQ_URL_ENV = 'DELIVERY_DLQ_URL';
 
 export const EXECUTOR_QUEUE: QueueDefinition = {
   name: 'executor',
@@ -29,6 +37,7 @@ export const EXECUTOR_QUEUE: QueueDefinition = {
   maxReceiveCount: 8,
   batchSize: 5,
   urlEnv: 'EXECUTOR_QUEUE_URL',
+  dlqUrlEnv: 'EXECUTOR_DLQ_URL',
 };
 
 /**
@@ -44,6 +53,7 @@ export const HEARTBEAT_QUEUE: QueueDefinition = {
   maxReceiveCount: 8,
   batchSize: 10,
   urlEnv: 'HEARTBEAT_QUEUE_URL',
+  dlqUrlEnv: 'HEARTBEAT_DLQ_URL',
   // every message is delayed (up to SQS's 900 s): only one older than its delay and a visibility is late
   oldestMessageAlarmSeconds: 960,
 };
@@ -62,6 +72,8 @@ export const DELIVERY_QUEUE: QueueDefinition = {
   maxReceiveCount: 8,
   batchSize: 10,
   urlEnv: 'DELIVERY_QUEUE_URL',
+  // the worker's own dead letters and the poison messages share the one variable
+  dlqUrlEnv: DELIVERY_DLQ_URL_ENV,
   // a retry may wait up to 900 s (a receiver's Retry-After): only one older than that and a visibility is late
   oldestMessageAlarmSeconds: 990,
 };
@@ -80,11 +92,15 @@ export const REGISTRY_PROBE_QUEUE: QueueDefinition = {
   maxReceiveCount: 3,
   batchSize: 10,
   urlEnv: 'REGISTRY_PROBE_QUEUE_URL',
+  dlqUrlEnv: 'REGISTRY_PROBE_DLQ_URL',
   oldestMessageAlarmSeconds: 990,
 };
 
-/** The delivery worker's way to its dead-letter queue. */
-export const DELIVERY_DLQ_URL_ENV = 'DELIVERY_DLQ_URL';
+/**
+ * The relay's way to its failure queue (the stream's on-failure destination, STREAM_RELAY in
+ * adapters/dynamodb/stream.ts), where it describes a stream record it cannot decode.
+ */
+export const RELAY_FAILURES_URL_ENV = 'RELAY_FAILURES_QUEUE_URL';
 
 export const QUEUES: readonly QueueDefinition[] = [
   EXECUTOR_QUEUE,

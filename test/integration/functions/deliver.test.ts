@@ -36,6 +36,7 @@ import {
   staticKeys,
 } from '../../../shared/adapters/keys/index.ts';
 import { SqsDeliveryQueue } from '../../../shared/adapters/sqs/delivery-queue.ts';
+import { SqsPoisonQueue } from '../../../shared/adapters/sqs/poison-queue.ts';
 import { DELIVERY_QUEUE } from '../../../shared/adapters/sqs/queues.ts';
 import { type DeliverResult, DeliveryWorker } from '../../../shared/app/delivery/delivery-worker.ts';
 import { relayChanges } from '../../../shared/app/delivery/relay.ts';
@@ -119,6 +120,7 @@ before(async () => {
         return result;
       },
     }),
+    deadLetters: () => new SqsPoisonQueue(sqs.client, queueOf().deadLetterUrl),
     // scaled down: a failed record comes back at once
     comeBackIn: (record) =>
       sqs.client.send(
@@ -565,5 +567,47 @@ describe('delivery pipeline', () => {
     for (const s of ['delivered', 'retrying', 'failed', 'interrupted', 'config_removed'])
       assert.ok(statuses.has(s as never), s);
     assert.ok(!statuses.has('sending' as never));
+  });
+  it('a poison message (not JSON, not a delivery) goes to the DLQ at once with the reason; the batch goes on', async () => {
+    const { taskId, ref } = await taskWithConfig('/beside-poison');
+    const notJson = `not json ${crypto.randomUUID()}`;
+    const notADelivery = JSON.stringify({ taskId: 'only-this', nonce: crypto.randomUUID() });
+    await sqs.client.send(new SendMessageCommand({ QueueUrl: queueOf().url, MessageBody: notJson }));
+    await sqs.client.send(new SendMessageCommand({ QueueUrl: queueOf().url, MessageBody: notADelivery }));
+    await cancel(ref);
+    await logUntil(taskId, ended);
+    assert.equal(receiver.received('/beside-poison').length, 1, 'the delivery beside them was sent');
+
+    // both are in the DLQ as they were sent, with why (SQS moving them after maxReceiveCount would say nothing)
+    const poison = new Map<string, { reason?: string; error?: string }>();
+    for (let i = 0; i < 30 && poison.size < 2; i++) {
+      const out = await sqs.client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueOf().deadLetterUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 1,
+          MessageAttributeNames: ['All'],
+        }),
+      );
+      for (const m of out.Messages ?? []) {
+        await sqs.client.send(
+          new DeleteMessageCommand({ QueueUrl: queueOf().deadLetterUrl, ReceiptHandle: m.ReceiptHandle! }),
+        );
+        if (m.Body === notJson || m.Body === notADelivery)
+          poison.set(m.Body, {
+            reason: m.MessageAttributes?.reason?.StringValue,
+            error: m.MessageAttributes?.error?.StringValue,
+          });
+        else deadLetters.push(JSON.parse(m.Body!) as Record<string, unknown>);
+      }
+    }
+    assert.equal(poison.get(notJson)?.reason, 'not_json');
+    assert.match(poison.get(notJson)?.error ?? '', /JSON/);
+    assert.equal(poison.get(notADelivery)?.reason, 'not_a_message');
+    assert.match(poison.get(notADelivery)?.error ?? '', /tenant/, 'the schema says what is missing');
+    assert.ok(
+      results.every((r) => r.message.taskId !== 'only-this'),
+      'the worker was never handed the poison message',
+    );
   });
 });
