@@ -9,11 +9,10 @@
  * relay's stream filter does not pass it. TTL deletes it some time after `until`; until then a second
  * put of the same request is refused, and after `until` the verifier refuses its timestamp anyway.
  */
-import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SeenSignatures } from '../../ports/seen-signatures.ts';
-import { foundOwnWrite } from './settled-write.ts';
+import { foundOwnWrite, withWriteMark } from './settled-write.ts';
 import { TASK_TABLE } from './table.ts';
 
 export const SEEN_PREFIX = 'SEEN#';
@@ -54,13 +53,12 @@ export class DynamoSeenSignatures implements SeenSignatures {
 
   async remember(peer: string, signature: string, signedAt: number, until: number): Promise<boolean> {
     checkTimes(signedAt, until);
-    const item = {
+    // its own mark: a replay's write carries another, the SDK's second attempt of this one the same
+    const item = withWriteMark({
       [TASK_TABLE.partitionKey]: seenPk(peer, signature),
       [TASK_TABLE.sortKey]: seenSk(signedAt),
       [TASK_TABLE.ttlAttribute]: until,
-      // this write's own mark: a replay's write carries another, an ambiguous retry of this one the same
-      w: randomUUID(),
-    };
+    });
     try {
       await this.doc.send(
         new PutCommand({

@@ -55,7 +55,7 @@ import {
   taskPk,
   taskRefOfPk,
 } from './keys.ts';
-import { foundOwnWrite } from './settled-write.ts';
+import { foundOwnWrite, withWriteMark } from './settled-write.ts';
 import { CONTEXT_SHARDS, DEADLINE_SHARDS, OWNER_SHARDS } from './table.ts';
 import {
   attachBody,
@@ -102,18 +102,19 @@ export class DynamoTaskStore implements TaskStore {
 
   async create(head: TaskHead, events: TaskEvent[]): Promise<CreateOutcome> {
     const plan = planWrite(undefined, head, events, this.codec);
+    const item = withWriteMark(plan.item);
     await this.putAll(plan.before);
     try {
-      await this.put(plan.item, 'attribute_not_exists(pk)');
+      await this.put(item, 'attribute_not_exists(pk)');
       return { record: plan.record, created: true };
     } catch (e) {
-      if (foundOwnWrite(e, plan.item)) return { record: plan.record, created: true };
+      if (foundOwnWrite(e, item)) return { record: plan.record, created: true };
       if (!(e instanceof ConditionalCheckFailedException) || !e.Item) throw e;
-      const item = unmarshall(e.Item);
+      const found = unmarshall(e.Item);
       // the key is the tenant's partition, so another tenant's item here would be a bug, never a duplicate
-      if (item.tn !== head.tenant) throw new Error(`task id ${head.taskId} is taken`);
-      if (isReplyItem(item)) throw new MessageAnsweredError(decodeReply(item));
-      return { record: decodeTask(item), created: false };
+      if (found.tn !== head.tenant) throw new Error(`task id ${head.taskId} is taken`);
+      if (isReplyItem(found)) throw new MessageAnsweredError(decodeReply(found));
+      return { record: decodeTask(found), created: false };
     }
   }
 
@@ -124,16 +125,17 @@ export class DynamoTaskStore implements TaskStore {
     allowedFrom: readonly SynapseState[],
   ): Promise<TaskRecord> {
     const plan = planWrite(seen, next, events, this.codec);
+    const item = withWriteMark(plan.item);
     await this.putAll(plan.before);
     const states = Object.fromEntries(allowedFrom.map((s, i) => [`:s${i}`, encodeState(s)]));
     try {
-      await this.put(plan.item, `#v = :seen AND #st IN (${Object.keys(states).join(', ')})`, {
+      await this.put(item, `#v = :seen AND #st IN (${Object.keys(states).join(', ')})`, {
         names: { '#v': 'v', '#st': 'st' },
         values: { ':seen': seen.head.version, ...states },
       });
       return plan.record;
     } catch (e) {
-      if (foundOwnWrite(e, plan.item)) return plan.record;
+      if (foundOwnWrite(e, item)) return plan.record;
       if (!(e instanceof ConditionalCheckFailedException)) throw e;
       const current = e.Item ? decodeTask(unmarshall(e.Item)) : undefined;
       throw new StaleTaskError(current && current.head.tenant === seen.head.tenant ? current : undefined);
@@ -146,7 +148,7 @@ export class DynamoTaskStore implements TaskStore {
    * loses a race to it and the stream relay finds no change in it. Refused: the task as it is now.
    */
   async beat(seen: TaskRecord, at: string): Promise<BeatResult> {
-    const item = planBeat(seen, at, this.codec);
+    const item = withWriteMark(planBeat(seen, at, this.codec));
     try {
       await this.put(item, '#v = :seen AND #st = :st', {
         names: { '#v': 'v', '#st': 'st' },

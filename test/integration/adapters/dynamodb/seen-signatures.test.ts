@@ -38,13 +38,15 @@ describe('on DynamoDB Local', () => {
         )
       ).Item;
 
-    it('writes one item, SEEN#<peer>#<messageId> / <signedAt>, its TTL attribute at `until`', async () => {
+    it('writes one item, SEEN#<peer>#<messageId> / <signedAt>, its TTL attribute at `until`, its write mark', async () => {
       const id = freshId();
       assert.equal(await dynamo.make().remember('agent-b', id, SIGNED_AT, UNTIL), true);
       assert.equal(seenPk('agent-b', id), `SEEN#agent-b#${id}`);
       assert.equal(seenSk(SIGNED_AT), String(SIGNED_AT));
       const item = await itemAt(`SEEN#agent-b#${id}`, String(SIGNED_AT));
-      assert.deepEqual(item, { pk: `SEEN#agent-b#${id}`, sk: String(SIGNED_AT), ttl: UNTIL });
+      // and the write's own mark (shared/adapters/dynamodb/settled-write.ts)
+      assert.deepEqual(item, { pk: `SEEN#agent-b#${id}`, sk: String(SIGNED_AT), ttl: UNTIL, wm: item?.wm });
+      assert.match(String(item?.wm), /^[\w-]{12}$/);
       assert.equal(TASK_TABLE.ttlAttribute, 'ttl');
       assert.equal(item?.[TASK_TABLE.ttlAttribute], UNTIL);
     });
