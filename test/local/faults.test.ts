@@ -2,7 +2,8 @@
  * The rules for faults (docs/reliability.md), each against its fault, on the local hub: the real
  * handlers on DynamoDB Local and the local SQS, with a fault layer whose faults each test chooses
  * (test/support/faults.ts) on their AWS clients and event sources.
- * - a call that stays throttled: the caller gets 503 with Retry-After (JSON-RPC and REST), nothing written;
+ * - a call that stays throttled: the caller gets 503 with Retry-After (JSON-RPC and REST; a Synapse peer
+ *   p2p:nack agent_not_ready), nothing written;
  * - a create applied whose answer was lost, then throttled: 503, and the client's retry with the same
  *   messageId gets the same task, applied once;
  * - an SQS message delivered twice (after it was handled, or twice in one batch): handled once;
@@ -17,12 +18,20 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
 import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
+import { SYNAPSE_CALLBACK_PATH } from '../../shared/contracts/routes.ts';
+import { composeMessage, signSynapseRequest } from '../../shared/protocol/synapse/index.ts';
 import { type FaultScript, inOrder, ScriptedFaults } from '../support/faults.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
+const KEY = { id: 'ab-1', secret: 'the-secret-hub-a-and-hub-b-share-32+' };
 const ENV = {
+  SYNAPSE_AGENT_ID: 'hub-b',
+  // the peer's callbacks go nowhere that answers: only what it sends here matters
+  SYNAPSE_PEERS: JSON.stringify([
+    { peerId: 'hub-a', tenant: 'partners', endpoint: 'http://127.0.0.1:9/synapse/callback', keys: [KEY] },
+  ]),
   PUSH_URL_ALLOWLIST: '127.0.0.1',
   DELIVERY_BASE_DELAY_SECONDS: '0.05',
   DELIVERY_JITTER: '0',
@@ -190,6 +199,37 @@ describe('a call that stays throttled', () => {
     assert.deepEqual([restBody.error.code, restBody.error.status], [503, 'UNAVAILABLE']);
     assert.ok(faults.given.length >= 3, 'the SDK tried 3 times');
     assert.equal(await taskItems(), before, 'no task written');
+  });
+});
+
+describe('a Synapse message while the table stays throttled', () => {
+  it('is nacked agent_not_ready (503, Retry-After), writes nothing, and is taken when sent again', async () => {
+    const taskId = `t-${crypto.randomUUID()}`;
+    const message = composeMessage(
+      'p2p:task_request',
+      { task: { id: taskId, type: 'echo', payload: { text: 'hello' } } },
+      { sender: { agent_id: 'hub-a', endpoint: 'http://127.0.0.1:9/synapse/callback' }, task_id: taskId },
+    );
+    const raw = JSON.stringify(message);
+    const headers = {
+      'Content-Type': 'application/json',
+      ...signSynapseRequest({ rawBody: raw, messageId: message.message_id, key: KEY }),
+    };
+    const post = () => fetch(`${hub.url}${SYNAPSE_CALLBACK_PATH}`, { method: 'POST', headers, body: raw });
+    const before = await taskItems();
+    const refused = await withFaults(
+      (place) => (place.startsWith('sdk:DynamoDB.') ? 'throttle' : undefined),
+      post,
+    );
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get('retry-after'), '1');
+    const nacked = (await refused.json()) as { type: string; payload: { code: string } };
+    assert.deepEqual([nacked.type, nacked.payload.code], ['p2p:nack', 'agent_not_ready']);
+    assert.equal(await taskItems(), before, 'nothing written');
+    // the same signed request again, once the table answers: not a replay, the task is taken
+    const taken = await post();
+    assert.ok(taken.status < 300, `${taken.status} ${await taken.text()}`);
+    assert.equal(await taskItems(), before + 1);
   });
 });
 
