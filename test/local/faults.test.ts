@@ -73,17 +73,6 @@ after(async () => {
   await receiver?.close();
 });
 
-/** Runs `work` with `script` choosing the faults, then none. */
-const withFaults = async <T>(script: FaultScript, work: () => Promise<T>): Promise<T> => {
-  faults.script = script;
-  faults.given.length = 0;
-  try {
-    return await work();
-  } finally {
-    faults.script = () => undefined;
-  }
-};
-
 const rpc = async (method: string, params: unknown) => {
   const res = await fetch(`${hub.url}/a2a/jsonrpc`, {
     method: 'POST',
@@ -177,7 +166,7 @@ describe('a call that stays throttled', () => {
   it('is answered 503 with Retry-After over JSON-RPC and REST, and nothing is written', async () => {
     const before = await taskItems();
     const throttled: FaultScript = (place) => (place.startsWith('sdk:DynamoDB.') ? 'throttle' : undefined);
-    const jsonrpc = await withFaults(throttled, () => rpc('SendMessage', sendParams('hello')));
+    const jsonrpc = await faults.during(throttled, () => rpc('SendMessage', sendParams('hello')));
     assert.equal(jsonrpc.status, 503);
     assert.equal(jsonrpc.retryAfter, '1');
     assert.equal(jsonrpc.body.error?.code, 503);
@@ -186,7 +175,7 @@ describe('a call that stays throttled', () => {
       /could not reach DynamoDB .* nothing was written; try again/,
     );
 
-    const rest = await withFaults(throttled, () =>
+    const rest = await faults.during(throttled, () =>
       fetch(`${hub.url}/a2a/rest/message:send`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
@@ -217,7 +206,7 @@ describe('a Synapse message while the table stays throttled', () => {
     };
     const post = () => fetch(`${hub.url}${SYNAPSE_CALLBACK_PATH}`, { method: 'POST', headers, body: raw });
     const before = await taskItems();
-    const refused = await withFaults(
+    const refused = await faults.during(
       (place) => (place.startsWith('sdk:DynamoDB.') ? 'throttle' : undefined),
       post,
     );
@@ -237,7 +226,7 @@ describe('a create applied whose answer was lost, then throttled', () => {
   it("is answered with the task it made (read back); the client's retry with the same messageId gets it again, once", async () => {
     const messageId = crypto.randomUUID();
     const before = await taskItems();
-    const first = await withFaults(
+    const first = await faults.during(
       inOrder('sdk:DynamoDB.PutItem', ['ambiguous', 'throttle', 'throttle']),
       () => rpc('SendMessage', sendParams('hello', { messageId })),
     );
@@ -265,7 +254,7 @@ describe('SQS delivering a message twice', () => {
         : place === 'sqs:deliver'
           ? 'sqs-duplicate-in-batch'
           : undefined;
-    const taskId = await withFaults(script, async () => {
+    const taskId = await faults.during(script, async () => {
       const id = await send('hello', '/sqs-twice');
       await completed(id);
       await completionPushed('/sqs-twice');
@@ -285,7 +274,7 @@ describe('the stream handing a batch to the relay again', () => {
     // every batch handled is handed over once more
     const script: FaultScript = (place) =>
       place === 'stream:relay' && asked++ % 2 === 0 ? 'stream-redelivered' : undefined;
-    await withFaults(script, async () => {
+    await faults.during(script, async () => {
       const id = await send('hello', '/stream-again');
       await completed(id);
       await completionPushed('/stream-again');
@@ -308,7 +297,7 @@ describe('a consumer that dies mid-way', () => {
         return 'function-dies';
       };
       const hook = `/executor-dies-${dieAt}`;
-      await withFaults(script, async () => {
+      await faults.during(script, async () => {
         const id = await send('hello', hook);
         await completed(id);
         await completionPushed(hook);
@@ -326,7 +315,7 @@ describe('a consumer that dies mid-way', () => {
     let killed = 0;
     const script: FaultScript = (place) =>
       place === 'invoke:relay' && killed++ < 2 ? 'function-dies' : undefined;
-    await withFaults(script, async () => {
+    await faults.during(script, async () => {
       const id = await send('hello', '/relay-dies');
       await completed(id);
       await completionPushed('/relay-dies');

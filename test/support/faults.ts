@@ -24,6 +24,17 @@ export class ScriptedFaults extends FaultLayer {
     });
   }
 
+  /** Runs `work` with `script` choosing the faults (what was given before forgotten), then none. */
+  async during<T>(script: FaultScript, work: () => Promise<T>): Promise<T> {
+    this.script = script;
+    this.given.length = 0;
+    try {
+      return await work();
+    } finally {
+      this.script = () => undefined;
+    }
+  }
+
   /** The call at which an invocation the script kills dies (1: its first AWS call). */
   dieAt = 1;
 

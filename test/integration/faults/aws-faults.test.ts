@@ -54,22 +54,11 @@ const allItems = async () =>
   (await DynamoDBDocumentClient.from(table.client).send(new ScanCommand({ TableName: table.tableName })))
     .Items ?? [];
 
-/** Runs `work` with `script` deciding the faults, then none. */
-const withFaults = async <T>(script: ScriptedFaults['script'], work: () => Promise<T>): Promise<T> => {
-  faults.script = script;
-  faults.given.length = 0;
-  try {
-    return await work();
-  } finally {
-    faults.script = () => undefined;
-  }
-};
-
 describe('a call that fails through the SDK retries', () => {
   it('throttled on every attempt: an UnavailableError after 3 attempts, nothing written', async () => {
     const before = (await allItems()).length;
     await assert.rejects(
-      withFaults(firstTimes(99, 'sdk:DynamoDB.PutItem', 'throttle'), () =>
+      faults.during(firstTimes(99, 'sdk:DynamoDB.PutItem', 'throttle'), () =>
         engine.create({ tenant, owner, message: userMessage('stays throttled') }),
       ),
       (e: unknown) => {
@@ -87,7 +76,7 @@ describe('a call that fails through the SDK retries', () => {
     it(`${kind} on every attempt: an UnavailableError, nothing written`, async () => {
       const before = (await allItems()).length;
       await assert.rejects(
-        withFaults(firstTimes(99, 'sdk:DynamoDB.PutItem', kind), () =>
+        faults.during(firstTimes(99, 'sdk:DynamoDB.PutItem', kind), () =>
           engine.create({ tenant, owner, message: userMessage(kind) }),
         ),
         UnavailableError,
@@ -98,7 +87,7 @@ describe('a call that fails through the SDK retries', () => {
   }
 
   it('throttled once: the SDK sends it again and the task is created once', async () => {
-    const { head } = await withFaults(firstTimes(1, 'sdk:DynamoDB.PutItem', 'throttle'), () =>
+    const { head } = await faults.during(firstTimes(1, 'sdk:DynamoDB.PutItem', 'throttle'), () =>
       engine.create({ tenant, owner, message: userMessage('throttled once') }),
     );
     assert.equal(faults.given.length, 1);
@@ -110,7 +99,7 @@ describe('a call that fails through the SDK retries', () => {
 describe('an ambiguous write: applied, its answer lost, sent again by the SDK', () => {
   it("a transition is applied once and reported applied (the item found is the write's own)", async () => {
     const { head } = await engine.create({ tenant, owner, message: userMessage('to cancel') });
-    const result = await withFaults(firstTimes(1, 'sdk:DynamoDB.PutItem', 'ambiguous'), () =>
+    const result = await faults.during(firstTimes(1, 'sdk:DynamoDB.PutItem', 'ambiguous'), () =>
       engine.apply(head, { type: 'cancel' }),
     );
     assert.deepEqual(
@@ -131,7 +120,7 @@ describe('an ambiguous write: applied, its answer lost, sent again by the SDK', 
   it('a status update is not recorded twice', async () => {
     const { head } = await engine.create({ tenant, owner, message: userMessage('to work') });
     const started = await engine.apply(head, [{ type: 'confirm' }, { type: 'start' }]);
-    await withFaults(firstTimes(1, 'sdk:DynamoDB.PutItem', 'ambiguous'), () =>
+    await faults.during(firstTimes(1, 'sdk:DynamoDB.PutItem', 'ambiguous'), () =>
       engine.apply(started.head, { type: 'status_update', progress: 50 }),
     );
     const events = await store.events((await store.get(head))!, 0);
@@ -139,7 +128,7 @@ describe('an ambiguous write: applied, its answer lost, sent again by the SDK', 
   });
 
   it('a task created under an ambiguous write is reported created, once', async () => {
-    const created = await withFaults(firstTimes(1, 'sdk:DynamoDB.PutItem', 'ambiguous'), () =>
+    const created = await faults.during(firstTimes(1, 'sdk:DynamoDB.PutItem', 'ambiguous'), () =>
       engine.create({ tenant, owner, message: userMessage('created once') }),
     );
     assert.equal(faults.given.length, 1);
@@ -161,12 +150,12 @@ describe('an ambiguous write: applied, its answer lost, sent again by the SDK', 
       startedAt: '2026-01-01T00:00:00.000Z',
       keepUntil: '2030-01-01T00:00:00.000Z',
     };
-    const claimed = await withFaults(firstTimes(1, 'sdk:DynamoDB.PutItem', 'ambiguous'), () =>
+    const claimed = await faults.during(firstTimes(1, 'sdk:DynamoDB.PutItem', 'ambiguous'), () =>
       log.claim(attempt),
     );
     assert.deepEqual(claimed, { claimed: true });
     const delivered: DeliveryAttempt = { ...attempt, status: 'delivered', httpStatus: 200, latencyMs: 3 };
-    const finished = await withFaults(firstTimes(1, 'sdk:DynamoDB.PutItem', 'ambiguous'), () =>
+    const finished = await faults.during(firstTimes(1, 'sdk:DynamoDB.PutItem', 'ambiguous'), () =>
       log.finish(delivered),
     );
     assert.equal(finished, true);
@@ -179,7 +168,7 @@ describe('an ambiguous write: applied, its answer lost, sent again by the SDK', 
     const seen = new DynamoSeenSignatures(faulty, table.tableName);
     const signature = crypto.randomUUID().replaceAll('-', '');
     const now = Math.floor(Date.now() / 1000);
-    const first = await withFaults(firstTimes(1, 'sdk:DynamoDB.PutItem', 'ambiguous'), () =>
+    const first = await faults.during(firstTimes(1, 'sdk:DynamoDB.PutItem', 'ambiguous'), () =>
       seen.remember('agent-b', signature, now, now + 600),
     );
     assert.equal(faults.given.length, 1);
