@@ -25,7 +25,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
-import type { FaultLayer } from './faults/layer.ts';
+import { type FaultLayer, FunctionDiedError } from './faults/layer.ts';
 import { consoleLog, createLambdaContext, LOCAL_REGION, type LocalLog } from './lambda-context.ts';
 import type { LocalQueue } from './sqs.ts';
 
@@ -191,7 +191,13 @@ export const startEventSource = (options: EventSourceOptions): EventSource => {
       failed = reportBatchItemFailures ? failedIds(response, records) : new Set();
       if (!failed) log(`${functionName}: invalid batchItemFailures, the whole batch will be retried`);
     } catch (e) {
-      log(`${functionName} threw; its batch of ${records.length} will be retried`, e);
+      if (e instanceof FunctionDiedError)
+        log(
+          `${e.message}: its batch of ${records.length} comes back after its visibility timeout`,
+          undefined,
+          'info',
+        );
+      else log(`${functionName} threw; its batch of ${records.length} will be retried`, e);
       return;
     }
     if (!failed) return;

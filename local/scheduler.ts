@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import type { FaultLayer } from './faults/layer.ts';
+import { type FaultLayer, FunctionDiedError } from './faults/layer.ts';
 import {
   consoleLog,
   createLambdaContext,
@@ -65,7 +65,9 @@ export const startSchedule = (options: ScheduleOptions): Schedule => {
         const call = () => options.handler(scheduledEvent(ruleName), context);
         await (options.faults ? options.faults.invoke(options.functionName, call) : call());
       } catch (e) {
-        log(`${options.functionName} (scheduled) threw`, e);
+        if (e instanceof FunctionDiedError)
+          log(`${e.message}: the next run does its work`, undefined, 'info');
+        else log(`${options.functionName} (scheduled) threw`, e);
       }
     })().finally(() => {
       if (running === current) running = undefined;

@@ -21,7 +21,7 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import type { FaultLayer } from './faults/layer.ts';
+import { type FaultLayer, FunctionDiedError } from './faults/layer.ts';
 import { consoleLog, createLambdaContext, LOCAL_REGION, type LocalLog } from './lambda-context.ts';
 
 export type StreamHandler = (
@@ -152,7 +152,9 @@ export const startStreamSource = async (options: StreamSourceOptions): Promise<S
       // an identifier that is not in the batch fails the whole batch, as in Lambda
       return indexes.some((i) => i < 0) ? 0 : Math.min(...indexes);
     } catch (e) {
-      log(`${functionName} threw; its batch of ${records.length} will be retried`, e);
+      if (e instanceof FunctionDiedError)
+        log(`${e.message}: its batch of ${records.length} will be retried`, undefined, 'info');
+      else log(`${functionName} threw; its batch of ${records.length} will be retried`, e);
       return 0;
     }
   };
