@@ -75,11 +75,15 @@ export class HubReader {
     return refs;
   }
 
-  /** Messages waiting, in flight or delayed in the queues that must drain. */
-  async queued(): Promise<number> {
-    let n = 0;
+  /**
+   * Messages waiting, in flight or delayed, by queue: of the queues that must drain, or (`leftOver`) of
+   * the dead-letter queues and the relay's failures, where what gave up is.
+   */
+  async queued(leftOver = false): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
     for (const [name, url] of Object.entries(this.hub.queueUrls)) {
-      if (!DRAINED_QUEUES.includes(name)) continue;
+      const drained = DRAINED_QUEUES.includes(name);
+      if (leftOver ? drained || name.startsWith('registry-probe') : !drained) continue;
       const { Attributes = {} } = await this.sqs.send(
         new GetQueueAttributesCommand({
           QueueUrl: url,
@@ -90,9 +94,9 @@ export class HubReader {
           ],
         }),
       );
-      for (const v of Object.values(Attributes)) n += Number(v) || 0;
+      out[name] = Object.values(Attributes).reduce((n, v) => n + (Number(v) || 0), 0);
     }
-    return n;
+    return out;
   }
 
   async read(): Promise<StoredTask[]> {
@@ -129,8 +133,12 @@ export const drain = async (
     await Promise.all(readers.map((r) => r.hub.command('caught-up')));
     let live = 0;
     let queued = 0;
+    const where: string[] = [];
     for (const r of readers) {
-      queued += await r.queued();
+      for (const [name, n] of Object.entries(await r.queued())) {
+        queued += n;
+        if (n > 0) where.push(`${r.name} ${name} ${n}`);
+      }
       for (const ref of await r.refs()) {
         const record = await r.store.get(ref);
         if (record && !isTerminal(record.head.state)) live++;
@@ -140,7 +148,7 @@ export const drain = async (
     if (calm >= 2) return { drained: true, ms: Date.now() - start };
     if (Date.now() - start > boundMs) return { drained: false, ms: Date.now() - start };
     if (Date.now() - lastSaid > 5000) {
-      say(`draining: ${live} task(s) not finished, ${queued} message(s) queued`);
+      say(`draining: ${live} task(s) not finished, ${queued} message(s) queued (${where.join(', ')})`);
       lastSaid = Date.now();
     }
     await sleep(500);
@@ -300,7 +308,7 @@ export const check = async (input: {
       failures.push(...(await checkPush(readers[out.hub], task, receiver, out.hook, notes)));
 
     if (out.kind.startsWith('synapse-'))
-      failures.push(...(await checkSynapse(readers, task, (h, id) => find(h, 'partners', id), notes)));
+      failures.push(...(await checkSynapse(readers, task, (h, id) => find(h, 'partners', id))));
   }
   return { failures, notes, outcomes: finals };
 };
@@ -359,12 +367,14 @@ const checkPush = async (
   return failures;
 };
 
-/** A's requester task ends in the state of B's executor task (or a dead-lettered message explains why not). */
+/**
+ * A's requester task ends in the state of B's executor task; when not, the dead-lettered messages of both
+ * are named with it (a refused report, a cancel that came too late), which explain but do not excuse it.
+ */
 const checkSynapse = async (
   readers: Record<HubName, HubReader>,
   requester: StoredTask,
   atB: (hub: HubName, id: string) => StoredTask | undefined,
-  notes: string[],
 ): Promise<Failure[]> => {
   const idAtB = synapseTaskId('partners', 'hub-a', requester.head.taskId);
   const executor = atB('B', idAtB);
@@ -376,10 +386,16 @@ const checkSynapse = async (
   const deadLettered = [...logA.map((x) => ({ hub: 'A', ...x })), ...logB.map((x) => ({ hub: 'B', ...x }))]
     .filter((x) => x.deadLetter)
     .map((x) => `${x.hub} v${x.version} ${x.deadLetter} (${x.error ?? x.status})`);
-  const what = `requester ${a} at A, executor ${b ?? 'missing'} at B (${idAtB})`;
-  if (deadLettered.length > 0) {
-    notes.push(`task ${requester.head.taskId}: ${what}; dead-lettered: ${deadLettered.join('; ')}`);
-    return [];
-  }
+  const events = (t: StoredTask | undefined) =>
+    t ? t.events.map((e) => `${e.version}:${e.type}${e.reason ? `(${e.reason.code})` : ''}`).join(' ') : '-';
+  const deliveries = (log: typeof logA) =>
+    log.map(
+      (x) => `v${x.version} ${x.redrive}.${x.attempt} ${x.status}${x.httpStatus ? ` ${x.httpStatus}` : ''}`,
+    );
+  const what = `requester ${a} at A, executor ${b ?? 'missing'} at B (${idAtB})${
+    deadLettered.length > 0 ? `; dead-lettered: ${deadLettered.join('; ')}` : ''
+  }; A events: ${events(requester)}; A deliveries: ${deliveries(logA).join(', ')}; B events: ${events(
+    executor,
+  )}; B deliveries: ${deliveries(logB).join(', ')}`;
   return [{ hub: 'A', taskId: requester.head.taskId, category: 'mismatch', what }];
 };

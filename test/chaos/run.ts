@@ -11,6 +11,9 @@
  * logging to .artifacts/chaos/<seed>-hub-<a|b>.log. It prints the fault counts, then one line
  * `CHAOS seed=… rate=… tasks=… faults=… lost=… duplicated=… stuck=… unexpected5xx=…`, and exits 1 when
  * an invariant fails, naming the task, the hub and the seed (test/chaos/check.ts says what each checks).
+ * In that line a Synapse requester that ended otherwise than its executor counts as lost (it never took the
+ * executor's outcome), and a partition that fails its audit (two terminal events, events after the
+ * terminal one) as duplicated; each failure has its own FAIL line.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -182,6 +185,17 @@ const main = async (): Promise<number> => {
     receiver,
     observed,
   });
+  const leftOver = await Promise.all(readers.map(async (r) => [r.name, await r.queued(true)] as const));
+  console.log(
+    `dead-letter queues and relay failures: ${leftOver
+      .map(
+        ([name, q]) =>
+          `${name} ${Object.entries(q)
+            .map(([k, n]) => `${k}=${n}`)
+            .join(' ')}`,
+      )
+      .join('; ')}`,
+  );
   const count = (c: Failure['category']) => report.failures.filter((f) => f.category === c).length;
 
   console.log(
@@ -207,8 +221,9 @@ const main = async (): Promise<number> => {
       .join(' ')}`,
   );
   console.log(
-    `CHAOS seed=${seed} rate=${values.rate} tasks=${tasks} faults=${faults} lost=${count('lost')} ` +
-      `duplicated=${count('duplicated')} stuck=${count('stuck')} unexpected5xx=${count('unexpected5xx')}`,
+    `CHAOS seed=${seed} rate=${values.rate} tasks=${tasks} faults=${faults} ` +
+      `lost=${count('lost') + count('mismatch')} duplicated=${count('duplicated') + count('audit')} ` +
+      `stuck=${count('stuck')} unexpected5xx=${count('unexpected5xx')}`,
   );
   return report.failures.length > 0 ? 1 : 0;
 };
