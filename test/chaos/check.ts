@@ -1,7 +1,15 @@
 /**
  * After the workload, with the faults off: drain (every task terminal, the relay caught up, the queues
  * empty), then the invariants, read past the hubs straight from their tables (a plain DynamoDB client,
- * no fault layer), the push receiver and the callers' record.
+ * no fault layer), the push receiver and the callers' record:
+ * - audit: each task's events are versions 1..n (the head's), each once, one `created`, nothing after the
+ *   first terminal event, no user message applied twice, no first message that made two tasks;
+ * - stuck: every task is terminal (expired by its deadline counts: the sweeper's `timeout` is terminal);
+ * - push (A2A tasks): the terminal event was POSTed and answered 2xx at least once, and no event version
+ *   came under two Idempotency-Keys; or the delivery log shows that delivery dead-lettered, with its reason
+ *   (docs/deliveries.md);
+ * - Synapse: A's requester task ends in the state of B's executor task (its id derived as B derives it);
+ * - callers: no 5xx but 503 (nor a JSON-RPC internal error), and every messageId sent again got one task.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -386,16 +394,29 @@ const checkSynapse = async (
   const deadLettered = [...logA.map((x) => ({ hub: 'A', ...x })), ...logB.map((x) => ({ hub: 'B', ...x }))]
     .filter((x) => x.deadLetter)
     .map((x) => `${x.hub} v${x.version} ${x.deadLetter} (${x.error ?? x.status})`);
+  // times of day (HH:MM:SS.mmm): enough to see which came first
+  const time = (iso: string | undefined) => iso?.slice(11, 23) ?? '?';
   const events = (t: StoredTask | undefined) =>
-    t ? t.events.map((e) => `${e.version}:${e.type}${e.reason ? `(${e.reason.code})` : ''}`).join(' ') : '-';
-  const deliveries = (log: typeof logA) =>
-    log.map(
-      (x) => `v${x.version} ${x.redrive}.${x.attempt} ${x.status}${x.httpStatus ? ` ${x.httpStatus}` : ''}`,
-    );
+    t
+      ? t.events
+          .filter((e) => e.type !== 'status_update')
+          .map((e) => `${e.version}:${e.type}${e.reason ? `(${e.reason.code})` : ''}@${time(e.at)}`)
+          .join(' ')
+      : '-';
+  // the deliveries of the events shown, and any other that did not simply go through
+  const shown = (t: StoredTask | undefined) =>
+    new Set(t?.events.filter((e) => e.type !== 'status_update').map((e) => e.version));
+  const deliveries = (log: typeof logA, t: StoredTask | undefined) =>
+    log
+      .filter((x) => shown(t).has(x.version) || x.status !== 'delivered')
+      .map(
+        (x) =>
+          `v${x.version} ${x.redrive}.${x.attempt} ${x.status}${x.httpStatus ? ` ${x.httpStatus}` : ''}@${time(x.startedAt)}`,
+      );
   const what = `requester ${a} at A, executor ${b ?? 'missing'} at B (${idAtB})${
     deadLettered.length > 0 ? `; dead-lettered: ${deadLettered.join('; ')}` : ''
-  }; A events: ${events(requester)}; A deliveries: ${deliveries(logA).join(', ')}; B events: ${events(
+  }; A events: ${events(requester)}; A deliveries: ${deliveries(logA, requester).join(', ')}; B events: ${events(
     executor,
-  )}; B deliveries: ${deliveries(logB).join(', ')}`;
+  )}; B deliveries: ${deliveries(logB, executor).join(', ')}`;
   return [{ hub: 'A', taskId: requester.head.taskId, category: 'mismatch', what }];
 };
