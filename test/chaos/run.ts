@@ -2,10 +2,11 @@
  * The chaos run (issue 24 §3): two local hubs with the seeded fault layer on (FAULTS, local/faults/),
  * a mixed workload against them, then the faults off, a drain, and the invariants.
  *
- *   npm run chaos -- --seed N --rate R [--tasks T] [--concurrency C] [--drain-seconds S]
+ *   npm run chaos -- --seed N --rate R [--tasks T] [--kinds K,…] [--concurrency C] [--drain-seconds S]
  *
  * --seed: the run's seed (hub A's faults; hub B's are derived from it; the workload's choices too);
- * --rate: the fault rate, `5%` or `0.05` (FAULTS=seed:rate, every kind); --tasks: how many tasks (1000);
+ * --rate: the fault rate, `5%` or `0.05` (FAULTS=seed:rate); --kinds: only these fault kinds (FAULT_KINDS,
+ * each optionally `kind=rate`; every kind by default); --tasks: how many tasks (1000);
  * --concurrency: flows in flight (32); --drain-seconds: how long the drain may take before what is left
  * is called stuck (180). One DynamoDB Local, two hubs as child processes (test/chaos/hub-child.ts), each
  * logging to .artifacts/chaos/<seed>-hub-<a|b>.log. It prints the fault counts, then one line
@@ -37,6 +38,7 @@ const { values } = parseArgs({
   options: {
     seed: { type: 'string', default: '1' },
     rate: { type: 'string', default: '5%' },
+    kinds: { type: 'string', default: '' },
     tasks: { type: 'string', default: '1000' },
     concurrency: { type: 'string', default: '32' },
     'drain-seconds': { type: 'string', default: '180' },
@@ -46,7 +48,9 @@ const seed = Number(values.seed);
 const tasks = Number(values.tasks);
 const concurrency = Number(values.concurrency);
 const drainSeconds = Number(values['drain-seconds']);
-const specA = parseFaultSpec(`${values.seed}:${values.rate}`);
+/** FAULTS of a hub: every kind unless --kinds names some (shared/config/faults.ts). */
+const faultsOf = (hubSeed: number) => `${hubSeed}:${values.rate}${values.kinds ? `:${values.kinds}` : ''}`;
+const specA = parseFaultSpec(faultsOf(seed));
 if (!Number.isSafeInteger(seed) || seed < 0 || !specA || !(tasks >= 1) || !(concurrency >= 1)) {
   console.error(
     'usage: npm run chaos -- --seed N --rate R [--tasks T] [--concurrency C] [--drain-seconds S]',
@@ -122,7 +126,7 @@ const main = async (): Promise<number> => {
       logFile: logFile('a'),
       env: {
         ...common,
-        FAULTS: `${seed}:${values.rate}`,
+        FAULTS: faultsOf(seed),
         SYNAPSE_AGENT_ID: 'hub-a',
         SYNAPSE_PEERS: JSON.stringify([
           { peerId: 'hub-b', tenant: 'default', endpoint: callback(portB), keys: [KEY] },
@@ -144,7 +148,7 @@ const main = async (): Promise<number> => {
       logFile: logFile('b'),
       env: {
         ...common,
-        FAULTS: `${seedB}:${values.rate}`,
+        FAULTS: faultsOf(seedB),
         SYNAPSE_AGENT_ID: 'hub-b',
         SYNAPSE_PEERS: JSON.stringify([
           { peerId: 'hub-a', tenant: 'partners', endpoint: callback(portA), keys: [KEY] },
