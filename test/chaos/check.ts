@@ -1,0 +1,422 @@
+/**
+ * After the workload, with the faults off: drain (every task terminal, the relay caught up, the queues
+ * empty), then the invariants, read past the hubs straight from their tables (a plain DynamoDB client,
+ * no fault layer), the push receiver and the callers' record:
+ * - audit: each task's events are versions 1..n (the head's), each once, one `created`, nothing after the
+ *   first terminal event, no user message applied twice, no first message that made two tasks;
+ * - stuck: every task is terminal (expired by its deadline counts: the sweeper's `timeout` is terminal);
+ * - push (A2A tasks): the terminal event was POSTed and answered 2xx at least once, and no event version
+ *   came under two Idempotency-Keys; or the delivery log shows that delivery dead-lettered, with its reason
+ *   (docs/deliveries.md);
+ * - Synapse: A's requester task ends in the state of B's executor task (its id derived as B derives it);
+ * - callers: no 5xx but 503 (nor a JSON-RPC internal error), and every messageId sent again got one task.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDeliveryLog } from '../../shared/adapters/dynamodb/delivery-log.ts';
+import { taskRefOfPk } from '../../shared/adapters/dynamodb/keys.ts';
+import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
+import { synapseTaskId } from '../../shared/app/synapse/inbound.ts';
+import { isTerminal } from '../../shared/domain/states.ts';
+import type { TaskEvent, TaskHead } from '../../shared/domain/task.ts';
+import type { TaskRef } from '../../shared/ports/task-store.ts';
+import type { WebhookReceiver } from '../support/webhook-receiver.ts';
+import type { Observed } from './client.ts';
+import type { ChaosHub } from './hubs.ts';
+import type { HubName, Outcome } from './workload.ts';
+
+const LOCAL = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+
+/** The queues whose work must be done at the end (dead-letter queues, the relay's failures and the registry's ticks are not). */
+const DRAINED_QUEUES = ['executor', 'heartbeat', 'delivery'];
+
+export type Category = 'lost' | 'duplicated' | 'stuck' | 'unexpected5xx' | 'audit' | 'mismatch';
+
+export interface Failure {
+  category: Category;
+  hub?: HubName;
+  taskId?: string;
+  what: string;
+}
+
+export interface StoredTask {
+  hub: HubName;
+  head: TaskHead;
+  events: TaskEvent[];
+}
+
+export class HubReader {
+  readonly client: DynamoDBClient;
+  readonly store: DynamoTaskStore;
+  readonly log: DynamoDeliveryLog;
+  private readonly sqs: SQSClient;
+
+  constructor(
+    readonly name: HubName,
+    readonly hub: ChaosHub,
+  ) {
+    this.client = new DynamoDBClient({ endpoint: hub.dynamoEndpoint, ...LOCAL });
+    this.store = new DynamoTaskStore(this.client, { tableName: hub.tableName });
+    this.log = new DynamoDeliveryLog(this.client, hub.tableName);
+    this.sqs = new SQSClient({ endpoint: hub.sqsEndpoint, ...LOCAL });
+  }
+
+  /** Every task of the table (its task items). */
+  async refs(): Promise<TaskRef[]> {
+    const doc = DynamoDBDocumentClient.from(this.client);
+    const refs: TaskRef[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await doc.send(
+        new ScanCommand({
+          TableName: this.hub.tableName,
+          FilterExpression: 'sk = :t',
+          ExpressionAttributeValues: { ':t': 'T' },
+          ProjectionExpression: 'pk',
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of page.Items ?? []) refs.push(taskRefOfPk(String(item.pk)));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return refs;
+  }
+
+  /**
+   * Messages waiting, in flight or delayed, by queue: of the queues that must drain, or (`leftOver`) of
+   * the dead-letter queues and the relay's failures, where what gave up is.
+   */
+  async queued(leftOver = false): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const [name, url] of Object.entries(this.hub.queueUrls)) {
+      const drained = DRAINED_QUEUES.includes(name);
+      if (leftOver ? drained || name.startsWith('registry-probe') : !drained) continue;
+      const { Attributes = {} } = await this.sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: url,
+          AttributeNames: [
+            'ApproximateNumberOfMessages',
+            'ApproximateNumberOfMessagesNotVisible',
+            'ApproximateNumberOfMessagesDelayed',
+          ],
+        }),
+      );
+      out[name] = Object.values(Attributes).reduce((n, v) => n + (Number(v) || 0), 0);
+    }
+    return out;
+  }
+
+  async read(): Promise<StoredTask[]> {
+    const out: StoredTask[] = [];
+    for (const ref of await this.refs()) {
+      const record = await this.store.get(ref);
+      if (!record) continue;
+      out.push({ hub: this.name, head: record.head, events: await this.store.events(record, 0) });
+    }
+    return out;
+  }
+
+  close(): void {
+    this.client.destroy();
+    this.sqs.destroy();
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Waits until every task of both tables is terminal, both relays have caught up and the queues are empty,
+ * twice in a row; gives up after `boundMs`. Returns how long it took, and whether it drained.
+ */
+export const drain = async (
+  readers: readonly HubReader[],
+  boundMs: number,
+  say: (text: string) => void,
+): Promise<{ drained: boolean; ms: number }> => {
+  const start = Date.now();
+  let calm = 0;
+  let lastSaid = 0;
+  for (;;) {
+    await Promise.all(readers.map((r) => r.hub.command('caught-up')));
+    let live = 0;
+    let queued = 0;
+    const where: string[] = [];
+    for (const r of readers) {
+      for (const [name, n] of Object.entries(await r.queued())) {
+        queued += n;
+        if (n > 0) where.push(`${r.name} ${name} ${n}`);
+      }
+      for (const ref of await r.refs()) {
+        const record = await r.store.get(ref);
+        if (record && !isTerminal(record.head.state)) live++;
+      }
+    }
+    calm = live === 0 && queued === 0 ? calm + 1 : 0;
+    if (calm >= 2) return { drained: true, ms: Date.now() - start };
+    if (Date.now() - start > boundMs) return { drained: false, ms: Date.now() - start };
+    if (Date.now() - lastSaid > 5000) {
+      say(`draining: ${live} task(s) not finished, ${queued} message(s) queued (${where.join(', ')})`);
+      lastSaid = Date.now();
+    }
+    await sleep(500);
+  }
+};
+
+/** The partition's own audit: versions 1..n once each, nothing after the terminal event. */
+const audit = (t: StoredTask): Failure[] => {
+  const failures: Failure[] = [];
+  const at = { hub: t.hub, taskId: t.head.taskId };
+  const versions = t.events.map((e) => e.version);
+  const seen = new Set<number>();
+  for (const v of versions) {
+    if (seen.has(v)) failures.push({ ...at, category: 'duplicated', what: `event version ${v} twice` });
+    seen.add(v);
+  }
+  for (let v = 1; v <= t.head.version; v++)
+    if (!seen.has(v)) failures.push({ ...at, category: 'lost', what: `event version ${v} missing` });
+  if (versions.some((v) => v > t.head.version))
+    failures.push({ ...at, category: 'audit', what: `events past the head's version ${t.head.version}` });
+  const terminal = t.events.filter((e) => isTerminal(e.to));
+  const last = t.events[t.events.length - 1];
+  if (terminal.length > 1)
+    failures.push({
+      ...at,
+      category: 'audit',
+      what: `${terminal.length} terminal events (${terminal.map((e) => `${e.version}:${e.type}`).join(', ')})`,
+    });
+  if (terminal.length >= 1 && last && terminal[0] !== last)
+    failures.push({
+      ...at,
+      category: 'audit',
+      what: `events after the terminal one (${terminal[0]!.version}:${terminal[0]!.type}, last ${last.version}:${last.type})`,
+    });
+  if (!isTerminal(t.head.state))
+    failures.push({ ...at, category: 'stuck', what: `still ${t.head.state} (version ${t.head.version})` });
+  const created = t.events.filter((e) => e.type === 'created').length;
+  if (created !== 1) failures.push({ ...at, category: 'audit', what: `${created} created events` });
+  // a user's message applied twice
+  const userMessages = new Map<string, number>();
+  for (const e of t.events)
+    if (e.message?.role === 'user')
+      userMessages.set(e.message.messageId, (userMessages.get(e.message.messageId) ?? 0) + 1);
+  for (const [id, n] of userMessages)
+    if (n > 1) failures.push({ ...at, category: 'duplicated', what: `message ${id} applied ${n} times` });
+  return failures;
+};
+
+export interface Report {
+  failures: Failure[];
+  /** Lines that explain without failing: dead-lettered pushes, expected expiries, outcomes. */
+  notes: string[];
+  /** Final state of the workload's tasks, by kind. */
+  outcomes: Map<string, Map<string, number>>;
+}
+
+const EXPECTED: Record<string, readonly string[]> = {
+  hello: ['completed'],
+  cancel: ['cancelled', 'completed'],
+  ask: ['completed'],
+  approve: ['completed', 'rejected'],
+  chunks: ['completed'],
+  fail: ['failed'],
+  timeout: ['failed'],
+  'synapse-normal': ['completed'],
+  'synapse-info': ['completed'],
+  'synapse-human': ['completed', 'rejected'],
+  'synapse-cancel': ['cancelled'],
+};
+
+export const check = async (input: {
+  readers: Record<HubName, HubReader>;
+  outcomes: readonly Outcome[];
+  receiver: WebhookReceiver;
+  observed: Observed;
+}): Promise<Report> => {
+  const { readers, outcomes, receiver, observed } = input;
+  const failures: Failure[] = [];
+  const notes: string[] = [];
+  const stored = new Map<HubName, Map<string, StoredTask>>();
+  for (const name of ['A', 'B'] as const) {
+    const tasks = await readers[name].read();
+    stored.set(name, new Map(tasks.map((t) => [`${t.head.tenant}/${t.head.taskId}`, t])));
+    for (const t of tasks) {
+      const found = audit(t);
+      // what a stuck task last did, and what its deliveries did: where to look
+      for (const f of found.filter((x) => x.category === 'stuck')) {
+        const last = t.events[t.events.length - 1];
+        const log = await readers[name].log.list(t.head.tenant, t.head.taskId);
+        f.what += `; last event ${last?.version}:${last?.type} at ${last?.at}; deliveries: ${
+          log.map((a) => `v${a.version} ${a.redrive}.${a.attempt} ${a.status}`).join(', ') || 'none'
+        }`;
+      }
+      failures.push(...found);
+    }
+    // one task per first message, across the table
+    const byMessage = new Map<string, string[]>();
+    for (const t of tasks) {
+      const first = t.events.find((e) => e.message?.role === 'user')?.message?.messageId;
+      if (!first) continue;
+      const key = `${t.head.tenant}/${first}`;
+      byMessage.set(key, [...(byMessage.get(key) ?? []), t.head.taskId]);
+    }
+    for (const [key, ids] of byMessage)
+      if (ids.length > 1)
+        failures.push({
+          hub: name,
+          taskId: ids.join(','),
+          category: 'duplicated',
+          what: `message ${key} made ${ids.length} tasks`,
+        });
+  }
+  const find = (hub: HubName, tenant: string, taskId: string) => stored.get(hub)?.get(`${tenant}/${taskId}`);
+
+  // the callers: every retried messageId answered with one task
+  for (const [messageId, ids] of observed.retriedMessages)
+    if (ids.size > 1)
+      failures.push({
+        category: 'duplicated',
+        taskId: [...ids].join(','),
+        what: `retried message ${messageId} answered with ${ids.size} tasks`,
+      });
+  for (const u of observed.unexpected5xx)
+    failures.push({ category: 'unexpected5xx', what: `${u.status} for ${u.what}: ${u.body}` });
+
+  const finals = new Map<string, Map<string, number>>();
+  for (const out of outcomes) {
+    const tenant = 'default';
+    const task = out.taskId ? find(out.hub, tenant, out.taskId) : undefined;
+    if (out.taskId && !task) {
+      failures.push({
+        category: 'lost',
+        hub: out.hub,
+        taskId: out.taskId,
+        what: `answered to the caller (${out.kind}) but not in the table`,
+      });
+      continue;
+    }
+    const state = task?.head.state ?? (out.note ? 'no task' : 'unknown');
+    const byKind = finals.get(out.kind) ?? new Map<string, number>();
+    byKind.set(state, (byKind.get(state) ?? 0) + 1);
+    finals.set(out.kind, byKind);
+    if (!task) {
+      notes.push(`#${out.index} ${out.kind} at ${out.hub}: no task id (${out.note ?? 'no answer'})`);
+      continue;
+    }
+    if (!EXPECTED[out.kind]!.includes(task.head.state)) {
+      const end = task.events[task.events.length - 1];
+      notes.push(
+        `#${out.index} ${out.kind} at ${out.hub} ended ${task.head.state} (${end?.type}` +
+          `${end?.reason ? `: ${end.reason.code} ${end.reason.message ?? ''}` : ''})` +
+          ` task ${task.head.taskId}${out.note ? `; flow: ${out.note}` : ''}`,
+      );
+    }
+
+    if (out.hook && isTerminal(task.head.state))
+      failures.push(...(await checkPush(readers[out.hub], task, receiver, out.hook, notes)));
+
+    if (out.kind.startsWith('synapse-'))
+      failures.push(...(await checkSynapse(readers, task, (h, id) => find(h, 'partners', id))));
+  }
+  return { failures, notes, outcomes: finals };
+};
+
+/**
+ * The receiver saw the task's final state in effect once: the terminal event's POSTs answered 2xx at least
+ * once, and no event version came under two Idempotency-Keys; or the delivery log shows it dead-lettered.
+ */
+const checkPush = async (
+  reader: HubReader,
+  task: StoredTask,
+  receiver: WebhookReceiver,
+  hook: string,
+  notes: string[],
+): Promise<Failure[]> => {
+  const at = { hub: reader.name, taskId: task.head.taskId };
+  const failures: Failure[] = [];
+  const received = receiver.received(hook);
+  const keys = new Map<string, Set<string>>();
+  for (const r of received) {
+    const version = String(r.headers['a2a-event-version']);
+    const set = keys.get(version) ?? new Set<string>();
+    set.add(String(r.headers['idempotency-key']));
+    keys.set(version, set);
+  }
+  for (const [version, set] of keys)
+    if (set.size > 1)
+      failures.push({
+        ...at,
+        category: 'duplicated',
+        what: `event ${version} pushed under ${set.size} keys`,
+      });
+  const final = task.events.find((e) => isTerminal(e.to));
+  if (!final) return failures;
+  const delivered = received.some(
+    (r) => String(r.headers['a2a-event-version']) === String(final.version) && r.status < 300,
+  );
+  if (delivered) return failures;
+  const attempts = (await reader.log.list(task.head.tenant, task.head.taskId)).filter(
+    (a) => a.version === final.version,
+  );
+  const deadLettered = attempts.find((a) => a.deadLetter);
+  if (deadLettered) {
+    notes.push(
+      `task ${task.head.taskId} at ${reader.name}: its final push dead-lettered (${deadLettered.deadLetter}, ${deadLettered.error ?? deadLettered.status})`,
+    );
+    return failures;
+  }
+  failures.push({
+    ...at,
+    category: 'lost',
+    what: `final state ${task.head.state} (event ${final.version}) never pushed; log: ${
+      attempts.map((a) => `${a.redrive}.${a.attempt} ${a.status}`).join(', ') || 'no attempt'
+    }`,
+  });
+  return failures;
+};
+
+/**
+ * A's requester task ends in the state of B's executor task; when not, the dead-lettered messages of both
+ * are named with it (a refused report, a cancel that came too late), which explain but do not excuse it.
+ */
+const checkSynapse = async (
+  readers: Record<HubName, HubReader>,
+  requester: StoredTask,
+  atB: (hub: HubName, id: string) => StoredTask | undefined,
+): Promise<Failure[]> => {
+  const idAtB = synapseTaskId('partners', 'hub-a', requester.head.taskId);
+  const executor = atB('B', idAtB);
+  const a = requester.head.state;
+  const b = executor?.head.state;
+  if (a === b) return [];
+  const logA = await readers.A.log.list(requester.head.tenant, requester.head.taskId);
+  const logB = executor ? await readers.B.log.list(executor.head.tenant, executor.head.taskId) : [];
+  const deadLettered = [...logA.map((x) => ({ hub: 'A', ...x })), ...logB.map((x) => ({ hub: 'B', ...x }))]
+    .filter((x) => x.deadLetter)
+    .map((x) => `${x.hub} v${x.version} ${x.deadLetter} (${x.error ?? x.status})`);
+  // times of day (HH:MM:SS.mmm): enough to see which came first
+  const time = (iso: string | undefined) => iso?.slice(11, 23) ?? '?';
+  const events = (t: StoredTask | undefined) =>
+    t
+      ? t.events
+          .filter((e) => e.type !== 'status_update')
+          .map((e) => `${e.version}:${e.type}${e.reason ? `(${e.reason.code})` : ''}@${time(e.at)}`)
+          .join(' ')
+      : '-';
+  // the deliveries of the events shown, and any other that did not simply go through
+  const shown = (t: StoredTask | undefined) =>
+    new Set(t?.events.filter((e) => e.type !== 'status_update').map((e) => e.version));
+  const deliveries = (log: typeof logA, t: StoredTask | undefined) =>
+    log
+      .filter((x) => shown(t).has(x.version) || x.status !== 'delivered')
+      .map(
+        (x) =>
+          `v${x.version} ${x.redrive}.${x.attempt} ${x.status}${x.httpStatus ? ` ${x.httpStatus}` : ''}@${time(x.startedAt)}`,
+      );
+  const what = `requester ${a} at A, executor ${b ?? 'missing'} at B (${idAtB})${
+    deadLettered.length > 0 ? `; dead-lettered: ${deadLettered.join('; ')}` : ''
+  }; A events: ${events(requester)}; A deliveries: ${deliveries(logA, requester).join(', ')}; B events: ${events(
+    executor,
+  )}; B deliveries: ${deliveries(logB, executor).join(', ')}`;
+  return [{ hub: 'A', taskId: requester.head.taskId, category: 'mismatch', what }];
+};
