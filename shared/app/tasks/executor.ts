@@ -22,7 +22,12 @@ import type {
   Validation,
 } from '../../agent/api.ts';
 import { textOf } from '../../agent/api.ts';
-import { ConflictError, InvalidTransitionError, ValidationError } from '../../domain/errors.ts';
+import {
+  ConflictError,
+  InvalidTransitionError,
+  UnavailableError,
+  ValidationError,
+} from '../../domain/errors.ts';
 import { isTerminal } from '../../domain/states.ts';
 import type { EventDraft, Message, TaskEvent } from '../../domain/task.ts';
 import { type Clock, type IdGenerator, systemClock } from '../../ports/clock.ts';
@@ -31,6 +36,14 @@ import type { LivenessWriter } from '../../ports/liveness-writer.ts';
 import type { TaskRecord, TaskRef } from '../../ports/task-store.ts';
 import { clip } from '../../validation/text.ts';
 import { MAX_EVENTS_PER_WRITE, randomIds, type TaskEngine } from './task-engine.ts';
+
+/**
+ * Rounds of a run's write while the store stays unavailable through the SDK's own retries (about 1.5 s
+ * of pauses between them): what the agent reported is in hand, so a passing outage costs a wait, not the
+ * task (docs/reliability.md#the-sdk).
+ */
+export const WRITE_ROUNDS = 5;
+const roundPause = (round: number) => new Promise((resolve) => setTimeout(resolve, 100 * 2 ** (round - 1)));
 
 export type RunResult =
   | 'completed'
@@ -215,12 +228,20 @@ export class TaskExecutor {
       if (stopped) throw new TaskStoppedError('the run ended');
       try {
         for (let i = 0; i < drafts.length; i += MAX_EVENTS_PER_WRITE) {
-          last = (
-            await this.engine.apply(ref, drafts.slice(i, i + MAX_EVENTS_PER_WRITE), {
-              seen: last,
-              guard: ours,
-            })
-          ).record;
+          for (let round = 1; ; round++) {
+            try {
+              last = (
+                await this.engine.apply(ref, drafts.slice(i, i + MAX_EVENTS_PER_WRITE), {
+                  seen: last,
+                  guard: ours,
+                })
+              ).record;
+              break;
+            } catch (e) {
+              if (!(e instanceof UnavailableError) || round >= WRITE_ROUNDS || stopped) throw e;
+              await roundPause(round);
+            }
+          }
           // a write is a sign of life: the next liveness write is due an interval after it
           liveness.wrote();
         }

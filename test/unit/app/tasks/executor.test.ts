@@ -19,8 +19,9 @@ import {
   type Outcome,
   reject,
 } from '../../../../shared/agent/api.ts';
-import { TaskExecutor } from '../../../../shared/app/tasks/executor.ts';
+import { TaskExecutor, WRITE_ROUNDS } from '../../../../shared/app/tasks/executor.ts';
 import { TaskEngine } from '../../../../shared/app/tasks/task-engine.ts';
+import { UnavailableError } from '../../../../shared/domain/errors.ts';
 import type { EventDraft, Message } from '../../../../shared/domain/task.ts';
 import type { TaskRecord, TaskRef } from '../../../../shared/ports/task-store.ts';
 
@@ -377,5 +378,46 @@ describe('what the agent is given', () => {
       input.history.map((m) => m.parts[0]?.text),
       ['the request', 'working'],
     );
+  });
+});
+
+describe('a store unavailable for a while', () => {
+  /** The store refusing its next `n` commits as the SDK would after its retries (nothing written). */
+  const outage = (store: InMemoryTaskStore, n: number) => {
+    let left = n;
+    const commit = store.commit.bind(store);
+    store.commit = async (...args: Parameters<InMemoryTaskStore['commit']>) => {
+      if (left-- > 0) throw new UnavailableError('DynamoDB PutItem (ThrottlingException)');
+      return commit(...args);
+    };
+    return () => n - Math.max(0, left);
+  };
+
+  it('records the outcome once it answers: the task completes, each event once', async () => {
+    const { executor, submit, runOf, types, store } = setup(
+      agentOf(async (ctx) => {
+        refused = outage(store, WRITE_ROUNDS - 1);
+        await ctx.progress(50, 'half way');
+        return complete('done');
+      }),
+    );
+    let refused = () => 0;
+    const head = await submit();
+    const outcome = await executor.run(runOf(head));
+    assert.equal(outcome.result, 'completed');
+    assert.equal(refused(), WRITE_ROUNDS - 1, 'the progress write was refused that often, then landed');
+    assert.deepEqual(await types(head), ['created', 'confirm', 'start', 'status_update', 'complete']);
+  });
+
+  it('gives up after its rounds: the error is the run’s, and the task is not failed for it', async () => {
+    const { executor, submit, runOf, store } = setup(
+      agentOf(async () => {
+        outage(store, 1000);
+        return complete('done');
+      }),
+    );
+    const head = await submit();
+    await assert.rejects(executor.run(runOf(head)), UnavailableError);
+    assert.equal((await store.get(head))?.head.state, 'executing', 'left to its heartbeat watch');
   });
 });
