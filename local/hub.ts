@@ -49,6 +49,7 @@ import {
 } from '../shared/adapters/sqs/queues.ts';
 import { resetAgentCache } from '../shared/agent/load.ts';
 import { type RecoveryResult, recoverPendingWork } from '../shared/app/tasks/recovery.ts';
+import { DELIVERY_IN_FLIGHT_SECONDS } from '../shared/config/delivery.ts';
 import { AGENT_MODULE } from '../shared/config/deployment.ts';
 import { setEnvironment } from '../shared/config/environment.ts';
 import { FAULTS } from '../shared/config/faults.ts';
@@ -409,6 +410,8 @@ export const startLocalHub = async (options: LocalHubOptions = {}): Promise<Loca
         AUTH_MODE: auth === 'dev' ? 'none' : 'required',
         [INSPECTOR_ASSETS_DIR.name]: await localInspectorAssets(),
         ...signingKeys,
+        // a delivery an invocation that died left claimed is taken over as soon as its message comes back
+        ...(cap ? { [DELIVERY_IN_FLIGHT_SECONDS.name]: String(cap) } : {}),
         ...options.env,
         ...(options.agentModule ? { [AGENT_MODULE.name]: options.agentModule } : {}),
         // the registry probes the hub's own agent, as on AWS (there its URL is public): the guard lets its

@@ -13,9 +13,13 @@ import { urlGuardFromEnv } from '../adapters/http/url-guard.ts';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender.ts';
 import { signerFromEnv } from '../adapters/keys/index.ts';
 import { SqsDeliveryQueue } from '../adapters/sqs/delivery-queue.ts';
-import { DELIVERY_QUEUE } from '../adapters/sqs/queues.ts';
 import { type DeliveryObserver, DeliveryWorker } from '../app/delivery/delivery-worker.ts';
-import { DELIVERY_TIMEOUT_MS, deliveryPolicyFrom, SYNAPSE_MAX_RETRIES } from '../config/delivery.ts';
+import {
+  DELIVERY_IN_FLIGHT_SECONDS,
+  DELIVERY_TIMEOUT_MS,
+  deliveryPolicyFrom,
+  SYNAPSE_MAX_RETRIES,
+} from '../config/delivery.ts';
 import { DELIVERY_DLQ_URL, DELIVERY_QUEUE_URL, PUBLIC_URL, TABLE_NAME } from '../config/deployment.ts';
 import { heartbeatRulesFrom } from '../config/heartbeat.ts';
 import { PUSH_URL_ALLOW_HTTP, PUSH_URL_ALLOWLIST } from '../config/push.ts';
@@ -50,6 +54,7 @@ const workerSettings = section({
   allowlist: PUSH_URL_ALLOWLIST,
   allowHttp: PUSH_URL_ALLOW_HTTP,
   timeoutMs: DELIVERY_TIMEOUT_MS,
+  inFlightSeconds: DELIVERY_IN_FLIGHT_SECONDS,
   synapseMaxRetries: SYNAPSE_MAX_RETRIES,
   agentId: SYNAPSE_AGENT_ID,
 });
@@ -74,7 +79,7 @@ export const deliveryWorker = (): DeliveryWorker => {
     },
     {
       policy,
-      inFlightSeconds: DELIVERY_QUEUE.consumerTimeoutSeconds,
+      inFlightSeconds: settings.inFlightSeconds,
       timeoutMs: settings.timeoutMs,
       observer: deliveryMetrics,
       heartbeatSeconds: heartbeat.intervalSeconds,

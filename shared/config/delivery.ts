@@ -3,6 +3,7 @@
  * tries a push notification or a message to a Synapse peer.
  */
 import { DEFAULT_TIMEOUT_MS } from '../adapters/http/vetted-connection.ts';
+import { DELIVERY_QUEUE } from '../adapters/sqs/queues.ts';
 import { DEFAULT_SYNAPSE_MAX_RETRIES } from '../app/delivery/synapse-callback.ts';
 import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy } from '../domain/delivery.ts';
 import type { Env } from './settings.ts';
@@ -65,6 +66,14 @@ export const DELIVERY_TIMEOUT_MS = {
   doc: 'The timeout of one request: DNS, connect and response.',
   format: () => wholeNumber(1, undefined, 'milliseconds'),
   default: DEFAULT_TIMEOUT_MS,
+  readBy: DELIVER,
+} satisfies Setting<number>;
+
+export const DELIVERY_IN_FLIGHT_SECONDS = {
+  name: 'DELIVERY_IN_FLIGHT_SECONDS',
+  doc: "How long a claimed attempt may stay `sending` before another invocation takes it over (one that died left it there). It must not be shorter than the deliver function's timeout, or an attempt still running could be sent twice; the local runtime shortens both together (visibilityTimeoutCapSeconds).",
+  format: () => wholeNumber(1, undefined, 'seconds'),
+  default: DELIVERY_QUEUE.consumerTimeoutSeconds,
   readBy: DELIVER,
 } satisfies Setting<number>;
 

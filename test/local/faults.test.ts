@@ -17,8 +17,10 @@ import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type LocalHub, startLocalHub } from '../../local/hub.ts';
+import { DynamoDeliveryLog } from '../../shared/adapters/dynamodb/delivery-log.ts';
 import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
 import { SYNAPSE_CALLBACK_PATH } from '../../shared/contracts/routes.ts';
+import type { DeliveryAttempt } from '../../shared/ports/delivery-log.ts';
 import { composeMessage, signSynapseRequest } from '../../shared/protocol/synapse/index.ts';
 import { type FaultScript, inOrder, ScriptedFaults } from '../support/faults.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
@@ -158,6 +160,10 @@ const completionPushed = async (hook: string) => {
     `${hook} never got the completion: ${JSON.stringify(receiver.received(hook).map((p) => p.body))}`,
   );
 };
+
+/** Every attempt of the log delivered, or taken over after its invocation died. */
+const settled = (attempts: DeliveryAttempt[]) =>
+  attempts.length > 0 && attempts.every((a) => a.status === 'delivered' || a.status === 'interrupted');
 
 const once = (versions: number[]) =>
   assert.equal(new Set(versions).size, versions.length, `each once: ${versions}`);
@@ -309,6 +315,33 @@ describe('a consumer that dies mid-way', () => {
       once(acceptedVersions(hook));
     });
   }
+
+  it('the deliver function dying after its claims: each attempt is taken over when its message comes back', async () => {
+    faults.dieAt = 2; // its first call is the attempt's claim
+    let killed = 0;
+    const script: FaultScript = (place) =>
+      place === 'invoke:deliver' && killed++ < 2 ? 'function-dies' : undefined;
+    const log = new DynamoDeliveryLog(dynamo, hub.tableName);
+    const attempts = await faults.during(script, async () => {
+      const taskId = await send('hello', '/deliver-dies');
+      await completed(taskId);
+      // every attempt settled within seconds: a claim's window is the capped visibility, not the minute
+      // a deliver function may take (DELIVERY_IN_FLIGHT_SECONDS)
+      let found = await log.list(tenant, taskId);
+      for (let i = 0; i < 300 && !(settled(found) && killed >= 2); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        found = await log.list(tenant, taskId);
+      }
+      return found;
+    });
+    assert.equal(faults.given.filter((g) => g.kind === 'function-dies').length, 2);
+    assert.ok(settled(attempts), JSON.stringify(attempts.map((a) => [a.version, a.attempt, a.status])));
+    assert.ok(
+      attempts.some((a) => a.status === 'interrupted'),
+      'the claims the dead invocations left were taken over',
+    );
+    once(acceptedVersions('/deliver-dies'));
+  });
 
   it('the relay dying after some of its calls: the task finishes, its push arrives once', async () => {
     faults.dieAt = 2;

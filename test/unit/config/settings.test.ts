@@ -57,6 +57,7 @@ const BAD: Readonly<Record<string, readonly string[]>> = {
   HEARTBEAT_QUEUE_URL: ['heartbeat'],
   DELIVERY_QUEUE_URL: ['delivery'],
   DELIVERY_DLQ_URL: ['dlq'],
+  DELIVERY_IN_FLIGHT_SECONDS: ['0', '1.5', 'a minute'],
   EXECUTOR_DLQ_URL: ['executor-dlq'],
   HEARTBEAT_DLQ_URL: ['heartbeat-dlq'],
   REGISTRY_PROBE_DLQ_URL: ['probe-dlq'],
