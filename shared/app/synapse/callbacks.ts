@@ -27,6 +27,7 @@
  * | human_approve, human_reject | p2p:human_decision (who decided: the answer's `decided_by`, else the task's owner) |
  * | cancel | p2p:task_cancel |
  * | timeout (the task reached its deadline here) | p2p:task_cancel (reason `execution_timeout`) |
+ * | heartbeat_lost (the peer's heartbeats stopped: the task failed here) | p2p:task_cancel (reason `heartbeat_lost`) |
  */
 import { textOf } from '../../agent/api.ts';
 import type { Artifact, EventType, Message, TaskEvent, TaskHead, TaskView } from '../../domain/task.ts';
@@ -377,7 +378,18 @@ const REQUESTER_MESSAGES: { readonly [E in EventType]: Ask | null } = {
       },
     },
   }),
-  heartbeat_lost: null,
+  // this hub took the peer for lost (its heartbeats stopped): were it only late, it stops too rather than
+  // finish work nobody waits for (docs/reliability.md#push-receivers-and-synapse-peers)
+  heartbeat_lost: (_, { head }) => ({
+    type: 'p2p:task_cancel',
+    payload: {
+      task_id: head.taskId,
+      reason: {
+        code: 'heartbeat_lost',
+        message: 'The requester stopped waiting: no heartbeat from the executor in time',
+      },
+    },
+  }),
   release: null,
   push_config: null,
 };

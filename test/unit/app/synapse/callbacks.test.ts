@@ -158,6 +158,7 @@ describe('what a requester sends its executor', () => {
     const told = TRANSITION_EVENTS.filter((t) => isCallbackEvent('requester', { type: t }));
     assert.deepEqual(told.sort(), [
       'cancel',
+      'heartbeat_lost',
       'human_approve',
       'human_reject',
       'info_provided',
@@ -231,5 +232,11 @@ describe('what a requester sends its executor', () => {
     assert.deepEqual((byOwner.payload as { decided_by: unknown }).decided_by, { user_id: 'bob' });
     const cancel = valid(requesterMessageOf(event('cancel', { to: 'cancelled' }), { head }));
     assert.equal(cancel.type, 'p2p:task_cancel');
+  });
+
+  it('a peer taken for lost is told to stop: its work would be refused when it reports', () => {
+    const stop = valid(requesterMessageOf(event('heartbeat_lost', { to: 'failed' }), { head }));
+    assert.equal(stop.type, 'p2p:task_cancel');
+    assert.deepEqual((stop.payload as { reason: { code: string } }).reason.code, 'heartbeat_lost');
   });
 });
