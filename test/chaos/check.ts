@@ -316,7 +316,7 @@ export const check = async (input: {
       failures.push(...(await checkPush(readers[out.hub], task, receiver, out.hook, notes)));
 
     if (out.kind.startsWith('synapse-'))
-      failures.push(...(await checkSynapse(readers, task, (h, id) => find(h, 'partners', id))));
+      failures.push(...(await checkSynapse(readers, task, (h, id) => find(h, 'partners', id), notes)));
   }
   return { failures, notes, outcomes: finals };
 };
@@ -376,13 +376,17 @@ const checkPush = async (
 };
 
 /**
- * A's requester task ends in the state of B's executor task; when not, the dead-lettered messages of both
- * are named with it (a refused report, a cancel that came too late), which explain but do not excuse it.
+ * A's requester task ends in the state of B's executor task. Or both ended, each on its own, and their
+ * final messages crossed: the one that came second was refused as too late (409 task_already_completed)
+ * and is dead-lettered at its sender with that reason (a cancel that crossed the completion; a peer taken
+ * for lost that finished anyway): each side's final state reached the other or its DLQ
+ * (docs/reliability.md#push-receivers-and-synapse-peers). Noted, not a failure. Anything else is.
  */
 const checkSynapse = async (
   readers: Record<HubName, HubReader>,
   requester: StoredTask,
   atB: (hub: HubName, id: string) => StoredTask | undefined,
+  notes: string[],
 ): Promise<Failure[]> => {
   const idAtB = synapseTaskId('partners', 'hub-a', requester.head.taskId);
   const executor = atB('B', idAtB);
@@ -391,6 +395,21 @@ const checkSynapse = async (
   if (a === b) return [];
   const logA = await readers.A.log.list(requester.head.tenant, requester.head.taskId);
   const logB = executor ? await readers.B.log.list(executor.head.tenant, executor.head.taskId) : [];
+  const finalOf = (t: StoredTask | undefined) => t?.events.find((e) => isTerminal(e.to))?.version;
+  const refusedAsLate = (log: typeof logA, version: number | undefined) =>
+    version !== undefined && log.some((x) => x.version === version && x.deadLetter && x.httpStatus === 409);
+  if (
+    executor &&
+    b !== undefined &&
+    isTerminal(a) &&
+    isTerminal(b) &&
+    (refusedAsLate(logA, finalOf(requester)) || refusedAsLate(logB, finalOf(executor)))
+  ) {
+    notes.push(
+      `crossed: task ${requester.head.taskId} ${a} at A, ${b} at B; the later final message refused (409) and dead-lettered`,
+    );
+    return [];
+  }
   const deadLettered = [...logA.map((x) => ({ hub: 'A', ...x })), ...logB.map((x) => ({ hub: 'B', ...x }))]
     .filter((x) => x.deadLetter)
     .map((x) => `${x.hub} v${x.version} ${x.deadLetter} (${x.error ?? x.status})`);
