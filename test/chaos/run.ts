@@ -1,5 +1,5 @@
 /**
- * The chaos run (issue 24 §3): two local hubs with the seeded fault layer on (FAULTS, local/faults/),
+ * The chaos run (docs/reliability.md#the-chaos-run): two local hubs with the seeded fault layer on (FAULTS, local/faults/),
  * a mixed workload against them, then the faults off, a drain, and the invariants.
  *
  *   npm run chaos -- --seed N --rate R [--tasks T] [--kinds K,…] [--concurrency C] [--drain-seconds S]
@@ -13,7 +13,7 @@
  * `CHAOS seed=… rate=… tasks=… faults=… lost=… duplicated=… stuck=… unexpected5xx=…`, and exits 1 when
  * an invariant fails, naming the task, the hub and the seed (test/chaos/check.ts says what each checks).
  * In that line a Synapse requester that ended otherwise than its executor counts as lost (it never took the
- * executor's outcome), and a partition that fails its audit (two terminal events, events after the
+ * executor's outcome) unless their final messages crossed (check.ts: noted), and a partition that fails its audit (two terminal events, events after the
  * terminal one) as duplicated; each failure has its own FAIL line.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
