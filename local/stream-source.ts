@@ -114,6 +114,9 @@ const toLambdaRecord = (r: StreamRecord, streamArn: string): DynamoDBRecord => (
   },
 });
 
+/** The longest pause between two tries of a failing batch. */
+const RETRY_PAUSE_MAX_MS = 5_000;
+
 const sleep = (ms: number, cancel?: Promise<void>) =>
   Promise.race([new Promise<void>((r) => setTimeout(r, ms)), ...(cancel ? [cancel] : [])]);
 
@@ -176,7 +179,11 @@ export const startStreamSource = async (options: StreamSourceOptions): Promise<S
       return;
     }
     if (retriesLeft > 0 && !stopping) {
-      await sleep(100 * 2 ** Math.max(0, options.maxRetryAttempts - retriesLeft), stopped);
+      // Lambda's backoff between a stream batch's retries grows, up to a limit
+      await sleep(
+        Math.min(RETRY_PAUSE_MAX_MS, 100 * 2 ** Math.max(0, options.maxRetryAttempts - retriesLeft)),
+        stopped,
+      );
       return process(shardId, rest, retriesLeft - 1);
     }
     const first = rest[0]!.dynamodb!.SequenceNumber!;

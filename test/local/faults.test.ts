@@ -343,6 +343,23 @@ describe('a consumer that dies mid-way', () => {
     once(acceptedVersions('/deliver-dies'));
   });
 
+  it('the relay dying more often in a row than a few retries: the batch is still relayed, nothing given up', async () => {
+    faults.dieAt = 1;
+    await hub.relayCaughtUp();
+    let killed = 0;
+    // more than the 5 retries that once gave a batch up under the chaos run (STREAM_RELAY.maxRetryAttempts):
+    // the relay's invocations are one at a time, so these are the tries of the task's first batch
+    const script: FaultScript = (place) =>
+      place === 'invoke:relay' && killed++ < 8 ? 'function-dies' : undefined;
+    await faults.during(script, async () => {
+      const id = await send('hello', '/relay-dies-often');
+      await completed(id);
+      await completionPushed('/relay-dies-often');
+    });
+    assert.equal(faults.given.filter((g) => g.kind === 'function-dies').length, 8);
+    once(acceptedVersions('/relay-dies-often'));
+  });
+
   it('the relay dying after some of its calls: the task finishes, its push arrives once', async () => {
     faults.dieAt = 2;
     let killed = 0;

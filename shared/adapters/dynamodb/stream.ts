@@ -44,8 +44,14 @@ export const taskChangeOf = (record: DynamoDBRecord): TaskChange | undefined => 
 export const STREAM_RELAY = {
   /** Records per invocation. */
   batchSize: 100,
-  /** Retries of a failing batch (after bisecting it) before it goes to the failure queue. */
-  maxRetryAttempts: 5,
+  /**
+   * Retries of a failing batch (after bisecting it) before it goes to the failure queue. Everything the
+   * relay sends is harmless twice and an undecodable record is set aside at once, so what fails a batch is
+   * SQS or EventBridge unavailable: it is worth waiting out. A batch given up is work never queued (a run,
+   * a push, the Synapse message the next ones wait for), so more than the few retries that gave one up
+   * under the chaos run's faults (docs/reliability.md#the-chaos-run).
+   */
+  maxRetryAttempts: 20,
   /** Split a failing batch in two to isolate the record that fails. */
   bisectBatchOnError: true,
   /** Records older than this are sent to the failure queue instead of being retried further. */
