@@ -39,8 +39,8 @@ const hash = (text: string): number => {
   return h >>> 0;
 };
 
-/** mulberry32: small, fast and good enough to spread faults (not for secrets). */
-const generator = (seed: number): (() => number) => {
+/** mulberry32: small, fast and good enough to spread faults and a workload's choices (not for secrets). */
+export const seededGenerator = (seed: number): (() => number) => {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -80,7 +80,7 @@ export class FaultLayer {
   draw(place: string): number {
     let next = this.generators.get(place);
     if (!next) {
-      next = generator(hash(`${this.spec.seed}:${place}`));
+      next = seededGenerator(hash(`${this.spec.seed}:${place}`));
       this.generators.set(place, next);
     }
     return next();

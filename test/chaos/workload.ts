@@ -4,19 +4,8 @@
  * from hub A to hub B (the four flows of docs/synapse-protocol.md); and tasks left to time out. Which
  * task is which, and every choice in its flow, comes from the run's seed.
  */
+import { seededGenerator } from '../../local/faults/layer.ts';
 import { type Observed, request, type StreamAnswer, stream } from './client.ts';
-
-/** mulberry32, seeded: the workload's own choices. */
-export const prng = (seed: number): (() => number) => {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
 
 /** Each kind of task, its weight in the mix. */
 export const KINDS = {
@@ -71,7 +60,7 @@ export interface Outcome extends Planned {
 }
 
 export const plan = (seed: number, tasks: number): Planned[] => {
-  const random = prng(seed);
+  const random = seededGenerator(seed);
   const kinds = Object.entries(KINDS) as [Kind, number][];
   const total = kinds.reduce((s, [, w]) => s + w, 0);
   return Array.from({ length: tasks }, (_, index) => {
