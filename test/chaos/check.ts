@@ -397,7 +397,8 @@ const checkSynapse = async (
   const logB = executor ? await readers.B.log.list(executor.head.tenant, executor.head.taskId) : [];
   const finalOf = (t: StoredTask | undefined) => t?.events.find((e) => isTerminal(e.to))?.version;
   const refusedAsLate = (log: typeof logA, version: number | undefined) =>
-    version !== undefined && log.some((x) => x.version === version && x.deadLetter && x.httpStatus === 409);
+    // the final event's message, or one after it (a report that followed it)
+    version !== undefined && log.some((x) => x.version >= version && x.deadLetter && x.httpStatus === 409);
   if (
     executor &&
     b !== undefined &&

@@ -8,7 +8,7 @@
  * --rate: the fault rate, `5%` or `0.05` (FAULTS=seed:rate); --kinds: only these fault kinds (FAULT_KINDS,
  * each optionally `kind=rate`; every kind by default); --tasks: how many tasks (1000);
  * --concurrency: flows in flight (32); --drain-seconds: how long the drain may take before what is left
- * is called stuck (180). One DynamoDB Local, two hubs as child processes (test/chaos/hub-child.ts), each
+ * is called stuck (600: at 20% the deliveries' retries take minutes to settle). One DynamoDB Local, two hubs as child processes (test/chaos/hub-child.ts), each
  * logging to .artifacts/chaos/<seed>-hub-<a|b>.log. It prints the fault counts, then one line
  * `CHAOS seed=… rate=… tasks=… faults=… lost=… duplicated=… stuck=… unexpected5xx=…`, and exits 1 when
  * an invariant fails, naming the task, the hub and the seed (test/chaos/check.ts says what each checks).
@@ -41,7 +41,7 @@ const { values } = parseArgs({
     kinds: { type: 'string', default: '' },
     tasks: { type: 'string', default: '1000' },
     concurrency: { type: 'string', default: '32' },
-    'drain-seconds': { type: 'string', default: '180' },
+    'drain-seconds': { type: 'string', default: '600' },
   },
 });
 const seed = Number(values.seed);
