@@ -16,6 +16,16 @@ import { JavaMissingError } from './dynamodb-local.ts';
 import type { BusEvent } from './event-bus.ts';
 import { DEFAULT_STOP_GRACE_MS, type HubHandlers, type LocalHub, startLocalHub } from './hub.ts';
 
+/** The ids of the events printed lately (the last 10,000): whether `id` was one, remembering it now. */
+const printed = new Set<unknown>();
+const printedOnce = (id: unknown): boolean => {
+  if (id === undefined) return false;
+  if (printed.has(id)) return true;
+  printed.add(id);
+  if (printed.size > 10_000) printed.delete(printed.values().next().value);
+  return false;
+};
+
 export interface CliOptions {
   argv: string[];
   env: NodeJS.ProcessEnv;
@@ -151,12 +161,16 @@ export const runCli = async ({
       ...(settings.quietEvents
         ? {}
         : {
-            onLifecycleEvent: (e: BusEvent) =>
+            onLifecycleEvent: (e: BusEvent) => {
+              // an event can reach the bus twice (a relay batch retried): shown once, by its id, as a
+              // target de-duplicates (docs/events.md#delivery)
+              if (printedOnce(e.detail.id)) return;
               console.log(
                 e.detail.taskId !== undefined
                   ? `event: ${e.detailType} ${String(e.detail.taskId)} → ${String(e.detail.a2aState)}`
                   : `event: ${e.detailType} ${String(e.detail.identifier)} → ${String(e.detail.state ?? e.detail.health)}`,
-              ),
+              );
+            },
           }),
     });
   } catch (e) {

@@ -12,7 +12,7 @@
  * - callers: no 5xx but 503 (nor a JSON-RPC internal error), and every messageId sent again got one task.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDeliveryLog } from '../../shared/adapters/dynamodb/delivery-log.ts';
 import { taskRefOfPk } from '../../shared/adapters/dynamodb/keys.ts';
@@ -21,6 +21,7 @@ import { synapseTaskId } from '../../shared/app/synapse/inbound.ts';
 import { isTerminal } from '../../shared/domain/states.ts';
 import type { TaskEvent, TaskHead } from '../../shared/domain/task.ts';
 import type { TaskRef } from '../../shared/ports/task-store.ts';
+import { queueDepth } from '../support/queue-depth.ts';
 import type { WebhookReceiver } from '../support/webhook-receiver.ts';
 import type { Observed } from './client.ts';
 import type { ChaosHub } from './hubs.ts';
@@ -92,17 +93,7 @@ export class HubReader {
     for (const [name, url] of Object.entries(this.hub.queueUrls)) {
       const drained = DRAINED_QUEUES.includes(name);
       if (leftOver ? drained || name.startsWith('registry-probe') : !drained) continue;
-      const { Attributes = {} } = await this.sqs.send(
-        new GetQueueAttributesCommand({
-          QueueUrl: url,
-          AttributeNames: [
-            'ApproximateNumberOfMessages',
-            'ApproximateNumberOfMessagesNotVisible',
-            'ApproximateNumberOfMessagesDelayed',
-          ],
-        }),
-      );
-      out[name] = Object.values(Attributes).reduce((n, v) => n + (Number(v) || 0), 0);
+      out[name] = await queueDepth(this.sqs, url);
     }
     return out;
   }

@@ -46,7 +46,6 @@ export const isUnavailability = (e: unknown): boolean => {
 type Next = (args: unknown) => Promise<unknown>;
 interface HandlerContext {
   commandName?: string;
-  clientName?: string;
 }
 
 /** Outermost (initialize, high priority): sees what the SDK's retries could not mend. */
