@@ -236,8 +236,7 @@ export const startEventSource = (options: EventSourceOptions): EventSource => {
   };
 
   /**
-   * Back to the queue at once: received while stopping, so nobody will handle it here. (The emulator
-   * counts a visibility change as one more receive; AWS does not.)
+   * Back to the queue at once: received while stopping, so nobody will handle it here.
    */
   const giveBack = async (messages: Message[]) => {
     try {

@@ -1,5 +1,5 @@
 /**
- * The local SQS: `local-aws-sqs` served in this process on 127.0.0.1, with
+ * The local SQS: `local-aws-sqs` (counting receives as SQS does, ./sqs-emulator.ts) served in this process on 127.0.0.1, with
  * every queue of the definitions and its dead-letter queue created as the
  * CDK stack creates them (visibility timeout, redrive after maxReceiveCount;
  * the emulator itself moves a message to the DLQ when its visibility expires
@@ -8,9 +8,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { createRequestHandler } from 'local-aws-sqs';
 import { deadLetterName, QUEUES, type QueueDefinition } from '../shared/adapters/sqs/queues.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './lambda-context.ts';
+import { loadSqsEmulator } from './sqs-emulator.ts';
 
 export interface LocalQueue {
   definition: QueueDefinition;
@@ -51,7 +51,7 @@ export const createLocalSqsClient = (endpoint: string): SQSClient =>
 export const startLocalSqs = async (options: LocalSqsOptions = {}): Promise<LocalSqs> => {
   const host = options.host ?? '127.0.0.1';
   // our own http server around the emulator's request handler, so a listen error rejects instead of crashing
-  const { service, requestHandler } = createRequestHandler({
+  const { service, requestHandler } = loadSqsEmulator().createRequestHandler({
     port: options.port ?? 0,
     hostname: host,
     region: LOCAL_REGION,

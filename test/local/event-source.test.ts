@@ -492,7 +492,6 @@ describe('SQS event source', { concurrency: true }, () => {
   });
 
   test('a batch a pending receive brings back after stop() is not handled but made visible again', async () => {
-    // the emulator counts a visibility change as a receive: room for it below maxReceiveCount
     await withSqs(testQueue({ visibilityTimeoutSeconds: 30, maxReceiveCount: 5 }), async (sqs) => {
       const rec = recorder(async () => undefined);
       const source = startEventSource({

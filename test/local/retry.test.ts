@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { type LocalSqs, startLocalSqs } from '../../local/sqs.ts';
 import type { QueueDefinition } from '../../shared/adapters/sqs/queues.ts';
 import { backoffSeconds, RETRY_MAX_SECONDS, retryLater } from '../../shared/adapters/sqs/retry.ts';
@@ -60,5 +64,37 @@ describe('failed record backoff', () => {
     assert.ok(seconds >= 2 && seconds <= 3);
     const again = await sqs.client.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 5 }));
     assert.equal(again.Messages?.[0]?.Body, '{"n":1}');
+  });
+
+  it('counts receives, not visibility changes: a record backed off on each failure gets every receive, then the DLQ', async () => {
+    const { url, deadLetterUrl } = sqs.queues[QUEUE.name]!;
+    await sqs.client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: '{"n":2}' }));
+    const counts: number[] = [];
+    for (let i = 0; i < QUEUE.maxReceiveCount + 1; i++) {
+      const { Messages } = await sqs.client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: url,
+          WaitTimeSeconds: 1,
+          // the emulator honours only the older AttributeNames
+          AttributeNames: ['ApproximateReceiveCount'],
+        }),
+      );
+      const message = Messages?.[0];
+      if (!message) break;
+      counts.push(Number(message.Attributes?.ApproximateReceiveCount));
+      // failed: back at once (the backoff's visibility change, scaled down)
+      await sqs.client.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: url,
+          ReceiptHandle: message.ReceiptHandle,
+          VisibilityTimeout: 0,
+        }),
+      );
+    }
+    assert.deepEqual(counts, [1, 2, 3, 4, 5], 'each receive counted once, up to maxReceiveCount');
+    const moved = await sqs.client.send(
+      new ReceiveMessageCommand({ QueueUrl: deadLetterUrl, WaitTimeSeconds: 2 }),
+    );
+    assert.equal(moved.Messages?.[0]?.Body, '{"n":2}', 'then moved to the DLQ by the redrive policy');
   });
 });
