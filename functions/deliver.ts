@@ -2,15 +2,15 @@
  * Deliver: SQS event source on the delivery queue. Each record is one push notification attempt (an
  * event of a task to one of its push configs); the worker claims the attempt in the task's delivery
  * log before sending, so a redelivered record sends nothing twice, and queues its own retries and
- * dead-letter messages (shared/app/delivery/delivery-worker.ts, docs/deliveries.md). A record whose attempt
- * another invocation holds comes back once that one must have ended; a record that throws (DynamoDB,
- * SQS or the signing keys unavailable) comes back after a backoff, and after the queue's
- * maxReceiveCount goes to the dead-letter queue as it is. A record that is not a delivery goes to the
- * dead-letter queue at once, with why (adapters/lambda/sqs-batch.ts).
+ * dead-letter messages (shared/app/delivery/delivery-worker.ts, docs/deliveries.md); a record whose
+ * attempt another invocation holds is queued again (a delayed copy) for when that one must have ended. A
+ * record that throws (DynamoDB, SQS or the signing keys unavailable) comes back after a backoff, and after
+ * the queue's maxReceiveCount goes to the dead-letter queue as it is, with the error. A record that is
+ * not a delivery goes to the dead-letter queue at once, with why (adapters/lambda/sqs-batch.ts).
  */
-import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { processSqsBatch, receiveCount } from '../shared/adapters/lambda/sqs-batch.ts';
+import { processSqsBatch, receiveCount, type SqsConsumer } from '../shared/adapters/lambda/sqs-batch.ts';
+import { DELIVERY_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
 import type { DeliveryWorker } from '../shared/app/delivery/delivery-worker.ts';
 import { poisonQueueAt, sqsClient } from '../shared/composition-roots/core.ts';
@@ -36,97 +36,76 @@ const messageSchema = z.object({
   heartbeat: z.optional(z.object({ claim: text, beat: positive })),
 });
 
-/** The attempt is held by another invocation: the record comes back later, no backoff. */
-class AttemptInFlight extends Error {}
-
 export interface DeliverHandlerDeps {
   worker: () => Pick<DeliveryWorker, 'deliver'>;
-  /** Makes a failed record visible again after `seconds` (best effort). */
-  comeBackIn: (record: SQSRecord, seconds: number | 'backoff') => Promise<unknown>;
-  /** Where a record that is not a delivery goes, with why: the delivery DLQ. */
+  /** Makes a failed record visible again after the backoff (best effort), resolving to the seconds. */
+  comeBack: (record: SQSRecord) => Promise<number>;
+  /** Where a record that is not a delivery, or failed on each receive, goes, with why: the delivery DLQ. */
   deadLetters: () => PoisonQueue;
 }
 
 const defaultDeps: DeliverHandlerDeps = {
   worker: deliveryWorker,
   deadLetters: () => poisonQueueAt(DELIVERY_DLQ_URL),
-  comeBackIn: (record, seconds) =>
-    seconds === 'backoff'
-      ? retryLater(sqsClient(), deliveryQueueUrl(), record.receiptHandle, receiveCount(record))
-      : sqsClient().send(
-          new ChangeMessageVisibilityCommand({
-            QueueUrl: deliveryQueueUrl(),
-            ReceiptHandle: record.receiptHandle,
-            VisibilityTimeout: Math.min(43_200, Math.max(0, seconds)),
-          }),
-        ),
+  comeBack: (record) =>
+    retryLater(sqsClient(), deliveryQueueUrl(), record.receiptHandle, receiveCount(record)),
 };
 
-const consumerOf = (deps: DeliverHandlerDeps) => ({
+const consumerOf = (deps: DeliverHandlerDeps): SqsConsumer<typeof messageSchema> => ({
   schema: messageSchema,
   what: 'delivery message',
   deadLetters: deps.deadLetters,
+  maxReceiveCount: DELIVERY_QUEUE.maxReceiveCount,
+  comeBack: deps.comeBack,
+  keysOf: (message) => ({
+    taskId: message.taskId,
+    configId: message.configId,
+    version: message.version,
+    attempt: message.attempt,
+    redrive: message.redrive ?? 0,
+  }),
 });
 
 export const createDeliverHandler =
   (deps: DeliverHandlerDeps = defaultDeps) =>
-  (event: SQSEvent): Promise<SQSBatchResponse> =>
-    processSqsBatch(event, consumerOf(deps), async (parsed, record) => {
+  (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const consumer = consumerOf(deps);
+    return processSqsBatch(event, consumer, async (parsed, record) => {
       const message: DeliveryMessage = parsed;
-      const keys = {
-        taskId: message.taskId,
-        configId: message.configId,
-        version: message.version,
-        attempt: message.attempt,
-        redrive: message.redrive ?? 0,
-        messageId: record.messageId,
-      };
-      try {
-        const outcome = await deps.worker().deliver(message);
-        if (outcome.result === 'in_flight') {
-          // another invocation holds the attempt: look again once it must have ended
-          await deps.comeBackIn(record, outcome.retryInSeconds + 1).catch(() => undefined);
-          logger.info('delivery attempt held by another invocation', { ...keys, ...outcome });
-          throw new AttemptInFlight();
-        }
-        if (outcome.result === 'heartbeat') {
-          logger.info('synapse heartbeat', { ...keys, ...outcome });
-          return;
-        }
-        if (outcome.result === 'waiting') {
-          logger.info('synapse message waits for the one before it', { ...keys, ...outcome });
-          return;
-        }
-        if (outcome.result === 'duplicate') {
-          logger.info('delivery attempt recorded before: nothing sent', {
-            ...keys,
-            status: outcome.existing.status,
-          });
-          return;
-        }
-        const { status, httpStatus, latencyMs, retryInSeconds, deadLetter, error } = outcome.attempt;
-        const log = status === 'delivered' ? logger.info : logger.warn;
-        log.call(logger, 'delivery attempt', {
-          ...keys,
-          status,
-          httpStatus,
-          latencyMs,
-          retryInSeconds,
-          deadLetter,
-          error,
-        });
-      } catch (e) {
-        if (!(e instanceof AttemptInFlight)) {
-          await deps.comeBackIn(record, 'backoff').catch(() => undefined);
-          logger.error('delivery failed before its outcome was recorded', {
-            ...keys,
-            receiveCount: receiveCount(record),
-            error: e as Error,
-          });
-        }
-        throw e;
+      const keys = { ...consumer.keysOf?.(message), messageId: record.messageId };
+      const outcome = await deps.worker().deliver(message);
+      if (outcome.result === 'in_flight') {
+        logger.info('delivery attempt held by another invocation: queued again', { ...keys, ...outcome });
+        return;
       }
+      if (outcome.result === 'heartbeat') {
+        logger.info('synapse heartbeat', { ...keys, ...outcome });
+        return;
+      }
+      if (outcome.result === 'waiting') {
+        logger.info('synapse message waits for the one before it', { ...keys, ...outcome });
+        return;
+      }
+      if (outcome.result === 'duplicate') {
+        logger.info('delivery attempt recorded before: nothing sent', {
+          ...keys,
+          status: outcome.existing.status,
+        });
+        return;
+      }
+      const { status, httpStatus, latencyMs, retryInSeconds, deadLetter, error } = outcome.attempt;
+      const log = status === 'delivered' ? logger.info : logger.warn;
+      log.call(logger, 'delivery attempt', {
+        ...keys,
+        status,
+        httpStatus,
+        latencyMs,
+        retryInSeconds,
+        deadLetter,
+        error,
+      });
     });
+  };
 
 export const deliverHandler = createDeliverHandler();
 

@@ -3,11 +3,12 @@
  * or to check on the lease of a claimed one; the claim inside TaskExecutor
  * makes a redelivered record harmless. A lease still running is looked at
  * again later (a new delayed message). Records that throw are reported as
- * partial batch failures and come back after a backoff; a record that is
- * not a run goes to the dead-letter queue at once (adapters/lambda/sqs-batch.ts).
+ * partial batch failures and come back after a backoff, to the dead-letter
+ * queue after the last receive; a record that is not a run goes there at once
+ * (adapters/lambda/sqs-batch.ts).
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { processSqsBatch, receiveCount } from '../shared/adapters/lambda/sqs-batch.ts';
+import { processSqsBatch, receiveCount, type SqsConsumer } from '../shared/adapters/lambda/sqs-batch.ts';
 import { EXECUTOR_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
 import { MAX_DELAY_SECONDS } from '../shared/app/delivery/relay.ts';
@@ -29,10 +30,15 @@ const runSchema = z.object({
   watch: z.optional(z.literal('lease')),
 });
 
-const consumer = {
+const consumer: SqsConsumer<typeof runSchema> = {
   schema: runSchema,
   what: 'executor message',
   deadLetters: () => poisonQueueAt(EXECUTOR_DLQ_URL),
+  maxReceiveCount: EXECUTOR_QUEUE.maxReceiveCount,
+  // come back soon rather than after the whole visibility timeout
+  comeBack: (record) =>
+    retryLater(sqsClient(), executorQueueUrl(), record.receiptHandle, receiveCount(record)),
+  keysOf: (run) => ({ taskId: run.taskId, tenant: run.tenant }),
 };
 
 export const executorHandler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
@@ -40,33 +46,14 @@ export const executorHandler = async (event: SQSEvent): Promise<SQSBatchResponse
   return processSqsBatch(event, consumer, async (run, record) => {
     const keys = { taskId: run.taskId, tenant: run.tenant, messageId: record.messageId };
     if (receiveCount(record) > 1) countMetric(MetricName.DeliveriesRetried);
-    try {
-      const outcome = await executor.run(run);
-      if (outcome.result === 'recheck') {
-        await executorQueueFromEnv().enqueue(
-          [run],
-          Math.min(MAX_DELAY_SECONDS, Math.max(1, outcome.recheckInSeconds ?? MAX_DELAY_SECONDS)),
-        );
-      }
-      logger.info('executor run finished', { ...keys, result: outcome.result });
-    } catch (e) {
-      const final = receiveCount(record) >= EXECUTOR_QUEUE.maxReceiveCount;
-      if (final) countMetric(MetricName.DlqArrivals);
-      // come back soon rather than after the whole visibility timeout (best effort)
-      const retryInSeconds = final
-        ? undefined
-        : await retryLater(sqsClient(), executorQueueUrl(), record.receiptHandle, receiveCount(record)).catch(
-            () => undefined,
-          );
-      logger.error('executor run failed', {
-        ...keys,
-        receiveCount: receiveCount(record),
-        final,
-        retryInSeconds,
-        error: e as Error,
-      });
-      throw e;
+    const outcome = await executor.run(run);
+    if (outcome.result === 'recheck') {
+      await executorQueueFromEnv().enqueue(
+        [run],
+        Math.min(MAX_DELAY_SECONDS, Math.max(1, outcome.recheckInSeconds ?? MAX_DELAY_SECONDS)),
+      );
     }
+    logger.info('executor run finished', { ...keys, result: outcome.result });
   });
 };
 

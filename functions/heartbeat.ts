@@ -4,11 +4,12 @@
  * later (a new delayed message), or resolves a lost run (run again or
  * failed, one conditional write). A redelivered record is harmless: the
  * watch acts on the task as it is now. Records that throw are reported as
- * partial batch failures and come back after a backoff; a record that is
- * not a watch goes to the dead-letter queue at once (adapters/lambda/sqs-batch.ts).
+ * partial batch failures and come back after a backoff, to the dead-letter
+ * queue after the last receive; a record that is not a watch goes there at
+ * once (adapters/lambda/sqs-batch.ts).
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { processSqsBatch, receiveCount } from '../shared/adapters/lambda/sqs-batch.ts';
+import { processSqsBatch, receiveCount, type SqsConsumer } from '../shared/adapters/lambda/sqs-batch.ts';
 import { HEARTBEAT_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import { retryLater } from '../shared/adapters/sqs/retry.ts';
 import {
@@ -28,42 +29,25 @@ const watchSchema = z.object({
   claim: z.optional(z.string().check(z.minLength(1))),
 });
 
-const consumer = {
+const consumer: SqsConsumer<typeof watchSchema> = {
   schema: watchSchema,
   what: 'heartbeat watch',
   deadLetters: () => poisonQueueAt(HEARTBEAT_DLQ_URL),
+  maxReceiveCount: HEARTBEAT_QUEUE.maxReceiveCount,
+  comeBack: (record) =>
+    retryLater(sqsClient(), heartbeatQueueUrl(), record.receiptHandle, receiveCount(record)),
+  keysOf: (watch) => ({ taskId: watch.taskId, tenant: watch.tenant }),
 };
 
 export const heartbeatHandler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const watcher = await heartbeatWatcher();
   return processSqsBatch(event, consumer, async (watch, record) => {
     const keys = { taskId: watch.taskId, tenant: watch.tenant, messageId: record.messageId };
-    try {
-      const outcome = await watcher.check(watch);
-      if (outcome.result === 'rerun' || outcome.result === 'failed') {
-        countMetric(MetricName.HeartbeatsLost);
-        logger.warn('heartbeat lost', { ...keys, result: outcome.result });
-      } else logger.debug('heartbeat checked', { ...keys, ...outcome });
-    } catch (e) {
-      const final = receiveCount(record) >= HEARTBEAT_QUEUE.maxReceiveCount;
-      if (final) countMetric(MetricName.DlqArrivals);
-      const retryInSeconds = final
-        ? undefined
-        : await retryLater(
-            sqsClient(),
-            heartbeatQueueUrl(),
-            record.receiptHandle,
-            receiveCount(record),
-          ).catch(() => undefined);
-      logger.error('heartbeat check failed', {
-        ...keys,
-        receiveCount: receiveCount(record),
-        final,
-        retryInSeconds,
-        error: e as Error,
-      });
-      throw e;
-    }
+    const outcome = await watcher.check(watch);
+    if (outcome.result === 'rerun' || outcome.result === 'failed') {
+      countMetric(MetricName.HeartbeatsLost);
+      logger.warn('heartbeat lost', { ...keys, result: outcome.result });
+    } else logger.debug('heartbeat checked', { ...keys, ...outcome });
   });
 };
 

@@ -4,15 +4,16 @@
  * the probes due in it, each delayed to its own offset; or one probe (`{"tenant", "id"}`), which probes
  * that agent and keeps its report. A redelivered record is harmless: a tick queues a second probe of the
  * same agents (their reports are replaced), a probe probes again. Records that throw are reported as
- * partial batch failures; a record that is neither goes to the dead-letter queue at once, with why
- * (adapters/lambda/sqs-batch.ts).
+ * partial batch failures, and go to the dead-letter queue with why after their last receive; a record
+ * that is neither goes there at once (adapters/lambda/sqs-batch.ts).
  *
  * Invoked with no records (the deployment's trigger, infra/constructs/registry.ts, and `npm start`), it
  * publishes the hub's own card to its registry, approved (docs/registry.md#the-hubs-own-card): fetched
  * from PUBLIC_URL's well-known URL, a URL the deployment names, not a caller.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { processSqsBatch } from '../shared/adapters/lambda/sqs-batch.ts';
+import { processSqsBatch, type SqsConsumer } from '../shared/adapters/lambda/sqs-batch.ts';
+import { REGISTRY_PROBE_QUEUE } from '../shared/adapters/sqs/queues.ts';
 import {
   probePoisonQueue,
   registryProber,
@@ -55,10 +56,11 @@ const publishOwnCard = async (): Promise<{ published: boolean; recordId?: string
   }
 };
 
-const consumer = {
+const consumer: SqsConsumer<typeof messageSchema> = {
   schema: messageSchema,
   what: 'registry probe message',
   deadLetters: probePoisonQueue,
+  maxReceiveCount: REGISTRY_PROBE_QUEUE.maxReceiveCount,
 };
 
 export const registryProbeHandler = async (

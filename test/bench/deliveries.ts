@@ -187,7 +187,7 @@ export const benchDeliveries = async (
       queue: queueRef,
       handler: createDeliverHandler({
         worker: () => worker,
-        comeBackIn: async () => undefined,
+        comeBack: async () => 0,
         deadLetters: () => new SqsPoisonQueue(sqs.client, queueRef.deadLetterUrl),
       }),
       functionName: 'deliver',

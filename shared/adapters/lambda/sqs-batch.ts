@@ -4,7 +4,10 @@
  * that throw reported as partial batch failures (the event source mapping's ReportBatchItemFailures), so
  * only they come back. A poison record (a body that is not JSON, or not a message of the queue's schema)
  * can never succeed: it is sent to the queue's dead-letter queue at once with the reason, and counts as
- * handled (docs/deliveries.md#poison-messages).
+ * handled (docs/deliveries.md#poison-messages). A record that throws comes back after a backoff; one that
+ * throws on its last receive (the queue's maxReceiveCount) is sent to the dead-letter queue by the consumer
+ * itself, with the error as its reason, rather than moved there by SQS without one
+ * (docs/reliability.md#consumers). Only a consumer that dies on its last receive leaves that to SQS.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -38,11 +41,22 @@ export const messageOf = <S extends z.ZodMiniType>(
 export interface SqsConsumer<S extends z.ZodMiniType> {
   /** The queue's messages. */
   schema: S;
-  /** What a message is, for the log of a poison one ("executor message"). */
+  /** What a message is, for the log ("executor message"). */
   what: string;
-  /** The queue's dead-letter queue; asked for when a poison record shows up. */
+  /** The queue's dead-letter queue; asked for when a poison record shows up or one's receives run out. */
   deadLetters: () => PoisonQueue;
+  /** The queue's maxReceiveCount (shared/adapters/sqs/queues.ts): the receive after which SQS gives up on a record. */
+  maxReceiveCount: number;
+  /**
+   * Makes a failed record visible again after a backoff (adapters/sqs/retry.ts) instead of its queue's
+   * visibility timeout, resolving to the seconds; best effort. Without it the record waits that out.
+   */
+  comeBack?: (record: SQSRecord) => Promise<number>;
+  /** What identifies a message in the log (its task). */
+  keysOf?: (message: z.output<S>) => Record<string, unknown>;
 }
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 export const processSqsBatch = async <S extends z.ZodMiniType>(
   event: SQSEvent,
@@ -56,7 +70,7 @@ export const processSqsBatch = async <S extends z.ZodMiniType>(
     event,
     async (record: SQSRecord) => {
       const parsed = messageOf(record.body, consumer.schema);
-      if ('message' in parsed) return handle(parsed.message, record);
+      if ('message' in parsed) return handleOrGiveUp(consumer, parsed.message, record, handle);
       // never handled however often it comes back: out of the way now, with why (a throw here, the
       // dead-letter queue unreachable, leaves it to come back and be tried again)
       await consumer.deadLetters().send(record.body, parsed.poison);
@@ -79,4 +93,35 @@ export const processSqsBatch = async <S extends z.ZodMiniType>(
   );
   // the processor answers a batch without failures with one object it shares between batches
   return { batchItemFailures: response.batchItemFailures.map((f) => ({ ...f })) };
+};
+
+/**
+ * One record through its handler. A failure comes back after the backoff, or, on its last receive, goes
+ * to the dead-letter queue with why and counts as handled. A throw while dead-lettering leaves the record
+ * to SQS, which moves it on its next receive.
+ */
+const handleOrGiveUp = async <S extends z.ZodMiniType>(
+  consumer: SqsConsumer<S>,
+  message: z.output<S>,
+  record: SQSRecord,
+  handle: (message: z.output<S>, record: SQSRecord) => Promise<void>,
+): Promise<void> => {
+  try {
+    await handle(message, record);
+  } catch (e) {
+    const received = receiveCount(record);
+    const keys = { ...consumer.keysOf?.(message), messageId: record.messageId, receiveCount: received };
+    if (received >= consumer.maxReceiveCount) {
+      await consumer.deadLetters().send(record.body, {
+        reason: 'retries_exhausted',
+        error: `${received} receives, the last: ${errorText(e)}`,
+      });
+      countMetric(MetricName.DlqArrivals);
+      logger.error(`dead-lettered a ${consumer.what} after its last receive`, { ...keys, error: e as Error });
+      return;
+    }
+    const retryInSeconds = await consumer.comeBack?.(record).catch(() => undefined);
+    logger.error(`a ${consumer.what} failed; it comes back`, { ...keys, retryInSeconds, error: e as Error });
+    throw e;
+  }
 };

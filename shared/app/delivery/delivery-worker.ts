@@ -8,7 +8,7 @@
  * conditional put: `sending`); a redelivered SQS message whose attempt is claimed sends nothing:
  * - recorded with an outcome: dropped (what followed it, a retry or the dead-letter message, was queued
  *   before the outcome was written, so nothing is missing);
- * - still `sending`, within the time an invocation may run: left for later (another invocation has it);
+ * - still `sending`, within the time an invocation may run: queued again for later (another invocation has it);
  * - still `sending` past it: the invocation that claimed it died between claim and outcome. Whether its
  *   request reached the receiver is unknown; the attempt is recorded `interrupted` and the next one
  *   follows (with the same Idempotency-Key: receivers de-duplicate).
@@ -88,7 +88,7 @@ export type DeliverResult =
   | { result: 'recorded'; attempt: DeliveryAttempt }
   /** The attempt was recorded before (a redelivered message): nothing was sent. */
   | { result: 'duplicate'; existing: DeliveryAttempt }
-  /** Another invocation holds the attempt (or died holding it less than inFlightSeconds ago): try later. */
+  /** Another invocation holds the attempt (or died holding it less than inFlightSeconds ago): queued again for then. */
   | { result: 'in_flight'; retryInSeconds: number }
   /** A p2p:heartbeat: `sent` when the requester took it, `next` when the following one is queued. */
   | HeartbeatResult
@@ -218,7 +218,11 @@ export class DeliveryWorker {
     if (existing.status !== 'sending') return { result: 'duplicate', existing };
     const heldFor = (this.clock.now().getTime() - Date.parse(existing.startedAt)) / 1000;
     if (heldFor < this.inFlightSeconds) {
-      return { result: 'in_flight', retryInSeconds: Math.ceil(this.inFlightSeconds - heldFor) };
+      // a copy for when its holder must have ended (a second past it), so that this receive succeeds: a
+      // failed one would count against the queue's maxReceiveCount, which is for failures
+      const retryInSeconds = Math.ceil(this.inFlightSeconds - heldFor) + 1;
+      await this.ports.queue.enqueue([message], retryInSeconds);
+      return { result: 'in_flight', retryInSeconds };
     }
     // its invocation is gone: whether the request went out is unknown; the next attempt follows
     const interrupted: DeliveryAttempt = {

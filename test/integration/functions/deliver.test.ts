@@ -78,6 +78,8 @@ let relay: StreamSource;
 let streams: DynamoDBStreamsClient;
 const results: Array<{ message: DeliveryMessage; result: DeliverResult }> = [];
 const observed: DeliveryAttempt[] = [];
+/** Tasks whose deliveries fail on every receive (the worker throws before it does anything). */
+const unavailableFor = new Set<string>();
 /** Dead-letter messages read (and deleted) from the DLQ so far. */
 const deadLetters: Array<Record<string, unknown>> = [];
 
@@ -115,6 +117,7 @@ before(async () => {
   const handler = createDeliverHandler({
     worker: () => ({
       deliver: async (message) => {
+        if (unavailableFor.has(message.taskId)) throw new Error('the table is unavailable (scripted)');
         const result = await worker.deliver(message);
         results.push({ message, result });
         return result;
@@ -122,14 +125,16 @@ before(async () => {
     }),
     deadLetters: () => new SqsPoisonQueue(sqs.client, queueOf().deadLetterUrl),
     // scaled down: a failed record comes back at once
-    comeBackIn: (record) =>
-      sqs.client.send(
+    comeBack: async (record) => {
+      await sqs.client.send(
         new ChangeMessageVisibilityCommand({
           QueueUrl: queueOf().url,
           ReceiptHandle: record.receiptHandle,
           VisibilityTimeout: 0,
         }),
-      ),
+      );
+      return 0;
+    },
   });
   deliveries = startEventSource({
     client: sqs.client,
@@ -608,6 +613,47 @@ describe('delivery pipeline', () => {
     assert.ok(
       results.every((r) => r.message.taskId !== 'only-this'),
       'the worker was never handed the poison message',
+    );
+  });
+
+  it('a delivery that fails on every receive goes to the DLQ after the last one, with the error as its reason', async () => {
+    const taskId = `unavailable-${crypto.randomUUID()}`;
+    unavailableFor.add(taskId);
+    const body = JSON.stringify({
+      tenant: caller.tenant,
+      taskId,
+      contextId: 'ctx',
+      configId: 'hook',
+      version: 3,
+      attempt: 1,
+    });
+    await sqs.client.send(new SendMessageCommand({ QueueUrl: queueOf().url, MessageBody: body }));
+    let found: { reason?: string; error?: string } | undefined;
+    for (let i = 0; i < 60 && !found; i++) {
+      const out = await sqs.client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueOf().deadLetterUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 1,
+          MessageAttributeNames: ['All'],
+        }),
+      );
+      for (const m of out.Messages ?? []) {
+        await sqs.client.send(
+          new DeleteMessageCommand({ QueueUrl: queueOf().deadLetterUrl, ReceiptHandle: m.ReceiptHandle! }),
+        );
+        if (m.Body === body)
+          found = {
+            reason: m.MessageAttributes?.reason?.StringValue,
+            error: m.MessageAttributes?.error?.StringValue,
+          };
+        else deadLetters.push(JSON.parse(m.Body!) as Record<string, unknown>);
+      }
+    }
+    assert.equal(found?.reason, 'retries_exhausted', 'sent there by the consumer, saying why');
+    assert.equal(
+      found?.error,
+      `${DELIVERY_QUEUE.maxReceiveCount} receives, the last: the table is unavailable (scripted)`,
     );
   });
 });

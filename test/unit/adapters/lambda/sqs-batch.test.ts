@@ -1,7 +1,8 @@
 /**
  * The SQS consumers' batch (shared/adapters/lambda/sqs-batch.ts, Powertools' batch processor): poison
  * records go to the dead-letter queue with the reason and count as handled, a record that throws is
- * reported alone, a batch whose every record throws is answered (each listed), never thrown, and the
+ * reported alone and comes back after the backoff, or on its last receive goes to the dead-letter queue
+ * with the error, a batch whose every record throws is answered (each listed), never thrown, and the
  * records run side by side. The dead-letter queue is a fake port here; the deliver function's test
  * (test/integration/functions/deliver.test.ts) sends to the local SQS.
  */
@@ -17,12 +18,12 @@ before(() => logger.setLogLevel('SILENT'));
 
 const schema = z.object({ id: z.string().check(z.minLength(1)) });
 
-const record = (messageId: string, body: string): SQSRecord =>
+const record = (messageId: string, body: string, receives = 1): SQSRecord =>
   ({
     messageId,
     receiptHandle: `rh-${messageId}`,
     body,
-    attributes: { ApproximateReceiveCount: '1' },
+    attributes: { ApproximateReceiveCount: String(receives) },
     messageAttributes: {},
     md5OfBody: '',
     eventSource: 'aws:sqs',
@@ -31,7 +32,9 @@ const record = (messageId: string, body: string): SQSRecord =>
   }) as unknown as SQSRecord;
 
 const eventOf = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
-const message = (id: string) => record(id, JSON.stringify({ id }));
+const message = (id: string, receives = 1) => record(id, JSON.stringify({ id }), receives);
+/** A queue that gives up on a record after its third receive. */
+const base = { schema, what: 'work item', maxReceiveCount: 3 };
 
 /** A dead-letter queue that keeps what it is sent (or refuses it). */
 const deadLetterQueue = (refuse = false) => {
@@ -51,7 +54,7 @@ describe('processSqsBatch', () => {
     const handled: string[] = [];
     const response = await processSqsBatch(
       eventOf(message('a'), record('junk', '{not json'), record('wrong', '{"id":""}'), message('b')),
-      { schema, what: 'work item', deadLetters: dlq.deadLetters },
+      { ...base, deadLetters: dlq.deadLetters },
       async (m) => void handled.push(m.id),
     );
     assert.deepEqual(response, { batchItemFailures: [] }, 'a poison record counts as handled');
@@ -72,7 +75,7 @@ describe('processSqsBatch', () => {
     const handled: string[] = [];
     const response = await processSqsBatch(
       eventOf(message('a'), message('fails'), message('b')),
-      { schema, what: 'work item', deadLetters: dlq.deadLetters },
+      { ...base, deadLetters: dlq.deadLetters },
       async (m) => {
         if (m.id === 'fails') throw new Error('table unavailable');
         handled.push(m.id);
@@ -83,10 +86,68 @@ describe('processSqsBatch', () => {
     assert.deepEqual(dlq.sent, [], 'a failure is not poison: it comes back');
   });
 
+  it('makes a failed record come back after the backoff, before its last receive', async () => {
+    const dlq = deadLetterQueue();
+    const backedOff: string[] = [];
+    const response = await processSqsBatch(
+      eventOf(message('a', 2)),
+      {
+        ...base,
+        deadLetters: dlq.deadLetters,
+        comeBack: async (r) => {
+          backedOff.push(r.receiptHandle);
+          return 4;
+        },
+      },
+      async () => {
+        throw new Error('table unavailable');
+      },
+    );
+    assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'a' }] });
+    assert.deepEqual(backedOff, ['rh-a']);
+    assert.deepEqual(dlq.sent, []);
+  });
+
+  it('sends a record that fails on its last receive to the DLQ with the error, not back to SQS', async () => {
+    const dlq = deadLetterQueue();
+    const backedOff: string[] = [];
+    const response = await processSqsBatch(
+      eventOf(message('last', 3), message('earlier', 2)),
+      {
+        ...base,
+        deadLetters: dlq.deadLetters,
+        comeBack: async (r) => {
+          backedOff.push(r.messageId);
+          return 4;
+        },
+      },
+      async () => {
+        throw new Error('table unavailable');
+      },
+    );
+    assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'earlier' }] });
+    assert.deepEqual(
+      dlq.sent.map((s) => [s.body, s.reason, s.error]),
+      [['{"id":"last"}', 'retries_exhausted', '3 receives, the last: table unavailable']],
+    );
+    assert.deepEqual(backedOff, ['earlier'], 'what is given up on does not come back');
+  });
+
+  it('leaves a record that fails on its last receive to SQS when the DLQ refuses it', async () => {
+    const response = await processSqsBatch(
+      eventOf(message('last', 3)),
+      { ...base, deadLetters: deadLetterQueue(true).deadLetters },
+      async () => {
+        throw new Error('table unavailable');
+      },
+    );
+    assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'last' }] });
+  });
+
   it('answers a batch whose every record throws with each of them, without throwing', async () => {
     const response = await processSqsBatch(
       eventOf(message('a'), message('b'), message('c')),
-      { schema, what: 'work item', deadLetters: deadLetterQueue().deadLetters },
+      { ...base, deadLetters: deadLetterQueue().deadLetters },
       async () => {
         throw new Error('table unavailable');
       },
@@ -100,7 +161,7 @@ describe('processSqsBatch', () => {
   it('reports a poison record the DLQ refused, so it comes back to be sent again', async () => {
     const response = await processSqsBatch(
       eventOf(message('a'), record('junk', 'nope')),
-      { schema, what: 'work item', deadLetters: deadLetterQueue(true).deadLetters },
+      { ...base, deadLetters: deadLetterQueue(true).deadLetters },
       async () => {},
     );
     assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: 'junk' }] });
@@ -110,7 +171,7 @@ describe('processSqsBatch', () => {
     const steps: string[] = [];
     await processSqsBatch(
       eventOf(message('a'), message('b')),
-      { schema, what: 'work item', deadLetters: deadLetterQueue().deadLetters },
+      { ...base, deadLetters: deadLetterQueue().deadLetters },
       async (m) => {
         steps.push(`start ${m.id}`);
         await new Promise((r) => setImmediate(r));
@@ -121,7 +182,7 @@ describe('processSqsBatch', () => {
   });
 
   it('answers each batch with a list of its own', async () => {
-    const consumer = { schema, what: 'work item', deadLetters: deadLetterQueue().deadLetters };
+    const consumer = { ...base, deadLetters: deadLetterQueue().deadLetters };
     const first = await processSqsBatch(eventOf(message('a')), consumer, async () => {});
     first.batchItemFailures.push({ itemIdentifier: 'changed by its caller' });
     const second = await processSqsBatch(eventOf(message('b')), consumer, async () => {});

@@ -298,9 +298,14 @@ describe('each attempt is sent at most once', () => {
     clock.advanceSeconds(15);
     assert.deepEqual(await worker.deliver(message), {
       result: 'in_flight',
-      retryInSeconds: IN_FLIGHT_SECONDS - 15,
+      retryInSeconds: IN_FLIGHT_SECONDS - 15 + 1,
     });
     assert.equal(sender.requests.length, 0);
+    assert.deepEqual(
+      queue.sent.map((s) => [s.messages, s.delaySeconds]),
+      [[[message], IN_FLIGHT_SECONDS - 15 + 1]],
+      'the same attempt queued again for a second after its holder must have ended',
+    );
     clock.advanceSeconds(IN_FLIGHT_SECONDS);
     const cut = await worker.deliver(message);
     assert.ok(cut.result === 'recorded');
@@ -314,7 +319,7 @@ describe('each attempt is sent at most once', () => {
       'whether it went out is unknown: not sent again under this attempt',
     );
     assert.deepEqual(
-      queue.sent.map((s) => [s.messages[0]?.attempt, s.delaySeconds]),
+      queue.sent.slice(1).map((s) => [s.messages[0]?.attempt, s.delaySeconds]),
       [[2, 2]],
     );
     assert.equal((await log.list(tenant, head.taskId))[0]?.status, 'interrupted');
