@@ -6,17 +6,21 @@
  *   first terminal event, no user message applied twice, no first message that made two tasks;
  * - stuck: every task is terminal (expired by its deadline counts: the sweeper's `timeout` is terminal);
  * - push (A2A tasks): the terminal event was POSTed and answered 2xx at least once, and no event version
- *   came under two Idempotency-Keys; or the delivery log shows that delivery dead-lettered, with its reason
- *   (docs/deliveries.md);
- * - Synapse: A's requester task ends in the state of B's executor task (its id derived as B derives it);
+ *   came under two Idempotency-Keys; or that delivery is dead-lettered: in the delivery log with its reason
+ *   (docs/deliveries.md), or its message is in the delivery DLQ;
+ * - deliveries: no attempt is left `sending` (claimed, its outcome never written) unless its message is in
+ *   the delivery DLQ (the consumer gave up on it, with why; or SQS moved it there after maxReceiveCount);
+ * - Synapse: A's requester task ends in the state of B's executor task (its id derived as B derives it), or
+ *   what would have made them agree is dead-lettered (checkSynapse says which cases);
  * - callers: no 5xx but 503 (nor a JSON-RPC internal error), and every messageId sent again got one task.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDeliveryLog } from '../../shared/adapters/dynamodb/delivery-log.ts';
 import { taskRefOfPk } from '../../shared/adapters/dynamodb/keys.ts';
 import { DynamoTaskStore } from '../../shared/adapters/dynamodb/task-store.ts';
+import { DELIVERY_QUEUE, deadLetterName } from '../../shared/adapters/sqs/queues.ts';
 import { synapseTaskId } from '../../shared/app/synapse/inbound.ts';
 import { isTerminal } from '../../shared/domain/states.ts';
 import type { TaskEvent, TaskHead } from '../../shared/domain/task.ts';
@@ -46,6 +50,28 @@ export interface StoredTask {
   head: TaskHead;
   events: TaskEvent[];
 }
+
+/** A delivery message in a hub's delivery DLQ, and why it is there. */
+export interface DeadLetteredMessage {
+  taskId: string;
+  configId: string;
+  version: number;
+  attempt: number;
+  redrive: number;
+  /** The `reason` attribute: the worker's or the consumer's (sqs-batch.ts); none when SQS moved it itself. */
+  reason?: string;
+  error?: string;
+  /** Its receives (SQS moves a message after maxReceiveCount of them). */
+  receives: number;
+  /** A p2p:heartbeat's message, not an event's. */
+  heartbeat: boolean;
+}
+
+/** Why a dead-lettered message is there, in words. */
+const whyOf = (m: DeadLetteredMessage): string =>
+  m.reason
+    ? `${m.reason}${m.error ? `: ${m.error}` : ''}`
+    : `moved by SQS after ${m.receives} receives (its consumer died on the last)`;
 
 export class HubReader {
   readonly client: DynamoDBClient;
@@ -96,6 +122,53 @@ export class HubReader {
       out[name] = await queueDepth(this.sqs, url);
     }
     return out;
+  }
+
+  private deadLettered?: DeadLetteredMessage[];
+
+  /** The delivery DLQ's messages, read once (taken in flight for an hour: the check reads them once). */
+  async deadLetters(): Promise<DeadLetteredMessage[]> {
+    if (this.deadLettered) return this.deadLettered;
+    const url = this.hub.queueUrls[deadLetterName(DELIVERY_QUEUE)]!;
+    const out: DeadLetteredMessage[] = [];
+    for (;;) {
+      const { Messages = [] } = await this.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: url,
+          MaxNumberOfMessages: 10,
+          VisibilityTimeout: 3600,
+          MessageAttributeNames: ['All'],
+          // the emulator honours only the older AttributeNames
+          AttributeNames: ['ApproximateReceiveCount'],
+        }),
+      );
+      if (Messages.length === 0) break;
+      for (const m of Messages) {
+        const body = JSON.parse(m.Body ?? '{}');
+        out.push({
+          taskId: body.taskId,
+          configId: body.configId,
+          version: body.version,
+          attempt: body.attempt,
+          redrive: body.redrive ?? 0,
+          ...(m.MessageAttributes?.reason?.StringValue
+            ? { reason: m.MessageAttributes.reason.StringValue }
+            : {}),
+          ...(m.MessageAttributes?.error?.StringValue
+            ? { error: m.MessageAttributes.error.StringValue }
+            : {}),
+          receives: Number(m.Attributes?.ApproximateReceiveCount ?? 0),
+          heartbeat: body.heartbeat !== undefined,
+        });
+      }
+    }
+    this.deadLettered = out;
+    return out;
+  }
+
+  /** The DLQ's messages of one task's events. */
+  async deadLettersOf(taskId: string): Promise<DeadLetteredMessage[]> {
+    return (await this.deadLetters()).filter((m) => m.taskId === taskId && !m.heartbeat);
   }
 
   async read(): Promise<StoredTask[]> {
@@ -242,6 +315,7 @@ export const check = async (input: {
         }`;
       }
       failures.push(...found);
+      failures.push(...(await checkStranded(readers[name], t, notes)));
     }
     // one task per first message, across the table
     const byMessage = new Map<string, string[]>();
@@ -356,6 +430,11 @@ const checkPush = async (
     );
     return failures;
   }
+  const inDlq = (await reader.deadLettersOf(task.head.taskId)).find((m) => m.version === final.version);
+  if (inDlq) {
+    notes.push(`task ${task.head.taskId} at ${reader.name}: its final push is in the DLQ (${whyOf(inDlq)})`);
+    return failures;
+  }
   failures.push({
     ...at,
     category: 'lost',
@@ -363,6 +442,39 @@ const checkPush = async (
       attempts.map((a) => `${a.redrive}.${a.attempt} ${a.status}`).join(', ') || 'no attempt'
     }`,
   });
+  return failures;
+};
+
+/**
+ * No delivery attempt of the task is left claimed (`sending`) with its message gone: each such message is
+ * in the delivery DLQ (noted, with why), or the attempt is lost.
+ */
+const checkStranded = async (reader: HubReader, task: StoredTask, notes: string[]): Promise<Failure[]> => {
+  const sending = (await reader.log.list(task.head.tenant, task.head.taskId)).filter(
+    (a) => a.status === 'sending',
+  );
+  if (sending.length === 0) return [];
+  const dlq = await reader.deadLettersOf(task.head.taskId);
+  const failures: Failure[] = [];
+  for (const a of sending) {
+    const found = dlq.find(
+      (m) =>
+        m.configId === a.configId &&
+        m.version === a.version &&
+        m.attempt === a.attempt &&
+        m.redrive === a.redrive,
+    );
+    const what = `delivery v${a.version} ${a.redrive}.${a.attempt} to ${a.configId} claimed at ${a.startedAt}`;
+    if (found)
+      notes.push(`task ${task.head.taskId} at ${reader.name}: ${what} is in the DLQ (${whyOf(found)})`);
+    else
+      failures.push({
+        hub: reader.name,
+        taskId: task.head.taskId,
+        category: 'lost',
+        what: `${what} left sending: its outcome never written, its message neither queued nor in the DLQ`,
+      });
+  }
   return failures;
 };
 
@@ -399,6 +511,43 @@ const checkSynapse = async (
   ) {
     notes.push(
       `crossed: task ${requester.head.taskId} ${a} at A, ${b} at B; the later final message refused (409) and dead-lettered`,
+    );
+    return [];
+  }
+  // A gave up on B (its deadline passed, or it took B for lost) and told B to cancel: B cancelled at A's word
+  const finalA = finalOf(requester);
+  if (
+    executor &&
+    a === 'failed' &&
+    b === 'cancelled' &&
+    logA.some((x) => x.version === finalA && x.status === 'delivered')
+  ) {
+    const reason = requester.events.find((e) => e.version === finalA)?.reason?.code;
+    notes.push(`gave up: task ${requester.head.taskId} failed at A (${reason}), cancelled at B at A's word`);
+    return [];
+  }
+  // what would have made them agree went to a DLQ: a final message of either side, or one after it, in the
+  // sender's delivery log with its reason or in its delivery DLQ
+  const finalB = finalOf(executor);
+  const dlqA = (await readers.A.deadLettersOf(requester.head.taskId)).filter(
+    (m) => m.version >= (finalA ?? 0),
+  );
+  const dlqB = executor
+    ? (await readers.B.deadLettersOf(executor.head.taskId)).filter((m) => m.version >= (finalB ?? 0))
+    : [];
+  const finalsDeadLettered = [
+    ...logA
+      .filter((x) => x.deadLetter && finalA !== undefined && x.version >= finalA)
+      .map((x) => `A v${x.version} ${x.deadLetter} (${x.error ?? x.status})`),
+    ...logB
+      .filter((x) => x.deadLetter && finalB !== undefined && x.version >= finalB)
+      .map((x) => `B v${x.version} ${x.deadLetter} (${x.error ?? x.status})`),
+    ...dlqA.map((m) => `A v${m.version} in the DLQ (${whyOf(m)})`),
+    ...dlqB.map((m) => `B v${m.version} in the DLQ (${whyOf(m)})`),
+  ];
+  if (isTerminal(a) && (b === undefined || isTerminal(b)) && finalsDeadLettered.length > 0) {
+    notes.push(
+      `dead-lettered: task ${requester.head.taskId} ${a} at A, ${b ?? 'missing'} at B; ${finalsDeadLettered.join('; ')}`,
     );
     return [];
   }

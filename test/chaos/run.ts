@@ -2,12 +2,12 @@
  * The chaos run (docs/reliability.md#the-chaos-run): two local hubs with the seeded fault layer on (FAULTS, local/faults/),
  * a mixed workload against them, then the faults off, a drain, and the invariants.
  *
- *   npm run chaos -- --seed N --rate R [--tasks T] [--kinds K,…] [--concurrency C] [--drain-seconds S]
+ *   npm run chaos -- --seed N --rate R [--tasks T] [--kinds K,…] [--concurrency C] [--drain-seconds S] [--log-level L]
  *
  * --seed: the run's seed (hub A's faults; hub B's are derived from it; the workload's choices too);
  * --rate: the fault rate, `5%` or `0.05` (FAULTS=seed:rate); --kinds: only these fault kinds (FAULT_KINDS,
  * each optionally `kind=rate`; every kind by default); --tasks: how many tasks (1000);
- * --concurrency: flows in flight (32); --drain-seconds: how long the drain may take before what is left
+ * --concurrency: flows in flight (32); --log-level: the hubs' (CRITICAL; ERROR or WARN to see why a seed failed); --drain-seconds: how long the drain may take before what is left
  * is called stuck (600: at 20% the deliveries' retries take minutes to settle). One DynamoDB Local, two hubs as child processes (test/chaos/hub-child.ts), each
  * logging to .artifacts/chaos/<seed>-hub-<a|b>.log. It prints the fault counts, then one line
  * `CHAOS seed=… rate=… tasks=… faults=… lost=… duplicated=… stuck=… unexpected5xx=…`, and exits 1 when
@@ -42,6 +42,7 @@ const { values } = parseArgs({
     tasks: { type: 'string', default: '1000' },
     concurrency: { type: 'string', default: '32' },
     'drain-seconds': { type: 'string', default: '600' },
+    'log-level': { type: 'string', default: 'CRITICAL' },
   },
 });
 const seed = Number(values.seed);
@@ -99,7 +100,7 @@ const main = async (): Promise<number> => {
     DELIVERY_BASE_DELAY_SECONDS: '0.1',
     DELIVERY_JITTER: '0',
     HEARTBEAT_MISSED_LIMIT: '2',
-    POWERTOOLS_LOG_LEVEL: 'CRITICAL',
+    POWERTOOLS_LOG_LEVEL: values['log-level'].toUpperCase(),
     SYNAPSE_QUIET_EVENTS: '1',
   };
   const logFile = (name: string) => {
