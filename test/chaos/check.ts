@@ -139,7 +139,7 @@ export class HubReader {
           VisibilityTimeout: 3600,
           MessageAttributeNames: ['All'],
           // the emulator honours only the older AttributeNames
-          AttributeNames: ['ApproximateReceiveCount'],
+          AttributeNames: ['All'],
         }),
       );
       if (Messages.length === 0) break;

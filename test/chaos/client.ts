@@ -22,6 +22,8 @@ export class Observed {
   /** Every HTTP status answered, by status (`network` for a request that got no answer). */
   readonly statuses = new Map<string, number>();
   readonly unexpected5xx: Unexpected5xx[] = [];
+  /** The 4xx answers, with what was asked: what the workload's own races met (a cancel after the end). */
+  readonly refused: Unexpected5xx[] = [];
   /** Requests still answered 503 after MAX_SENDS sends. */
   gaveUp = 0;
   /** Sends that were retries of a 503. */
@@ -34,6 +36,8 @@ export class Observed {
     this.statuses.set(key, (this.statuses.get(key) ?? 0) + 1);
     if (typeof status === 'number' && status >= 500 && status !== 503)
       this.unexpected5xx.push({ status, what, body: body.slice(0, 300) });
+    if (typeof status === 'number' && status >= 400 && status < 500)
+      this.refused.push({ status, what, body: body.slice(0, 300) });
   }
 
   /** A messageId that was sent again got `taskId` in an answer. */

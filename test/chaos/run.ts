@@ -209,8 +209,15 @@ const main = async (): Promise<number> => {
       .map(([s, n]) => `${s}=${n}`)
       .join(' ')}; retries on 503: ${observed.retries}; gave up after ${MAX_SENDS} sends: ${observed.gaveUp}`,
   );
+  for (const r of observed.refused) console.log(`refused: ${r.status} for ${r.what}: ${r.body}`);
   for (const [kind, states] of report.outcomes)
     console.log(`outcome ${kind}: ${[...states].map(([s, n]) => `${s}=${n}`).join(' ')}`);
+  const noteKinds = new Map<string, number>();
+  for (const n of report.notes) {
+    const kind = noteKindOf(n);
+    noteKinds.set(kind, (noteKinds.get(kind) ?? 0) + 1);
+  }
+  if (report.notes.length > 0) console.log(`notes: ${[...noteKinds].map(([k, n]) => `${k}=${n}`).join(' ')}`);
   const notesShown = report.notes.slice(0, 40);
   for (const n of notesShown) console.log(`note: ${n}`);
   if (report.notes.length > notesShown.length)
@@ -231,6 +238,17 @@ const main = async (): Promise<number> => {
       `stuck=${count('stuck')} unexpected5xx=${count('unexpected5xx')}`,
   );
   return report.failures.length > 0 ? 1 : 0;
+};
+
+/** What a note of check.ts is about, for the count by kind. */
+const noteKindOf = (note: string): string => {
+  if (note.startsWith('crossed:')) return 'crossed';
+  if (note.startsWith('gave up:')) return 'gave-up';
+  if (note.startsWith('dead-lettered:')) return 'pair-dead-lettered';
+  if (/final push (dead-lettered|is in the DLQ)/.test(note)) return 'push-dead-lettered';
+  if (note.includes('is in the DLQ')) return 'claimed-attempt-in-dlq';
+  if (note.includes('no task id')) return 'no-task';
+  return 'other-outcome';
 };
 
 let code = 1;

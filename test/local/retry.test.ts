@@ -76,7 +76,7 @@ describe('failed record backoff', () => {
           QueueUrl: url,
           WaitTimeSeconds: 1,
           // the emulator honours only the older AttributeNames
-          AttributeNames: ['ApproximateReceiveCount'],
+          AttributeNames: ['All'],
         }),
       );
       const message = Messages?.[0];
