@@ -16,6 +16,8 @@ export interface DeliveryPolicy {
   maxDelaySeconds: number;
   /** A backoff delay is spread by ± this fraction, so a burst of failures does not retry in step. */
   jitter: number;
+  /** No delay is shorter, whatever the backoff or a receiver's Retry-After say (default 0). */
+  minDelaySeconds?: number;
 }
 
 /**
@@ -54,11 +56,12 @@ export const retryDelaySeconds = (
   retryAfterSeconds?: number,
   random: () => number = Math.random,
 ): number => {
+  const least = policy.minDelaySeconds ?? 0;
   if (retryAfterSeconds !== undefined)
-    return Math.min(policy.maxDelaySeconds, Math.max(0, retryAfterSeconds));
+    return Math.min(policy.maxDelaySeconds, Math.max(least, retryAfterSeconds));
   const exponential = policy.baseDelaySeconds * policy.factor ** Math.max(0, attempt - 1);
   const spread = 1 + policy.jitter * (2 * random() - 1);
-  return Math.min(policy.maxDelaySeconds, millis(Math.max(0, exponential * spread)));
+  return Math.min(policy.maxDelaySeconds, millis(Math.max(least, exponential * spread)));
 };
 
 /**

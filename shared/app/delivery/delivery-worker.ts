@@ -38,7 +38,12 @@ import type { DeliveryResult, WebhookSender } from '../../ports/webhook-sender.t
 import { SYNAPSE_CALLBACK_CONFIG_ID } from '../synapse/callbacks.ts';
 import { beatPeer, type HeartbeatResult } from './peer-heartbeats.ts';
 import { pushRequestOf } from './push-body.ts';
-import { callbackRequestOf, DEFAULT_SYNAPSE_MAX_RETRIES, type SynapseSigning } from './synapse-callback.ts';
+import {
+  callbackRequestOf,
+  DEFAULT_SYNAPSE_MAX_RETRIES,
+  type SynapseSigning,
+  synapsePolicyOf,
+} from './synapse-callback.ts';
 import { ORDER_WAIT_SECONDS, orderWaitFor } from './synapse-order.ts';
 
 /** Told of every attempt recorded with an outcome (metrics). */
@@ -125,10 +130,10 @@ export class DeliveryWorker {
     private readonly options: DeliveryWorkerOptions = {},
   ) {
     this.policy = options.policy ?? DEFAULT_DELIVERY_POLICY;
-    this.synapsePolicy = {
-      ...this.policy,
-      maxAttempts: (options.synapseMaxRetries ?? DEFAULT_SYNAPSE_MAX_RETRIES) + 1,
-    };
+    this.synapsePolicy = synapsePolicyOf(
+      this.policy,
+      options.synapseMaxRetries ?? DEFAULT_SYNAPSE_MAX_RETRIES,
+    );
     this.inFlightSeconds = options.inFlightSeconds ?? DEFAULT_IN_FLIGHT_SECONDS;
     this.keepSeconds = options.keepSeconds ?? DELIVERY_LOG_KEEP_SECONDS;
     this.clock = options.clock ?? systemClock;

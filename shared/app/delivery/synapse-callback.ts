@@ -2,6 +2,7 @@
  * A delivery to a Synapse peer (docs/synapse-protocol.md): the p2p message of a task's event, signed
  * with the peer's first key, to the peer's configured endpoint, and how often it is retried.
  */
+import type { DeliveryPolicy } from '../../domain/delivery.ts';
 import type { TaskEvent } from '../../domain/task.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { DeliveryMessage } from '../../ports/delivery-queue.ts';
@@ -16,6 +17,19 @@ import { attemptHeaders } from './push-body.ts';
 
 /** The Synapse protocol's MaxRetries (docs/synapse-protocol.md#callbacks): a message to a Synapse peer is tried once and retried this many times. */
 export const DEFAULT_SYNAPSE_MAX_RETRIES = 5;
+
+/**
+ * How a message to a Synapse peer is tried: the policy's backoff, MaxRetries after the first attempt, and
+ * never two attempts within one second. Each attempt is signed anew, but the signature's timestamp counts
+ * whole seconds and the body is the same on every attempt: two attempts signed in one second are the same
+ * signed bytes, which the peer refuses as a replay (permission_denied) when it saw the first — one it
+ * answered 503 after recording its signature (docs/synapse-protocol.md#signatures).
+ */
+export const synapsePolicyOf = (policy: DeliveryPolicy, maxRetries: number): DeliveryPolicy => ({
+  ...policy,
+  maxAttempts: maxRetries + 1,
+  minDelaySeconds: Math.max(1, policy.minDelaySeconds ?? 0),
+});
 
 /** Where Synapse messages are signed: the peers' keys and this hub as the sender. */
 export interface SynapseSigning {

@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sqsDelayOf } from '../../../../shared/adapters/sqs/delivery-queue.ts';
 import { relayChanges } from '../../../../shared/app/delivery/relay.ts';
-import { DEFAULT_SYNAPSE_MAX_RETRIES } from '../../../../shared/app/delivery/synapse-callback.ts';
+import {
+  DEFAULT_SYNAPSE_MAX_RETRIES,
+  synapsePolicyOf,
+} from '../../../../shared/app/delivery/synapse-callback.ts';
 import { deliveryPolicyFrom, synapseMaxRetriesFrom } from '../../../../shared/config/delivery.ts';
 import {
   DEFAULT_DELIVERY_POLICY,
@@ -17,6 +20,7 @@ import {
 import type { TaskEvent, TaskHead } from '../../../../shared/domain/task.ts';
 import type { DeliveryMessage } from '../../../../shared/ports/delivery-queue.ts';
 import type { TaskChange } from '../../../../shared/ports/task-changes.ts';
+import { signSynapseRequest } from '../../../../shared/protocol/synapse/signing.ts';
 
 const noJitter: DeliveryPolicy = { ...DEFAULT_DELIVERY_POLICY, jitter: 0 };
 
@@ -181,6 +185,36 @@ describe('the relay enqueues deliveries', () => {
 });
 
 describe('a Synapse peer’s retries', () => {
+  it('are never within one second of each other: an attempt signed in the same second is the same signed bytes', () => {
+    const fast: DeliveryPolicy = { ...DEFAULT_DELIVERY_POLICY, baseDelaySeconds: 0.1, jitter: 0 };
+    const policy = synapsePolicyOf(fast, 5);
+    assert.equal(policy.maxAttempts, 6);
+    assert.deepEqual(
+      nextStepOf(policy, 1, 'retry', undefined, () => 0.5),
+      { step: 'retry', delaySeconds: 1 },
+    );
+    assert.deepEqual(nextStepOf(policy, 1, 'retry', 0), { step: 'retry', delaySeconds: 1 }, 'Retry-After: 0');
+    assert.deepEqual(
+      nextStepOf(policy, 5, 'retry', undefined, () => 0.5),
+      { step: 'retry', delaySeconds: 1.6 },
+      'a longer backoff as it is',
+    );
+    assert.deepEqual(
+      nextStepOf(fast, 1, 'retry', undefined, () => 0.5),
+      { step: 'retry', delaySeconds: 0.1 },
+      'a webhook’s as the policy says',
+    );
+    // why: the same message signed twice in one second, and a second later
+    const key = { id: 'k1', secret: 'the-secret-of-this-test-of-at-least-32' };
+    const sign = (now: number) =>
+      signSynapseRequest({ rawBody: '{"same":"body"}', messageId: 'cb_t_7', key, now })[
+        'X-Synapse-Signature'
+      ];
+    const at = Date.parse('2026-12-05T10:00:00.100Z');
+    assert.equal(sign(at), sign(at + 800));
+    assert.notEqual(sign(at), sign(at + 1000));
+  });
+
   it('are the Synapse protocol’s MaxRetries, 5 after the first attempt, unless SYNAPSE_MAX_RETRIES says otherwise', () => {
     assert.equal(DEFAULT_SYNAPSE_MAX_RETRIES, 5);
     assert.equal(synapseMaxRetriesFrom({}), 5);
