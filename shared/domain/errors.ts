@@ -136,8 +136,9 @@ export class AuthError extends DomainError {
 
 /**
  * A service the hub stands on (the table, a queue, the event bus) stayed throttled, failing or silent
- * through the SDK's retries: nothing was written half-way, and the same request may be sent again
- * (docs/reliability.md). Answered as the protocol's retryable error: HTTP 503 with `Retry-After`.
+ * through the SDK's retries: nothing was written half-way (a write landed whole, its answer lost, or not
+ * at all), and the same request may be sent again: a retried messageId applies once (docs/reliability.md).
+ * Answered as the protocol's retryable error: HTTP 503 with `Retry-After`.
  */
 export class UnavailableError extends DomainError {
   readonly code = 'unavailable';
@@ -148,7 +149,7 @@ export class UnavailableError extends DomainError {
     readonly retryAfterSeconds = 1,
     options?: ErrorOptions,
   ) {
-    super(`The hub could not reach ${what}: nothing was written; try again`, options);
+    super(`The hub could not reach ${what}; try again (a retried messageId applies once)`, options);
   }
 }
 

@@ -312,7 +312,8 @@ export const runFlow = async (t: Targets, p: Planned, out: Outcome): Promise<voi
     case 'synapse-info': {
       const id = await delegate('slow', 'slow');
       if ((await synapseWait(id, ['info_needed'])) !== 'info_needed') return;
-      await api('POST', `/${id}/answer`, { fields: { seconds: 1 } });
+      // with a messageId, as a client that sends again on 503 does: a retry of an answer applied is that answer
+      await api('POST', `/${id}/answer`, { fields: { seconds: 1 }, messageId: crypto.randomUUID() });
       return;
     }
     case 'synapse-human': {
@@ -322,6 +323,7 @@ export const runFlow = async (t: Targets, p: Planned, out: Outcome): Promise<voi
         decision: p.decision,
         notes: `chaos ${p.index}`,
         decidedBy: { userId: 'chaos', userName: 'Chaos run' },
+        messageId: crypto.randomUUID(),
       });
       return;
     }

@@ -106,6 +106,7 @@ interface Shown {
     id: string;
     status: { state: string; message?: { parts: { text?: string }[] } };
     artifacts?: unknown[];
+    history?: Array<{ messageId: string }>;
   };
   synapse: { state: string; peer: string };
 }
@@ -185,11 +186,17 @@ describe('two hubs over Synapse: A delegates, B executes (local runtime)', () =>
     // a decision is not what it waits for (409); a malformed id is refused (400 at the gateway), not a 500
     assert.equal((await api('POST', `/${id}/answer`, { decision: 'approve' })).status, 409);
     assert.equal((await api('GET', '/%E0%A4')).status, 400);
-    const answered = await api('POST', `/${id}/answer`, { fields: { seconds: 1 } });
+    const answer = { fields: { seconds: 1 }, messageId: crypto.randomUUID() };
+    const answered = await api('POST', `/${id}/answer`, answer);
     assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    // sent again (its answer lost, a 503): the same answer, taken as applied, not refused as not waiting
+    const again = await api('POST', `/${id}/answer`, answer);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
     const done = await waitForState(id, ['completed', 'failed']);
     assert.equal(done.synapse.state, 'completed');
     assert.match(JSON.stringify(done.task.status.message), /Done after 1 s/);
+    const answers = (done.task.history ?? []).filter((m) => m.messageId === answer.messageId);
+    assert.equal(answers.length, 1, 'the answer applied once');
   });
 
   it('human decision: B asks for one, the decision (with who decided) reaches B, which completes', async () => {

@@ -266,7 +266,7 @@ describe('fromDomainError', () => {
     assert.equal(httpStatusOf(err.code), 503);
     assert.match(
       err.message,
-      /could not reach SQS SendMessage \(ThrottlingException\): nothing was written; try again/,
+      /could not reach SQS SendMessage \(ThrottlingException\); try again \(a retried messageId applies once\)/,
     );
     assert.equal(err.metadata.retryable, 'true');
     assert.deepEqual(errorHeaders(err), { 'retry-after': '2' });
