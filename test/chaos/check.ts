@@ -68,7 +68,7 @@ export interface DeadLetteredMessage {
 }
 
 /** Why a dead-lettered message is there, in words. */
-const whyOf = (m: DeadLetteredMessage): string =>
+export const whyOf = (m: DeadLetteredMessage): string =>
   m.reason
     ? `${m.reason}${m.error ? `: ${m.error}` : ''}`
     : `moved by SQS after ${m.receives} receives (its consumer died on the last)`;

@@ -24,7 +24,7 @@ import { type DynamoLocal, freePort, startDynamoLocal } from '../../local/dynamo
 import { FAULT_KINDS, type FaultKind, parseFaultSpec } from '../../shared/config/faults.ts';
 import { SYNAPSE_CALLBACK_PATH } from '../../shared/contracts/routes.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
-import { check, drain, type Failure, HubReader } from './check.ts';
+import { check, drain, type Failure, HubReader, whyOf } from './check.ts';
 import { MAX_SENDS, Observed } from './client.ts';
 import { type ChaosHub, startChaosHub } from './hubs.ts';
 import { plan, runWorkload } from './workload.ts';
@@ -201,6 +201,12 @@ const main = async (): Promise<number> => {
       )
       .join('; ')}`,
   );
+  // what is in the delivery DLQs, and why (the check reads them; each is explained by a note or a failure)
+  for (const r of readers)
+    for (const m of (await r.deadLetters()).slice(0, 20))
+      console.log(
+        `in ${r.name}'s delivery DLQ: task ${m.taskId} v${m.version} ${m.redrive}.${m.attempt}${m.heartbeat ? ' (heartbeat)' : ''} to ${m.configId}: ${whyOf(m)}`,
+      );
   const count = (c: Failure['category']) => report.failures.filter((f) => f.category === c).length;
 
   console.log(
