@@ -7,7 +7,8 @@
  *    instead of asking DNS again, so a rebinding between check and connect cannot happen; TLS SNI,
  *    certificate check and Host stay the URL's host name.
  * Redirects are not followed. One deadline covers DNS, connect and the response; the response body is
- * read up to a cap and discarded.
+ * read up to a cap and discarded, but for its first bytes when the answer is a failure: they go with the
+ * error into the delivery log (a Synapse peer's nack says why it refused).
  */
 import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
@@ -27,6 +28,9 @@ import {
 } from './vetted-connection.ts';
 
 export const MAX_RESPONSE_BYTES = 64 * 1024;
+/** How much of a failed answer's body the error keeps (of its first KB, spaces collapsed). */
+export const ERROR_BODY_CHARS = 200;
+const ERROR_BODY_BYTES = 1024;
 /** SQS's longest DelaySeconds: a longer Retry-After cannot be honoured by one delayed message anyway. */
 export const MAX_RETRY_AFTER_SECONDS = 900;
 
@@ -106,7 +110,10 @@ export class HttpWebhookSender implements WebhookSender {
         req?.destroy();
         resolve(address ? { ...result, address } : result);
       };
-      const answered = () => settle(this.classify(status!, retryAfter, location));
+      const kept: Buffer[] = [];
+      let keptBytes = 0;
+      const answered = () =>
+        settle(this.classify(status!, retryAfter, location, Buffer.concat(kept).toString('utf8')));
       const timer = setTimeout(() => {
         if (status !== undefined) answered();
         else settle({ outcome: 'retry', error: `timed out after ${request.timeoutMs ?? this.timeoutMs} ms` });
@@ -153,6 +160,10 @@ export class HttpWebhookSender implements WebhookSender {
         address ??= res.socket?.remoteAddress;
         let read = 0;
         res.on('data', (chunk: Buffer) => {
+          if (keptBytes < ERROR_BODY_BYTES) {
+            kept.push(chunk.subarray(0, ERROR_BODY_BYTES - keptBytes));
+            keptBytes += Math.min(chunk.length, ERROR_BODY_BYTES - keptBytes);
+          }
           read += chunk.length;
           if (read >= this.maxResponseBytes) answered();
         });
@@ -172,14 +183,18 @@ export class HttpWebhookSender implements WebhookSender {
     status: number,
     retryAfter: string | undefined,
     location: string | undefined,
+    body: string,
   ): Omit<DeliveryResult, 'latencyMs'> {
     if (status >= 200 && status < 300) return { outcome: 'delivered', status };
+    // what the receiver said, on one line, after the status
+    const said = body.replace(/\s+/g, ' ').trim().slice(0, ERROR_BODY_CHARS);
+    const failed = `HTTP ${status}${said ? `: ${said}` : ''}`;
     if (status === 429 || status >= 500) {
       const seconds = parseRetryAfter(retryAfter, this.clock.now(), this.maxRetryAfterSeconds);
       return {
         outcome: 'retry',
         status,
-        error: `HTTP ${status}`,
+        error: failed,
         ...(seconds === undefined ? {} : { retryAfterSeconds: seconds }),
       };
     }
@@ -187,7 +202,7 @@ export class HttpWebhookSender implements WebhookSender {
       const to = location ? ` to ${location.slice(0, 200)}` : '';
       return { outcome: 'final', status, error: `redirect not followed (HTTP ${status}${to})` };
     }
-    return { outcome: 'final', status, error: `HTTP ${status}` };
+    return { outcome: 'final', status, error: failed };
   }
 }
 

@@ -211,6 +211,28 @@ describe('webhook sender: what the receiver answers', () => {
     }
   });
 
+  it('a failed answer keeps what the receiver said: its first 200 characters, on one line', async () => {
+    const said = {
+      type: 'p2p:nack',
+      error: { code: 'permission_denied', details: { reason: 'replayed' } },
+      padding: 'x'.repeat(400),
+    };
+    routes.set('/refuses', (_req, res) => {
+      res.writeHead(403, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(said, null, 2));
+    });
+    const result = await local().post({ url: `${base}/refuses`, body });
+    assert.equal(result.outcome, 'final');
+    assert.match(
+      result.error ?? '',
+      /^HTTP 403: \{ "type": "p2p:nack", "error": \{ "code": "permission_denied", /,
+    );
+    assert.match(result.error ?? '', /"reason": "replayed"/);
+    assert.equal(result.error?.length, 'HTTP 403: '.length + 200, 'cut at 200 characters');
+    const delivered = await local().post({ url: answer(204), body });
+    assert.equal(delivered.error, undefined, 'an answer that succeeded keeps nothing');
+  });
+
   it('a large response body is read up to the cap and dropped', async () => {
     routes.set('/big', (_req, res) => {
       res.writeHead(200);
