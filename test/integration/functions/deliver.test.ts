@@ -85,6 +85,36 @@ const deadLetters: Array<Record<string, unknown>> = [];
 
 const queueOf = () => sqs.queues[DELIVERY_QUEUE.name]!;
 
+/**
+ * Reads (and deletes) the DLQ until these bodies are found, or for `seconds` at most: their reason and
+ * error, by body; the other messages read go to `deadLetters`.
+ */
+const fromDeadLetters = async (bodies: string[], seconds: number) => {
+  const found = new Map<string, { reason?: string; error?: string }>();
+  for (let i = 0; i < seconds && found.size < bodies.length; i++) {
+    const out = await sqs.client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueOf().deadLetterUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 1,
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    for (const m of out.Messages ?? []) {
+      await sqs.client.send(
+        new DeleteMessageCommand({ QueueUrl: queueOf().deadLetterUrl, ReceiptHandle: m.ReceiptHandle! }),
+      );
+      if (bodies.includes(m.Body!))
+        found.set(m.Body!, {
+          reason: m.MessageAttributes?.reason?.StringValue,
+          error: m.MessageAttributes?.error?.StringValue,
+        });
+      else deadLetters.push(JSON.parse(m.Body!) as Record<string, unknown>);
+    }
+  }
+  return found;
+};
+
 before(async () => {
   // the handler logs every attempt (CloudWatch on AWS): not here
   logger.setLogLevel('SILENT');
@@ -584,28 +614,7 @@ describe('delivery pipeline', () => {
     assert.equal(receiver.received('/beside-poison').length, 1, 'the delivery beside them was sent');
 
     // both are in the DLQ as they were sent, with why (SQS moving them after maxReceiveCount would say nothing)
-    const poison = new Map<string, { reason?: string; error?: string }>();
-    for (let i = 0; i < 30 && poison.size < 2; i++) {
-      const out = await sqs.client.send(
-        new ReceiveMessageCommand({
-          QueueUrl: queueOf().deadLetterUrl,
-          MaxNumberOfMessages: 10,
-          WaitTimeSeconds: 1,
-          MessageAttributeNames: ['All'],
-        }),
-      );
-      for (const m of out.Messages ?? []) {
-        await sqs.client.send(
-          new DeleteMessageCommand({ QueueUrl: queueOf().deadLetterUrl, ReceiptHandle: m.ReceiptHandle! }),
-        );
-        if (m.Body === notJson || m.Body === notADelivery)
-          poison.set(m.Body, {
-            reason: m.MessageAttributes?.reason?.StringValue,
-            error: m.MessageAttributes?.error?.StringValue,
-          });
-        else deadLetters.push(JSON.parse(m.Body!) as Record<string, unknown>);
-      }
-    }
+    const poison = await fromDeadLetters([notJson, notADelivery], 30);
     assert.equal(poison.get(notJson)?.reason, 'not_json');
     assert.match(poison.get(notJson)?.error ?? '', /JSON/);
     assert.equal(poison.get(notADelivery)?.reason, 'not_a_message');
@@ -628,28 +637,7 @@ describe('delivery pipeline', () => {
       attempt: 1,
     });
     await sqs.client.send(new SendMessageCommand({ QueueUrl: queueOf().url, MessageBody: body }));
-    let found: { reason?: string; error?: string } | undefined;
-    for (let i = 0; i < 60 && !found; i++) {
-      const out = await sqs.client.send(
-        new ReceiveMessageCommand({
-          QueueUrl: queueOf().deadLetterUrl,
-          MaxNumberOfMessages: 10,
-          WaitTimeSeconds: 1,
-          MessageAttributeNames: ['All'],
-        }),
-      );
-      for (const m of out.Messages ?? []) {
-        await sqs.client.send(
-          new DeleteMessageCommand({ QueueUrl: queueOf().deadLetterUrl, ReceiptHandle: m.ReceiptHandle! }),
-        );
-        if (m.Body === body)
-          found = {
-            reason: m.MessageAttributes?.reason?.StringValue,
-            error: m.MessageAttributes?.error?.StringValue,
-          };
-        else deadLetters.push(JSON.parse(m.Body!) as Record<string, unknown>);
-      }
-    }
+    const found = (await fromDeadLetters([body], 60)).get(body);
     assert.equal(found?.reason, 'retries_exhausted', 'sent there by the consumer, saying why');
     assert.equal(
       found?.error,
