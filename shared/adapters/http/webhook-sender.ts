@@ -7,8 +7,8 @@
  *    instead of asking DNS again, so a rebinding between check and connect cannot happen; TLS SNI,
  *    certificate check and Host stay the URL's host name.
  * Redirects are not followed. One deadline covers DNS, connect and the response; the response body is
- * read up to a cap and discarded, but for its first bytes when the answer is a failure: they go with the
- * error into the delivery log (a Synapse peer's nack says why it refused).
+ * read up to a cap and discarded, but for its first bytes when the answer is a failure: what they say goes
+ * with the error into the delivery log (a Synapse peer's nack says why it refused).
  */
 import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
@@ -186,8 +186,7 @@ export class HttpWebhookSender implements WebhookSender {
     body: string,
   ): Omit<DeliveryResult, 'latencyMs'> {
     if (status >= 200 && status < 300) return { outcome: 'delivered', status };
-    // what the receiver said, on one line, after the status
-    const said = body.replace(/\s+/g, ' ').trim().slice(0, ERROR_BODY_CHARS);
+    const said = whatWasSaid(body);
     const failed = `HTTP ${status}${said ? `: ${said}` : ''}`;
     if (status === 429 || status >= 500) {
       const seconds = parseRetryAfter(retryAfter, this.clock.now(), this.maxRetryAfterSeconds);
@@ -218,4 +217,19 @@ export const parseRetryAfter = (value: string | undefined, now: Date, cap: numbe
   const at = Date.parse(text);
   if (Number.isNaN(at)) return undefined;
   return Math.min(Math.max(0, Math.ceil((at - now.getTime()) / 1000)), cap);
+};
+
+/**
+ * What a failed answer said, on one line: the `error` member of a JSON body (a p2p:nack's, a JSON-RPC or
+ * google.rpc error's: where the why is), else the body's start.
+ */
+const whatWasSaid = (body: string): string => {
+  let said = body;
+  try {
+    const error = (JSON.parse(body) as { error?: unknown } | null)?.error;
+    if (error !== undefined) said = JSON.stringify(error);
+  } catch {
+    // not JSON, or cut short by the read: its start as it is
+  }
+  return said.replace(/\s+/g, ' ').trim().slice(0, ERROR_BODY_CHARS);
 };

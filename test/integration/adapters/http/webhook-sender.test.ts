@@ -211,11 +211,11 @@ describe('webhook sender: what the receiver answers', () => {
     }
   });
 
-  it('a failed answer keeps what the receiver said: its first 200 characters, on one line', async () => {
+  it('a failed answer keeps what the receiver said: a JSON error member, or the body’s start, on one line', async () => {
     const said = {
       type: 'p2p:nack',
+      message_id: 'm-1',
       error: { code: 'permission_denied', details: { reason: 'replayed' } },
-      padding: 'x'.repeat(400),
     };
     routes.set('/refuses', (_req, res) => {
       res.writeHead(403, { 'content-type': 'application/json' });
@@ -223,16 +223,21 @@ describe('webhook sender: what the receiver answers', () => {
     });
     const result = await local().post({ url: `${base}/refuses`, body });
     assert.equal(result.outcome, 'final');
-    assert.match(
-      result.error ?? '',
-      /^HTTP 403: \{ "type": "p2p:nack", "error": \{ "code": "permission_denied", /,
+    assert.equal(
+      result.error,
+      'HTTP 403: {"code":"permission_denied","details":{"reason":"replayed"}}',
+      'a JSON body’s error member',
     );
-    assert.match(result.error ?? '', /"reason": "replayed"/);
-    assert.equal(result.error?.length, 'HTTP 403: '.length + 200, 'cut at 200 characters');
+    routes.set('/refuses-in-words', (_req, res) => {
+      res.writeHead(502);
+      res.end(`Bad\n   gateway ${'x'.repeat(400)}`);
+    });
+    const words = await local().post({ url: `${base}/refuses-in-words`, body });
+    assert.match(words.error ?? '', /^HTTP 502: Bad gateway x+$/);
+    assert.equal(words.error?.length, 'HTTP 502: '.length + 200, 'cut at 200 characters');
     const delivered = await local().post({ url: answer(204), body });
     assert.equal(delivered.error, undefined, 'an answer that succeeded keeps nothing');
   });
-
   it('a large response body is read up to the cap and dropped', async () => {
     routes.set('/big', (_req, res) => {
       res.writeHead(200);
