@@ -11,7 +11,8 @@
  * - deliveries: no attempt is left `sending` (claimed, its outcome never written) unless its message is in
  *   the delivery DLQ (the consumer gave up on it, with why; or SQS moved it there after maxReceiveCount);
  * - Synapse: A's requester task ends in the state of B's executor task (its id derived as B derives it), or
- *   what would have made them agree is dead-lettered (checkSynapse says which cases);
+ *   what would have made them agree is dead-lettered (checkSynapse says which cases); and no message
+ *   between them was refused as unauthorized (401, 403: they share their keys);
  * - callers: no 5xx but 503 (nor a JSON-RPC internal error), and every messageId sent again got one task.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -61,8 +62,6 @@ export interface DeadLetteredMessage {
   /** The `reason` attribute: the worker's or the consumer's (sqs-batch.ts); none when SQS moved it itself. */
   reason?: string;
   error?: string;
-  /** Its receives (SQS moves a message after maxReceiveCount of them). */
-  receives: number;
   /** A p2p:heartbeat's message, not an event's. */
   heartbeat: boolean;
 }
@@ -71,7 +70,7 @@ export interface DeadLetteredMessage {
 export const whyOf = (m: DeadLetteredMessage): string =>
   m.reason
     ? `${m.reason}${m.error ? `: ${m.error}` : ''}`
-    : `moved by SQS after ${m.receives} receives (its consumer died on the last)`;
+    : 'moved there by SQS, without a reason: its consumer did not live through its last receive';
 
 export class HubReader {
   readonly client: DynamoDBClient;
@@ -138,8 +137,6 @@ export class HubReader {
           MaxNumberOfMessages: 10,
           VisibilityTimeout: 3600,
           MessageAttributeNames: ['All'],
-          // the emulator honours only the older AttributeNames
-          AttributeNames: ['All'],
         }),
       );
       if (Messages.length === 0) break;
@@ -157,7 +154,6 @@ export class HubReader {
           ...(m.MessageAttributes?.error?.StringValue
             ? { error: m.MessageAttributes.error.StringValue }
             : {}),
-          receives: Number(m.Attributes?.ApproximateReceiveCount ?? 0),
           heartbeat: body.heartbeat !== undefined,
         });
       }
@@ -495,9 +491,26 @@ const checkSynapse = async (
   const executor = atB('B', idAtB);
   const a = requester.head.state;
   const b = executor?.head.state;
-  if (a === b) return [];
   const logA = await readers.A.log.list(requester.head.tenant, requester.head.taskId);
   const logB = executor ? await readers.B.log.list(executor.head.tenant, executor.head.taskId) : [];
+  // the two hubs share their keys: a message one refused as unauthorized is a fault of the hubs, never of
+  // the run, whatever the pair's states
+  const unauthorized = [
+    ...logA.map((x) => ({ hub: 'A', ...x })),
+    ...logB.map((x) => ({ hub: 'B', ...x })),
+  ].filter((x) => x.httpStatus === 401 || x.httpStatus === 403);
+  if (unauthorized.length > 0)
+    return [
+      {
+        hub: 'A',
+        taskId: requester.head.taskId,
+        category: 'lost',
+        what: `refused as unauthorized between the hubs: ${unauthorized
+          .map((x) => `${x.hub} v${x.version} ${x.redrive}.${x.attempt} ${x.error ?? x.httpStatus}`)
+          .join('; ')}`,
+      },
+    ];
+  if (a === b) return [];
   const finalOf = (t: StoredTask | undefined) => t?.events.find((e) => isTerminal(e.to))?.version;
   const refusedAsLate = (log: typeof logA, version: number | undefined) =>
     // the final event's message, or one after it (a report that followed it)
