@@ -4,7 +4,7 @@
  * hub's consumers change a failed record's visibility for their backoff (shared/adapters/sqs/retry.ts), so
  * without it a failing record would reach its queue's maxReceiveCount after half the receives it gets on
  * AWS, and be moved to the DLQ by the emulator at the visibility change, before its consumer's last receive
- * (docs/reliability.md#consumers). The version is pinned (package.json); the load fails if the counting
+ * (docs/reliability.md#queue-and-stream-consumers). The version is pinned (package.json); the load fails if the counting
  * it corrects is not found.
  */
 import { readFileSync } from 'node:fs';

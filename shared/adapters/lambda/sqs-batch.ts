@@ -7,7 +7,7 @@
  * handled (docs/deliveries.md#poison-messages). A record that throws comes back after a backoff; one that
  * throws on its last receive (the queue's maxReceiveCount) is sent to the dead-letter queue by the consumer
  * itself, with the error as its reason, rather than moved there by SQS without one
- * (docs/reliability.md#consumers). Only a consumer that dies on its last receive leaves that to SQS.
+ * (docs/reliability.md#queue-and-stream-consumers). Only a consumer that dies on its last receive leaves that to SQS.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
