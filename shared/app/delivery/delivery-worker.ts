@@ -12,6 +12,9 @@
  * - still `sending` past it: the invocation that claimed it died between claim and outcome. Whether its
  *   request reached the receiver is unknown; the attempt is recorded `interrupted` and the next one
  *   follows (with the same Idempotency-Key: receivers de-duplicate).
+ * An invocation that finds, once its request is ready, that it has held the claim that long sends nothing
+ * and does the same: the takeover may have happened (a Lambda timeout stops it first; the local runtime,
+ * whose in-flight time is seconds, does not).
  * A failure before the request is sent (reading the task, signing) releases the claim, so the SQS
  * retry of the same message may claim the attempt again. Delivery as a whole is at least once.
  *
@@ -198,6 +201,17 @@ export class DeliveryWorker {
       return { result: 'waiting', retryInSeconds, previousVersion: prepared.waitFor };
     }
     const sending = { ...claimed, keepUntil: this.keepUntilOf(prepared.record, now) };
+    if ((this.clock.now().getTime() - now.getTime()) / 1000 >= this.inFlightSeconds) {
+      // held past the time an invocation may hold an attempt: another may have taken it over and sent the
+      // next one already (a Synapse message's twice, signed in one second, is refused as a replay)
+      const late: DeliveryAttempt = {
+        ...sending,
+        status: 'interrupted',
+        error: 'not sent: its claim outlived the time an invocation may hold an attempt',
+      };
+      const next = nextStepOf(this.policyOf(message), message.attempt, 'retry', undefined, this.random);
+      return this.follow(message, late, next);
+    }
     const result = await this.ports.sender.post({
       url: prepared.config.url,
       body: prepared.body,

@@ -325,6 +325,31 @@ describe('each attempt is sent at most once', () => {
     assert.equal((await log.list(tenant, head.taskId))[0]?.status, 'interrupted');
   });
 
+  it('an attempt whose request is ready only after the time an invocation may hold it is not sent: the next one follows', async () => {
+    // preparing it took that long (the signing keys slow to come): another invocation may have taken it over
+    let slow = () => {};
+    const { worker, delivery, sender, queue, log, clock } = setup({
+      signer: async () => {
+        slow();
+        return 'jwt';
+      },
+    });
+    slow = () => clock.advanceSeconds(IN_FLIGHT_SECONDS);
+    const { head, message } = await delivery();
+    const late = await worker.deliver(message);
+    assert.ok(late.result === 'recorded');
+    assert.deepEqual(
+      [late.attempt.status, late.attempt.error],
+      ['interrupted', 'not sent: its claim outlived the time an invocation may hold an attempt'],
+    );
+    assert.equal(sender.requests.length, 0, 'nothing sent');
+    assert.deepEqual(
+      queue.sent.map((s) => [s.messages[0]?.attempt, s.delaySeconds]),
+      [[2, 2]],
+    );
+    assert.equal((await log.list(tenant, head.taskId))[0]?.status, 'interrupted');
+  });
+
   it('a failure before anything is sent gives the claim back: the retry of the message claims it again', async () => {
     let failing = true;
     const { worker, delivery, sender, log } = setup({
