@@ -117,11 +117,11 @@ const handleOrGiveUp = async <S extends z.ZodMiniType>(
         error: `${received} receives, the last: ${errorText(e)}`,
       });
       countMetric(MetricName.DlqArrivals);
-      logger.error(`dead-lettered a ${consumer.what} after its last receive`, { ...keys, error: e as Error });
+      logger.error(`${consumer.what} dead-lettered after its last receive`, { ...keys, error: e as Error });
       return;
     }
     const retryInSeconds = await consumer.comeBack?.(record).catch(() => undefined);
-    logger.error(`a ${consumer.what} failed; it comes back`, { ...keys, retryInSeconds, error: e as Error });
+    logger.error(`${consumer.what} failed; it comes back`, { ...keys, retryInSeconds, error: e as Error });
     throw e;
   }
 };
