@@ -28,9 +28,9 @@ import {
 } from './vetted-connection.ts';
 
 export const MAX_RESPONSE_BYTES = 64 * 1024;
-/** How much of a failed answer's body the error keeps (of its first KB, spaces collapsed). */
+/** How much of a failed answer's body the error keeps (read from its first 16 KB, spaces collapsed). */
 export const ERROR_BODY_CHARS = 200;
-const ERROR_BODY_BYTES = 1024;
+const ERROR_BODY_BYTES = 16 * 1024;
 /** SQS's longest DelaySeconds: a longer Retry-After cannot be honoured by one delayed message anyway. */
 export const MAX_RETRY_AFTER_SECONDS = 900;
 

@@ -215,6 +215,8 @@ describe('webhook sender: what the receiver answers', () => {
     const said = {
       type: 'p2p:nack',
       message_id: 'm-1',
+      // a nack's envelope comes first: the error member may be kilobytes in
+      sender: { agent_id: 'peer', endpoint: `https://peer.example/${'x'.repeat(3000)}` },
       error: { code: 'permission_denied', details: { reason: 'replayed' } },
     };
     routes.set('/refuses', (_req, res) => {
