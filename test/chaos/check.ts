@@ -507,6 +507,15 @@ const checkSynapse = async (
         category: 'lost',
         what: `refused as unauthorized between the hubs: ${unauthorized
           .map((x) => `${x.hub} v${x.version} ${x.redrive}.${x.attempt} ${x.error ?? x.httpStatus}`)
+          .join('; ')}; every attempt of those versions: ${[
+          ...logA.map((x) => ({ hub: 'A', ...x })),
+          ...logB.map((x) => ({ hub: 'B', ...x })),
+        ]
+          .filter((x) => unauthorized.some((u) => u.hub === x.hub && u.version === x.version))
+          .map(
+            (x) =>
+              `${x.hub} v${x.version} ${x.redrive}.${x.attempt} ${x.status}${x.httpStatus ? ` ${x.httpStatus}` : ''} claimed ${x.startedAt} by ${x.claim} finished ${x.finishedAt ?? '-'}`,
+          )
           .join('; ')}`,
       },
     ];

@@ -3,8 +3,9 @@
  * docs/synapse-protocol.md#signatures): each signed request verified is an item of its own,
  * `pk = SEEN#<peer>#<signature>` (the HMAC in hex), `sk = <signedAt>` (epoch seconds, decimal),
  * `ttl = until`, written by one PutItem on `attribute_not_exists(pk)`: the put that loses is the replay.
- * A retry of a message signed anew (even within the same second) has another signature, so it is not
- * refused: the endpoint answers it as a duplicate. The partition prefix cannot be a
+ * A retry of a message signed anew in another second (or with another key, or other bytes) has another
+ * signature, so it is not refused: the endpoint answers it as a duplicate. The same bytes signed in the same
+ * second are the same signature (the hub's own retries are at least 1 s apart, synapse-callback.ts). The partition prefix cannot be a
  * task's (`T#`), the item has no index key, and its sort key is never `T`: it is in no index and the
  * relay's stream filter does not pass it. TTL deletes it some time after `until`; until then a second
  * put of the same request is refused, and after `until` the verifier refuses its timestamp anyway.

@@ -17,10 +17,11 @@
  * - compares in constant time (crypto.timingSafeEqual);
  * - then refuses a replay: the same signed request seen before, known by its peer and signature (the
  *   HMAC covers the timestamp, the message id and every byte of the body), remembered through the
- *   SeenSignatures port until the window has passed. A retry of a message signed anew is not a replay,
- *   even within the same second (new timestamp, or new bytes, or another key of the peer: another
- *   signature): it passes, and the endpoint answers it as the duplicate it is (message-id
- *   de-duplication), with no effect. Only the very same signed bytes again are refused.
+ *   SeenSignatures port until the window has passed. A retry of a message signed anew is not a replay
+ *   when something signed differs (its timestamp's second, its bytes, or the key): it passes, and the
+ *   endpoint answers it as the duplicate it is (message-id de-duplication), with no effect. The very same
+ *   signed bytes again are refused, a retry signed in the same second too (the hub's own retries of a
+ *   message are at least 1 s apart: shared/app/delivery/synapse-callback.ts).
  * Every refusal is permission_denied (403) with a `reason`; none says anything about a key's secret.
  */
 
