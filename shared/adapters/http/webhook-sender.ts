@@ -220,14 +220,15 @@ export const parseRetryAfter = (value: string | undefined, now: Date, cap: numbe
 };
 
 /**
- * What a failed answer said, on one line: the `error` member of a JSON body (a p2p:nack's, a JSON-RPC or
- * google.rpc error's: where the why is), else the body's start.
+ * What a failed answer said, on one line: where a JSON body keeps the why (a JSON-RPC or google.rpc
+ * `error`, a p2p:nack's `payload`: its code, message and details), else the body's start.
  */
 const whatWasSaid = (body: string): string => {
   let said = body;
   try {
-    const error = (JSON.parse(body) as { error?: unknown } | null)?.error;
-    if (error !== undefined) said = JSON.stringify(error);
+    const json = JSON.parse(body) as { error?: unknown; type?: unknown; payload?: unknown } | null;
+    const why = json?.error ?? (json?.type === 'p2p:nack' ? json.payload : undefined);
+    if (why !== undefined) said = JSON.stringify(why);
   } catch {
     // not JSON, or cut short by the read: its start as it is
   }

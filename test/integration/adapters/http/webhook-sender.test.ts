@@ -211,13 +211,13 @@ describe('webhook sender: what the receiver answers', () => {
     }
   });
 
-  it('a failed answer keeps what the receiver said: a JSON error member, or the body’s start, on one line', async () => {
+  it('a failed answer keeps what the receiver said: a nack’s payload, a JSON error member, or the body’s start', async () => {
     const said = {
       type: 'p2p:nack',
       message_id: 'm-1',
-      // a nack's envelope comes first: the error member may be kilobytes in
+      // a nack's envelope comes first: its payload may be kilobytes in
       sender: { agent_id: 'peer', endpoint: `https://peer.example/${'x'.repeat(3000)}` },
-      error: { code: 'permission_denied', details: { reason: 'replayed' } },
+      payload: { code: 'permission_denied', message: 'refused', details: { reason: 'replayed' } },
     };
     routes.set('/refuses', (_req, res) => {
       res.writeHead(403, { 'content-type': 'application/json' });
@@ -227,9 +227,15 @@ describe('webhook sender: what the receiver answers', () => {
     assert.equal(result.outcome, 'final');
     assert.equal(
       result.error,
-      'HTTP 403: {"code":"permission_denied","details":{"reason":"replayed"}}',
-      'a JSON body’s error member',
+      'HTTP 403: {"code":"permission_denied","message":"refused","details":{"reason":"replayed"}}',
+      'a nack’s payload',
     );
+    routes.set('/rpc-error', (_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'boom' } }));
+    });
+    const rpc = await local().post({ url: `${base}/rpc-error`, body });
+    assert.equal(rpc.error, 'HTTP 500: {"code":-32603,"message":"boom"}', 'a JSON body’s error member');
     routes.set('/refuses-in-words', (_req, res) => {
       res.writeHead(502);
       res.end(`Bad\n   gateway ${'x'.repeat(400)}`);
