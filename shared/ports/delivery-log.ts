@@ -56,6 +56,12 @@ export interface DeliveryLog {
   claim(attempt: DeliveryAttempt): Promise<ClaimResult>;
   /** Records the outcome, if the attempt is still `sending` under `attempt.claim`; false when it is not. */
   finish(attempt: DeliveryAttempt): Promise<boolean>;
+  /**
+   * A takeover's record (`interrupted`) under `attempt.claim`, the claim it found held too long: over that
+   * claim still `sending`, or given back (`released`) since by its holder, late, because the attempt that
+   * follows is queued already and the attempt must not be claimed and sent again; false otherwise.
+   */
+  interrupt(attempt: DeliveryAttempt): Promise<boolean>;
   /** Every attempt of the task's deliveries, by event version, config, round and attempt. */
   list(tenant: string, taskId: string): Promise<DeliveryAttempt[]>;
 }

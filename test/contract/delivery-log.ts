@@ -80,6 +80,45 @@ export const deliveryLogContract = (name: string, harness: DeliveryLogHarness): 
       );
     });
 
+    it('a takeover records interrupted over the claim it found, sending or given back since; not over another', async () => {
+      const held = attemptOf();
+      await log.claim(held);
+      const interrupted: DeliveryAttempt = {
+        ...held,
+        status: 'interrupted',
+        finishedAt: '2026-01-01T00:02:00.000Z',
+      };
+      assert.equal(await log.interrupt(interrupted), true, 'over the claim still sending');
+      assert.deepEqual(await log.list('acme', held.taskId), [interrupted]);
+      assert.equal(
+        await log.finish({ ...held, status: 'delivered' }),
+        false,
+        'its holder records nothing after',
+      );
+
+      // its holder gave the claim back just before the takeover's record came: the record still lands,
+      // so the attempt cannot be claimed and sent again beside the one the takeover queued
+      const late = attemptOf();
+      await log.claim(late);
+      assert.equal(await log.finish({ ...late, status: 'released' }), true);
+      const taken = { ...late, status: 'interrupted' as const };
+      assert.equal(await log.interrupt(taken), true, 'over the same claim given back');
+      assert.deepEqual(await log.claim({ ...late, claim: crypto.randomUUID() }), {
+        claimed: false,
+        existing: taken,
+      });
+
+      // claimed again by another meanwhile: that claim is not the takeover's to record over
+      const again = attemptOf();
+      await log.claim(again);
+      await log.finish({ ...again, status: 'released' });
+      const next = { ...again, claim: crypto.randomUUID() };
+      await log.claim(next);
+      assert.equal(await log.interrupt({ ...again, status: 'interrupted' }), false);
+      assert.deepEqual(await log.list('acme', again.taskId), [next]);
+      assert.equal(await log.interrupt({ ...attemptOf(), status: 'interrupted' }), false, 'never claimed');
+    });
+
     it('an outcome of an attempt never claimed records nothing', async () => {
       const attempt = attemptOf({ status: 'delivered' });
       assert.equal(await log.finish(attempt), false);

@@ -71,15 +71,31 @@ export class DynamoDeliveryLog implements DeliveryLog {
     }
   }
 
-  async finish(attempt: DeliveryAttempt): Promise<boolean> {
+  finish(attempt: DeliveryAttempt): Promise<boolean> {
+    return this.record(attempt, 'st = :sending AND ck = :claim', { ':sending': 'sending' });
+  }
+
+  interrupt(attempt: DeliveryAttempt): Promise<boolean> {
+    return this.record(attempt, '(st = :sending OR st = :released) AND ck = :claim', {
+      ':sending': 'sending',
+      ':released': 'released',
+    });
+  }
+
+  /** Puts the attempt's record on `condition` (over its claim): false when the condition fails. */
+  private async record(
+    attempt: DeliveryAttempt,
+    condition: string,
+    values: Record<string, string>,
+  ): Promise<boolean> {
     const item = itemOf(attempt);
     try {
       await this.doc.send(
         new PutCommand({
           TableName: this.tableName,
           Item: item,
-          ConditionExpression: 'st = :sending AND ck = :claim',
-          ExpressionAttributeValues: { ':sending': 'sending', ':claim': attempt.claim },
+          ConditionExpression: condition,
+          ExpressionAttributeValues: { ...values, ':claim': attempt.claim },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           ReturnConsumedCapacity: 'TOTAL',
         }),

@@ -2,7 +2,8 @@
  * DeliveryLog in memory: the twin of DynamoDeliveryLog (shared/adapters/dynamodb/delivery-log.ts; contract:
  * test/contract/delivery-log.ts). An attempt is identified by its task, event version, config, round and
  * attempt number: a claim records it `sending` unless it is recorded already (a `released` one may be
- * claimed again), an outcome is recorded only over the claim it names while that is still `sending`, and a
+ * claimed again), an outcome is recorded only over the claim it names while that is still `sending` (a
+ * takeover's also over that claim given back since), and a
  * task's log lists in the order the DynamoDB sort key gives (version, config, round, attempt).
  */
 import type { ClaimResult, DeliveryAttempt, DeliveryLog } from '../../ports/delivery-log.ts';
@@ -34,6 +35,16 @@ export class InMemoryDeliveryLog implements DeliveryLog {
     const position = positionOf(attempt);
     const existing = log?.get(position);
     if (!log || existing?.status !== 'sending' || existing.claim !== attempt.claim) return false;
+    log.set(position, stored(attempt));
+    return true;
+  }
+
+  async interrupt(attempt: DeliveryAttempt): Promise<boolean> {
+    const log = this.#logOf(attempt.tenant, attempt.taskId, false);
+    const position = positionOf(attempt);
+    const existing = log?.get(position);
+    const held = existing?.status === 'sending' || existing?.status === 'released';
+    if (!log || !held || existing.claim !== attempt.claim) return false;
     log.set(position, stored(attempt));
     return true;
   }

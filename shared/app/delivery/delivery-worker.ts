@@ -14,7 +14,9 @@
  *   follows (with the same Idempotency-Key: receivers de-duplicate).
  * An invocation that finds, once its request is ready, that it has held the claim that long sends nothing
  * and does the same: the takeover may have happened (a Lambda timeout stops it first; the local runtime,
- * whose in-flight time is seconds, does not).
+ * whose in-flight time is seconds, does not). Nor does it give such a claim back; and a takeover's record
+ * lands over a claim given back late all the same (DeliveryLog.interrupt): an attempt whose successor is
+ * queued is never claimed and sent beside it (a Synapse message would be the same signed bytes twice).
  * A failure before the request is sent (reading the task, signing) releases the claim, so the SQS
  * retry of the same message may claim the attempt again. Delivery as a whole is at least once.
  *
@@ -182,8 +184,12 @@ export class DeliveryWorker {
     try {
       prepared = await this.prepare(message);
     } catch (e) {
-      // nothing was sent: give the attempt back, so the SQS retry of this message may claim it again
-      await this.ports.log.finish({ ...claimed, status: 'released', error: errorText(e) }).catch(() => false);
+      // nothing was sent: give the attempt back, so the SQS retry of this message may claim it again;
+      // unless held too long, when a takeover may have queued the next one: left to it
+      if (!this.heldTooLong(now))
+        await this.ports.log
+          .finish({ ...claimed, status: 'released', error: errorText(e) })
+          .catch(() => false);
       throw e;
     }
     if (typeof prepared === 'string') {
@@ -192,16 +198,18 @@ export class DeliveryWorker {
     if ('waitFor' in prepared) {
       // not this one's turn: back to the queue (the claim given back first, so the copy may take it)
       const retryInSeconds = ORDER_WAIT_SECONDS;
-      await this.ports.log.finish({
-        ...claimed,
-        status: 'released',
-        error: `waits for version ${prepared.waitFor}`,
-      });
+      // (held too long, the claim is left to a takeover: the copy finds it so)
+      if (!this.heldTooLong(now))
+        await this.ports.log.finish({
+          ...claimed,
+          status: 'released',
+          error: `waits for version ${prepared.waitFor}`,
+        });
       await this.ports.queue.enqueue([{ ...message, waited: (message.waited ?? 0) + 1 }], retryInSeconds);
       return { result: 'waiting', retryInSeconds, previousVersion: prepared.waitFor };
     }
     const sending = { ...claimed, keepUntil: this.keepUntilOf(prepared.record, now) };
-    if ((this.clock.now().getTime() - now.getTime()) / 1000 >= this.inFlightSeconds) {
+    if (this.heldTooLong(now)) {
       // held past the time an invocation may hold an attempt: another may have taken it over and sent the
       // next one already (a Synapse message's twice, signed in one second, is refused as a replay)
       const late: DeliveryAttempt = {
@@ -228,6 +236,11 @@ export class DeliveryWorker {
     return this.follow(message, this.outcomeOf(sending, result), next);
   }
 
+  /** Whether a claim made at `claimedAt` is held past the time an invocation may hold one: another may take it over. */
+  private heldTooLong(claimedAt: Date): boolean {
+    return (this.clock.now().getTime() - claimedAt.getTime()) / 1000 >= this.inFlightSeconds;
+  }
+
   /** Every recorded attempt of a task's deliveries (the log). */
   log(tenant: string, taskId: string): Promise<DeliveryAttempt[]> {
     return this.ports.log.list(tenant, taskId);
@@ -250,14 +263,18 @@ export class DeliveryWorker {
       error: 'the attempt was cut off before its outcome was recorded',
     };
     const next = nextStepOf(this.policyOf(message), message.attempt, 'retry', undefined, this.random);
-    return this.follow(message, interrupted, next);
+    return this.follow(message, interrupted, next, { takeover: true });
   }
 
-  /** Queues what follows the attempt (a retry, the dead-letter message), then records its outcome. */
+  /**
+   * Queues what follows the attempt (a retry, the dead-letter message), then records its outcome; a
+   * takeover's over the claim it found even if given back since (DeliveryLog.interrupt).
+   */
   private async follow(
     message: DeliveryMessage,
     attempt: DeliveryAttempt,
     next: NextStep,
+    { takeover = false } = {},
   ): Promise<DeliverResult> {
     const finishedAt = this.clock.now().toISOString();
     let recorded: DeliveryAttempt = { ...attempt, finishedAt };
@@ -286,11 +303,11 @@ export class DeliveryWorker {
         deadLetter: next.reason,
       };
     }
-    return this.record(recorded);
+    return this.record(recorded, takeover);
   }
 
-  private async record(attempt: DeliveryAttempt): Promise<DeliverResult> {
-    const mine = await this.ports.log.finish(attempt);
+  private async record(attempt: DeliveryAttempt, takeover = false): Promise<DeliverResult> {
+    const mine = await (takeover ? this.ports.log.interrupt(attempt) : this.ports.log.finish(attempt));
     // not ours any more only if this invocation outlived inFlightSeconds: another resolved the attempt
     if (mine) this.options.observer?.recorded(attempt);
     return { result: 'recorded', attempt };

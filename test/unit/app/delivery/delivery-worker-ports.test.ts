@@ -350,6 +350,53 @@ describe('each attempt is sent at most once', () => {
     assert.equal((await log.list(tenant, head.taskId))[0]?.status, 'interrupted');
   });
 
+  it('a takeover whose holder gives the claim back late still records it interrupted: it is not claimed and sent again', async () => {
+    const { worker, delivery, sender, queue, log, clock } = setup();
+    const { head, message } = await delivery();
+    const held: DeliveryAttempt = {
+      tenant,
+      taskId: head.taskId,
+      configId: 'hook',
+      version: message.version,
+      redrive: 0,
+      attempt: 1,
+      status: 'sending',
+      claim: 'slow-holder',
+      startedAt: clock.now().toISOString(),
+      keepUntil: '2030-01-01T00:00:00.000Z',
+    };
+    await log.claim(held);
+    clock.advanceSeconds(IN_FLIGHT_SECONDS);
+    // the holder, still alive, gives the attempt back between the takeover's queueing of the next one and
+    // its record
+    const enqueue = queue.enqueue.bind(queue);
+    queue.enqueue = async (messages, delay) => {
+      await enqueue(messages, delay);
+      await log.finish({ ...held, status: 'released' });
+    };
+    const taken = await worker.deliver(message);
+    assert.ok(taken.result === 'recorded' && taken.attempt.status === 'interrupted');
+    assert.equal((await log.list(tenant, head.taskId))[0]?.status, 'interrupted');
+    queue.enqueue = enqueue;
+    const copy = await worker.deliver(message);
+    assert.equal(copy.result, 'duplicate', 'the holder’s copy finds it taken over');
+    assert.equal(sender.requests.length, 0);
+  });
+
+  it('a holder that fails past the time it may hold the claim leaves it to the takeover, not given back', async () => {
+    let slow = () => {};
+    const { worker, delivery, log, clock } = setup({
+      signer: async () => {
+        slow();
+        throw new Error('signing keys unavailable');
+      },
+    });
+    slow = () => clock.advanceSeconds(IN_FLIGHT_SECONDS);
+    const { head, message } = await delivery();
+    await assert.rejects(worker.deliver(message), /signing keys unavailable/);
+    assert.equal((await log.list(tenant, head.taskId))[0]?.status, 'sending', 'not released');
+  });
+
   it('a failure before anything is sent gives the claim back: the retry of the message claims it again', async () => {
     let failing = true;
     const { worker, delivery, sender, log } = setup({
