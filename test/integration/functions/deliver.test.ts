@@ -85,34 +85,47 @@ const deadLetters: Array<Record<string, unknown>> = [];
 
 const queueOf = () => sqs.queues[DELIVERY_QUEUE.name]!;
 
-/**
- * Reads (and deletes) the DLQ until these bodies are found, or for `seconds` at most: their reason and
- * error, by body; the other messages read go to `deadLetters`.
- */
-const fromDeadLetters = async (bodies: string[], seconds: number) => {
-  const found = new Map<string, { reason?: string; error?: string }>();
-  for (let i = 0; i < seconds && found.size < bodies.length; i++) {
-    const out = await sqs.client.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueOf().deadLetterUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 1,
-        MessageAttributeNames: ['All'],
-      }),
-    );
-    for (const m of out.Messages ?? []) {
-      await sqs.client.send(
-        new DeleteMessageCommand({ QueueUrl: queueOf().deadLetterUrl, ReceiptHandle: m.ReceiptHandle! }),
-      );
-      if (bodies.includes(m.Body!))
-        found.set(m.Body!, {
-          reason: m.MessageAttributes?.reason?.StringValue,
-          error: m.MessageAttributes?.error?.StringValue,
-        });
-      else deadLetters.push(JSON.parse(m.Body!) as Record<string, unknown>);
+/** Reads (and deletes) what the DLQ holds now, into `deadLetters`: each body parsed, its attributes and raw body beside. */
+const readDeadLetters = async (): Promise<void> => {
+  const out = await sqs.client.send(
+    new ReceiveMessageCommand({
+      QueueUrl: queueOf().deadLetterUrl,
+      MaxNumberOfMessages: 10,
+      WaitTimeSeconds: 1,
+      MessageAttributeNames: ['All'],
+    }),
+  );
+  for (const m of out.Messages ?? []) {
+    let parsed: Record<string, unknown> = {};
+    try {
+      parsed = JSON.parse(m.Body!) as Record<string, unknown>;
+    } catch {
+      // a poison message: its raw body says what it is
     }
+    deadLetters.push({ ...parsed, attributes: m.MessageAttributes, rawBody: m.Body });
+    await sqs.client.send(
+      new DeleteMessageCommand({ QueueUrl: queueOf().deadLetterUrl, ReceiptHandle: m.ReceiptHandle! }),
+    );
   }
-  return found;
+};
+
+/** The DLQ's message that `matches`, read for `seconds` at most. */
+const deadLetterWhere = async (
+  matches: (m: Record<string, unknown>) => boolean,
+  seconds = 30,
+): Promise<Record<string, unknown> | undefined> => {
+  for (let i = 0; i < seconds; i++) {
+    const found = deadLetters.find(matches);
+    if (found) return found;
+    await readDeadLetters();
+  }
+  return deadLetters.find(matches);
+};
+
+/** A DLQ message's reason and error attributes. */
+const whyOf = (m: Record<string, unknown> | undefined) => {
+  const attributes = m?.attributes as Record<string, { StringValue?: string }> | undefined;
+  return { reason: attributes?.reason?.StringValue, error: attributes?.error?.StringValue };
 };
 
 before(async () => {
@@ -254,30 +267,11 @@ const logUntil = async (
 const ended = (attempts: DeliveryAttempt[]) =>
   attempts.some((a) => a.status === 'delivered' || a.status === 'failed' || a.status === 'config_removed');
 
-/** Reads the DLQ until a message of the task is there (messages read are kept in deadLetters). */
+/** The DLQ's message of the task. */
 const deadLetterOf = async (taskId: string): Promise<Record<string, unknown>> => {
-  for (let i = 0; i < 30; i++) {
-    const found = deadLetters.find((m) => m.taskId === taskId);
-    if (found) return found;
-    const out = await sqs.client.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueOf().deadLetterUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 1,
-        MessageAttributeNames: ['All'],
-      }),
-    );
-    for (const m of out.Messages ?? []) {
-      deadLetters.push({
-        ...(JSON.parse(m.Body!) as Record<string, unknown>),
-        attributes: m.MessageAttributes,
-      });
-      await sqs.client.send(
-        new DeleteMessageCommand({ QueueUrl: queueOf().deadLetterUrl, ReceiptHandle: m.ReceiptHandle! }),
-      );
-    }
-  }
-  throw new Error(`no dead-letter message for task ${taskId}`);
+  const found = await deadLetterWhere((m) => m.taskId === taskId);
+  if (!found) throw new Error(`no dead-letter message for task ${taskId}`);
+  return found;
 };
 
 const brief = (attempts: DeliveryAttempt[]) =>
@@ -398,27 +392,24 @@ describe('delivery pipeline', () => {
     ]);
     assert.equal(receiver.received('/down').length, POLICY.maxAttempts);
     const dead = await deadLetterOf(taskId);
-    assert.deepEqual(
-      { ...dead, attributes: undefined },
-      {
-        tenant: caller.tenant,
-        taskId,
-        contextId: before!.head.contextId,
-        configId,
-        version,
-        // what a redrive brings back: the first attempt of the next round
-        attempt: 1,
-        redrive: 1,
-        deadLetter: {
-          reason: 'attempts_exhausted',
-          error: 'HTTP 500',
-          attempt: 3,
-          redrive: 0,
-          at: attempts[2]!.finishedAt,
-        },
-        attributes: undefined,
+    const { attributes: _attributes, rawBody: _rawBody, ...body } = dead;
+    assert.deepEqual(body, {
+      tenant: caller.tenant,
+      taskId,
+      contextId: before!.head.contextId,
+      configId,
+      version,
+      // what a redrive brings back: the first attempt of the next round
+      attempt: 1,
+      redrive: 1,
+      deadLetter: {
+        reason: 'attempts_exhausted',
+        error: 'HTTP 500',
+        attempt: 3,
+        redrive: 0,
+        at: attempts[2]!.finishedAt,
       },
-    );
+    });
     assert.equal(
       (dead.attributes as Record<string, { StringValue?: string }>).reason?.StringValue,
       'attempts_exhausted',
@@ -614,11 +605,12 @@ describe('delivery pipeline', () => {
     assert.equal(receiver.received('/beside-poison').length, 1, 'the delivery beside them was sent');
 
     // both are in the DLQ as they were sent, with why (SQS moving them after maxReceiveCount would say nothing)
-    const poison = await fromDeadLetters([notJson, notADelivery], 30);
-    assert.equal(poison.get(notJson)?.reason, 'not_json');
-    assert.match(poison.get(notJson)?.error ?? '', /JSON/);
-    assert.equal(poison.get(notADelivery)?.reason, 'not_a_message');
-    assert.match(poison.get(notADelivery)?.error ?? '', /tenant/, 'the schema says what is missing');
+    const notJsonWhy = whyOf(await deadLetterWhere((m) => m.rawBody === notJson));
+    const notADeliveryWhy = whyOf(await deadLetterWhere((m) => m.rawBody === notADelivery));
+    assert.equal(notJsonWhy.reason, 'not_json');
+    assert.match(notJsonWhy.error ?? '', /JSON/);
+    assert.equal(notADeliveryWhy.reason, 'not_a_message');
+    assert.match(notADeliveryWhy.error ?? '', /tenant/, 'the schema says what is missing');
     assert.ok(
       results.every((r) => r.message.taskId !== 'only-this'),
       'the worker was never handed the poison message',
@@ -637,7 +629,7 @@ describe('delivery pipeline', () => {
       attempt: 1,
     });
     await sqs.client.send(new SendMessageCommand({ QueueUrl: queueOf().url, MessageBody: body }));
-    const found = (await fromDeadLetters([body], 60)).get(body);
+    const found = whyOf(await deadLetterWhere((m) => m.rawBody === body, 60));
     assert.equal(found?.reason, 'retries_exhausted', 'sent there by the consumer, saying why');
     assert.equal(
       found?.error,

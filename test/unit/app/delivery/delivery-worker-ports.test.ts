@@ -267,6 +267,25 @@ describe('retries', () => {
   });
 });
 
+/** Attempt 1 of the delivery as another invocation claimed it, now, and has not recorded an outcome (yet, or ever). */
+const heldElsewhere = (
+  head: { taskId: string },
+  message: DeliveryMessage,
+  claim: string,
+  now: Date,
+): DeliveryAttempt => ({
+  tenant,
+  taskId: head.taskId,
+  configId: 'hook',
+  version: message.version,
+  redrive: 0,
+  attempt: 1,
+  status: 'sending',
+  claim,
+  startedAt: now.toISOString(),
+  keepUntil: '2030-01-01T00:00:00.000Z',
+});
+
 describe('each attempt is sent at most once', () => {
   it('a message redelivered after its outcome sends nothing and queues nothing', async () => {
     const { worker, delivery, sender, queue } = setup();
@@ -282,19 +301,7 @@ describe('each attempt is sent at most once', () => {
   it('an attempt another invocation holds is left to it; one held past its time was cut off and the next follows', async () => {
     const { worker, delivery, sender, queue, log, clock } = setup();
     const { head, message } = await delivery();
-    // an invocation claimed attempt 1 and has not recorded its outcome (yet, or ever)
-    await log.claim({
-      tenant,
-      taskId: head.taskId,
-      configId: 'hook',
-      version: message.version,
-      redrive: 0,
-      attempt: 1,
-      status: 'sending',
-      claim: 'someone-else',
-      startedAt: clock.now().toISOString(),
-      keepUntil: '2030-01-01T00:00:00.000Z',
-    });
+    await log.claim(heldElsewhere(head, message, 'someone-else', clock.now()));
     clock.advanceSeconds(15);
     assert.deepEqual(await worker.deliver(message), {
       result: 'in_flight',
@@ -353,18 +360,7 @@ describe('each attempt is sent at most once', () => {
   it('a takeover whose holder gives the claim back late still records it interrupted: it is not claimed and sent again', async () => {
     const { worker, delivery, sender, queue, log, clock } = setup();
     const { head, message } = await delivery();
-    const held: DeliveryAttempt = {
-      tenant,
-      taskId: head.taskId,
-      configId: 'hook',
-      version: message.version,
-      redrive: 0,
-      attempt: 1,
-      status: 'sending',
-      claim: 'slow-holder',
-      startedAt: clock.now().toISOString(),
-      keepUntil: '2030-01-01T00:00:00.000Z',
-    };
+    const held = heldElsewhere(head, message, 'slow-holder', clock.now());
     await log.claim(held);
     clock.advanceSeconds(IN_FLIGHT_SECONDS);
     // the holder, still alive, gives the attempt back between the takeover's queueing of the next one and
