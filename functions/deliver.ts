@@ -9,9 +9,8 @@
  * not a delivery goes to the dead-letter queue at once, with why (adapters/lambda/sqs-batch.ts).
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { processSqsBatch, receiveCount, type SqsConsumer } from '../shared/adapters/lambda/sqs-batch.ts';
+import { backoffOn, processSqsBatch, type SqsConsumer } from '../shared/adapters/lambda/sqs-batch.ts';
 import { DELIVERY_QUEUE } from '../shared/adapters/sqs/queues.ts';
-import { retryLater } from '../shared/adapters/sqs/retry.ts';
 import type { DeliveryWorker } from '../shared/app/delivery/delivery-worker.ts';
 import { poisonQueueAt, sqsClient } from '../shared/composition-roots/core.ts';
 import { deliveryQueueUrl } from '../shared/composition-roots/delivery-queue.ts';
@@ -47,8 +46,7 @@ export interface DeliverHandlerDeps {
 const defaultDeps: DeliverHandlerDeps = {
   worker: deliveryWorker,
   deadLetters: () => poisonQueueAt(DELIVERY_DLQ_URL),
-  comeBack: (record) =>
-    retryLater(sqsClient(), deliveryQueueUrl(), record.receiptHandle, receiveCount(record)),
+  comeBack: backoffOn(sqsClient, deliveryQueueUrl),
 };
 
 const consumerOf = (deps: DeliverHandlerDeps): SqsConsumer<typeof messageSchema> => ({

@@ -8,9 +8,13 @@
  * (adapters/lambda/sqs-batch.ts).
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { processSqsBatch, receiveCount, type SqsConsumer } from '../shared/adapters/lambda/sqs-batch.ts';
+import {
+  backoffOn,
+  processSqsBatch,
+  receiveCount,
+  type SqsConsumer,
+} from '../shared/adapters/lambda/sqs-batch.ts';
 import { EXECUTOR_QUEUE } from '../shared/adapters/sqs/queues.ts';
-import { retryLater } from '../shared/adapters/sqs/retry.ts';
 import { MAX_DELAY_SECONDS } from '../shared/app/delivery/relay.ts';
 import {
   executorQueueFromEnv,
@@ -36,8 +40,7 @@ const consumer: SqsConsumer<typeof runSchema> = {
   deadLetters: () => poisonQueueAt(EXECUTOR_DLQ_URL),
   maxReceiveCount: EXECUTOR_QUEUE.maxReceiveCount,
   // come back soon rather than after the whole visibility timeout
-  comeBack: (record) =>
-    retryLater(sqsClient(), executorQueueUrl(), record.receiptHandle, receiveCount(record)),
+  comeBack: backoffOn(sqsClient, executorQueueUrl),
   keysOf: (run) => ({ taskId: run.taskId, tenant: run.tenant }),
 };
 

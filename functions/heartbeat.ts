@@ -9,9 +9,8 @@
  * once (adapters/lambda/sqs-batch.ts).
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { processSqsBatch, receiveCount, type SqsConsumer } from '../shared/adapters/lambda/sqs-batch.ts';
+import { backoffOn, processSqsBatch, type SqsConsumer } from '../shared/adapters/lambda/sqs-batch.ts';
 import { HEARTBEAT_QUEUE } from '../shared/adapters/sqs/queues.ts';
-import { retryLater } from '../shared/adapters/sqs/retry.ts';
 import {
   heartbeatQueueUrl,
   heartbeatWatcher,
@@ -34,8 +33,7 @@ const consumer: SqsConsumer<typeof watchSchema> = {
   what: 'heartbeat watch',
   deadLetters: () => poisonQueueAt(HEARTBEAT_DLQ_URL),
   maxReceiveCount: HEARTBEAT_QUEUE.maxReceiveCount,
-  comeBack: (record) =>
-    retryLater(sqsClient(), heartbeatQueueUrl(), record.receiptHandle, receiveCount(record)),
+  comeBack: backoffOn(sqsClient, heartbeatQueueUrl),
   keysOf: (watch) => ({ taskId: watch.taskId, tenant: watch.tenant }),
 };
 

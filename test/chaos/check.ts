@@ -495,10 +495,8 @@ const checkSynapse = async (
   const logB = executor ? await readers.B.log.list(executor.head.tenant, executor.head.taskId) : [];
   // the two hubs share their keys: a message one refused as unauthorized is a fault of the hubs, never of
   // the run, whatever the pair's states
-  const unauthorized = [
-    ...logA.map((x) => ({ hub: 'A', ...x })),
-    ...logB.map((x) => ({ hub: 'B', ...x })),
-  ].filter((x) => x.httpStatus === 401 || x.httpStatus === 403);
+  const both = [...logA.map((x) => ({ hub: 'A', ...x })), ...logB.map((x) => ({ hub: 'B', ...x }))];
+  const unauthorized = both.filter((x) => x.httpStatus === 401 || x.httpStatus === 403);
   if (unauthorized.length > 0)
     return [
       {
@@ -507,10 +505,7 @@ const checkSynapse = async (
         category: 'lost',
         what: `refused as unauthorized between the hubs: ${unauthorized
           .map((x) => `${x.hub} v${x.version} ${x.redrive}.${x.attempt} ${x.error ?? x.httpStatus}`)
-          .join('; ')}; every attempt of those versions: ${[
-          ...logA.map((x) => ({ hub: 'A', ...x })),
-          ...logB.map((x) => ({ hub: 'B', ...x })),
-        ]
+          .join('; ')}; every attempt of those versions: ${both
           .filter((x) => unauthorized.some((u) => u.hub === x.hub && u.version === x.version))
           .map(
             (x) =>
@@ -573,7 +568,7 @@ const checkSynapse = async (
     );
     return [];
   }
-  const deadLettered = [...logA.map((x) => ({ hub: 'A', ...x })), ...logB.map((x) => ({ hub: 'B', ...x }))]
+  const deadLettered = both
     .filter((x) => x.deadLetter)
     .map((x) => `${x.hub} v${x.version} ${x.deadLetter} (${x.error ?? x.status})`);
   // times of day (HH:MM:SS.mmm): enough to see which came first

@@ -10,14 +10,22 @@
  * (docs/reliability.md#queue-and-stream-consumers). Only a consumer that dies on its last receive leaves that to SQS.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { countMetric, logger, MetricName } from '../../observability/index.ts';
 import type { Poison, PoisonQueue } from '../../ports/poison-queue.ts';
 import type * as z from '../../validation/zod.ts';
+import { retryLater } from '../sqs/retry.ts';
 
 /** How many times SQS has handed this record out (1 on its first delivery). */
 export const receiveCount = (record: SQSRecord): number =>
   Number(record.attributes.ApproximateReceiveCount ?? 1);
+
+/** A consumer's `comeBack`: the record visible again on its queue after the backoff for its receive count. */
+export const backoffOn =
+  (client: () => SQSClient, queueUrl: () => string) =>
+  (record: SQSRecord): Promise<number> =>
+    retryLater(client(), queueUrl(), record.receiptHandle, receiveCount(record));
 
 /** The message in `body`, or why it is poison. */
 export const messageOf = <S extends z.ZodMiniType>(
